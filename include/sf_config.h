@@ -1,0 +1,103 @@
+/* The job description, read from YAML and validated before any work. */
+#ifndef SF_CONFIG_H
+#define SF_CONFIG_H
+
+#include <stddef.h>
+
+/* Where a key was written, for messages that point into the job file. */
+typedef struct {
+    int line, column;
+} sf_mark;
+
+typedef enum { SF_MODEL_HOMOGENEOUS, SF_MODEL_LAYERED, SF_MODEL_RAW } sf_model_kind;
+typedef enum { SF_ENDIAN_LITTLE, SF_ENDIAN_BIG } sf_endian;
+typedef enum { SF_DEVICE_AUTO, SF_DEVICE_CPU, SF_DEVICE_CUDA } sf_device_kind;
+
+typedef struct {
+    double top;   /* depth of the top of the layer, metres */
+    double vp;
+} sf_layer;
+
+typedef struct {
+    sf_model_kind kind;
+    double vp;                /* homogeneous */
+    sf_layer *layers;         /* layered, sorted by top */
+    int nlayers;
+    char *path;               /* raw file */
+    long dims[3];             /* raw file dimensions nx, ny, nz */
+    sf_endian endian;
+    sf_mark mark;             /* the model section */
+    sf_mark path_mark;
+} sf_model_config;
+
+typedef struct {
+    double position[3];
+    double frequency;         /* Ricker peak frequency, Hz */
+    double delay;             /* seconds */
+    double amplitude;
+    sf_mark position_mark;
+    sf_mark frequency_mark;
+} sf_source_config;
+
+typedef struct {
+    long count;
+    double (*position)[3];    /* metres, in the order the job lists them */
+    double sampling;          /* record interval, seconds; 0 = simulation dt */
+    sf_mark mark;
+    sf_mark sampling_mark;
+} sf_receiver_config;
+
+enum { SF_FACE_XMIN, SF_FACE_XMAX, SF_FACE_YMIN, SF_FACE_YMAX, SF_FACE_ZMIN, SF_FACE_ZMAX };
+
+typedef struct {
+    char *source_path;        /* the job file as given */
+    char *text;               /* its full text, echoed into outputs */
+
+    long n[3];                /* grid points nx, ny, nz */
+    double spacing[3];        /* dx, dy, dz, metres */
+    double origin[3];         /* coordinates of grid point (0,0,0), metres; z is depth */
+    sf_mark n_mark[3], spacing_mark[3];
+
+    double dt;                /* seconds; 0 until resolved when auto */
+    int dt_auto;
+    double cfl_safety;        /* fraction of the stability limit used by dt: auto */
+    long nt;                  /* number of steps; 0 if duration was given */
+    double duration;          /* seconds; 0 if nt was given */
+    sf_mark dt_mark, time_mark;
+
+    int order;                /* spatial order: 2, 4 or 8 */
+    sf_mark order_mark;
+
+    int cpml[6];              /* absorbing-layer thickness per face, grid points */
+    sf_mark cpml_mark;
+    int free_surface;
+    double cpml_reflection;   /* target reflection coefficient; 0 = chosen from thickness */
+
+    sf_model_config model;
+    sf_source_config source;
+    sf_receiver_config receivers;
+
+    char *gather_path;
+    sf_mark gather_mark;
+    int overwrite;
+
+    sf_device_kind device;
+    double progress_interval; /* seconds between progress lines */
+} sf_config;
+
+/* Reads and validates a job from YAML text. Every problem found is printed
+ * (by rank 0) as "file:line:column: key: message"; returns 0 when the job is
+ * valid, the number of problems otherwise. */
+int sf_config_parse(const char *text, size_t length, const char *path, sf_config *cfg);
+void sf_config_free(sf_config *cfg);
+
+/* Reads the job file on rank 0 and broadcasts it, then parses it on every
+ * rank; exits with the collected messages when it is invalid. */
+void sf_config_load(const char *path, sf_config *cfg);
+
+/* Prints "file:line:column: message" for a problem found after parsing
+ * (for example the CFL check, which needs the model). Rank 0 only. */
+void sf_config_report(const sf_config *cfg, sf_mark mark, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+
+#endif

@@ -1,0 +1,31 @@
+/* Shot gathers as parallel HDF5: every rank writes the traces of its own
+ * receivers in one collective write. Layout (see README, "Gather file"):
+ *   /traces              float32 [nrec][nsamples]
+ *   /receiver_positions  float64 [nrec][3]  x, y, z in metres
+ *   /source_position     float64 [3]
+ * with the sampling, units and the job echoed as root attributes. */
+#ifndef SF_GATHER_H
+#define SF_GATHER_H
+
+#include <mpi.h>
+
+typedef struct {
+    const char *path;
+    long nrec, nsamples;
+    double interval;                        /* record sample interval, s */
+    double simulation_dt;
+    const double (*receiver_position)[3];   /* all receivers, job order */
+    const double *source_position;
+    double source_frequency, source_delay;
+    const char *config_text, *config_path;
+    const char *physics;
+    int order;
+} sf_gather_info;
+
+/* Collective. Rank-local traces [nlocal][nsamples] belong to receivers
+ * global_index[0..nlocal), which must increase. Written to a partial file
+ * first and renamed when complete. */
+void sf_gather_write_hdf5(const sf_gather_info *info, MPI_Comm comm, long nlocal,
+                          const long *global_index, const float *traces);
+
+#endif

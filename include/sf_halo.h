@@ -1,0 +1,29 @@
+/* Halo exchange between Z-slab neighbours: the backend packs the 4
+ * boundary planes of a field group into one contiguous buffer per
+ * direction, MPI_Sendrecv swaps them with the neighbours, and the
+ * backend scatters what arrived into its halo planes. */
+#ifndef SF_HALO_H
+#define SF_HALO_H
+
+#include "sf_backend.h"
+#include "sf_cpml.h"
+#include "sf_decomp.h"
+#include "sf_timers.h"
+
+typedef struct {
+    const sf_slab *slab;
+    /* Neighbour rank per side for each group, MPI_PROC_NULL where nothing
+     * crosses: the CPML z memory variable only crosses a boundary that
+     * lies inside a z absorbing layer. */
+    int peer[SF_HALO_GROUPS][2];
+} sf_halo;
+
+void sf_halo_init(sf_halo *h, const sf_slab *slab, const sf_cpml_axis *z_axis);
+
+/* Does this rank exchange group g with anyone? */
+int sf_halo_active(const sf_halo *h, sf_halo_group g);
+
+void sf_halo_exchange(const sf_halo *h, const sf_backend_ops *ops, sf_backend *b,
+                      sf_halo_group g, sf_timers *t);
+
+#endif

@@ -1,0 +1,14 @@
+/* Checked HDF5 calls: a failure names the action, the file and the
+ * innermost reason on HDF5's error stack. */
+#ifndef SF_HDF5_CHECK_H
+#define SF_HDF5_CHECK_H
+
+#include <hdf5.h>
+
+/* Silences HDF5's own stack printing; errors are reported by sf_h5. */
+void sf_h5_quiet(void);
+
+/* Returns rc; on rc < 0 ends the run with a message. */
+hid_t sf_h5(hid_t rc, const char *what, const char *path);
+
+#endif

@@ -1,0 +1,16 @@
+/* Raw binary float32 volumes, x fastest then y then z (C order
+ * [nz][ny][nx]), little or big endian. */
+#ifndef SF_RAW_IO_H
+#define SF_RAW_IO_H
+
+#include "sf_config.h"
+
+/* Size in bytes of the file, or -1 with reason filled. */
+long long sf_raw_file_size(const char *path, char *reason, size_t reason_len);
+
+/* Reads planes [z0, z0 + nz) of an nx*ny*nz volume into out (compact);
+ * returns 0, or -1 with reason filled. */
+int sf_raw_read_planes(const char *path, long nx, long ny, long z0, long nz, sf_endian endian,
+                       float *out, char *reason, size_t reason_len);
+
+#endif

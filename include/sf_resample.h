@@ -1,0 +1,27 @@
+/* Resampling of receiver time series from the simulation step dt to the
+ * record interval: band-limited interpolation with a Kaiser-windowed sinc
+ * whose cut-off is the Nyquist frequency of the coarser of the two, so a
+ * coarser record is also anti-aliased. Samples are accumulated as the
+ * time steps arrive, block by block. */
+#ifndef SF_RESAMPLE_H
+#define SF_RESAMPLE_H
+
+typedef struct {
+    double dt;          /* simulation step, s */
+    double interval;    /* record interval, s */
+    long nsamples;      /* record samples at t = j * interval */
+    long levels;        /* simulation time levels the record needs */
+    int exact;          /* interval == dt: plain copy */
+    double period;      /* sinc period: max(dt, interval) */
+} sf_resampler;
+
+/* levels_available: time levels 0..duration the job asks for; more are
+ * added when the interpolation kernel needs them past the end. */
+void sf_resampler_init(sf_resampler *r, double dt, double interval, double duration);
+
+/* Adds time levels [n0, n0 + count), given as [count][nrec], into the
+ * record out[nrec][nsamples]. */
+void sf_resampler_accumulate(const sf_resampler *r, long n0, int count, long nrec,
+                             const float *block, float *out);
+
+#endif

@@ -1,0 +1,31 @@
+/* Wall-clock accounting per phase of the run, reported at the end. */
+#ifndef SF_TIMERS_H
+#define SF_TIMERS_H
+
+#include <mpi.h>
+
+typedef enum {
+    SF_PHASE_STENCIL,      /* wave-equation update and CPML */
+    SF_PHASE_HALO_PACK,
+    SF_PHASE_HALO_MPI,
+    SF_PHASE_HALO_UNPACK,
+    SF_PHASE_ACQUISITION,  /* source injection and receiver sampling */
+    SF_PHASE_IO,           /* model read and gather write */
+    SF_PHASE_COUNT
+} sf_phase;
+
+typedef struct {
+    double seconds[SF_PHASE_COUNT];
+    double started;
+} sf_timers;
+
+const char *sf_phase_name(sf_phase phase);
+
+static inline double sf_now(void) { return MPI_Wtime(); }
+static inline void sf_timer_start(sf_timers *t) { t->started = MPI_Wtime(); }
+static inline void sf_timer_stop(sf_timers *t, sf_phase phase)
+{
+    t->seconds[phase] += MPI_Wtime() - t->started;
+}
+
+#endif

@@ -1,0 +1,57 @@
+/* Typed, range-checked access to YAML job-file values. Each problem is
+ * reported with file:line:column and the dotted key; parsing goes on so
+ * the user sees every problem at once. Private to io/. */
+#ifndef SF_CONFIG_READER_H
+#define SF_CONFIG_READER_H
+
+#include "sf_config.h"
+#include "sf_yaml.h"
+
+typedef struct {
+    const char *file;
+    int problems;
+    int print;              /* only rank 0 prints */
+} cfg_reader;
+
+void cfg_problem(cfg_reader *r, int line, int column, const char *key, const char *fmt, ...)
+    __attribute__((format(printf, 5, 6)));
+
+sf_mark cfg_mark(const sf_yaml_node *node);
+
+/* Range of an accepted number: lo/hi inclusive unless the *_open flag is set. */
+typedef struct {
+    double lo, hi;
+    int lo_open, hi_open;
+} cfg_range;
+
+/* A section that must be a mapping; NULL (and a problem if required) when absent. */
+sf_yaml_node *cfg_section(cfg_reader *r, sf_yaml_node *map, const char *key, const char *path,
+                          int required);
+
+/* Each getter returns 1 when the key was present and valid, 0 when absent
+ * (a problem is reported if required) and -1 when present but invalid. */
+int cfg_number(cfg_reader *r, sf_yaml_node *map, const char *key, const char *path,
+               cfg_range range, int required, double *out, sf_mark *mark);
+int cfg_integer(cfg_reader *r, sf_yaml_node *map, const char *key, const char *path, long lo,
+                long hi, int required, long *out, sf_mark *mark);
+int cfg_integer_node(cfg_reader *r, const sf_yaml_node *node, const char *path, long lo, long hi,
+                     long *out);
+int cfg_boolean(cfg_reader *r, sf_yaml_node *map, const char *key, const char *path,
+                int *out);
+int cfg_string(cfg_reader *r, sf_yaml_node *map, const char *key, const char *path,
+               int required, char **out, sf_mark *mark);
+/* One of the words in choices (separated by '|'); returns its index in *out. */
+int cfg_choice(cfg_reader *r, sf_yaml_node *map, const char *key, const char *path,
+               const char *choices, int required, int *out, sf_mark *mark);
+/* A list of exactly n numbers, each in range. */
+int cfg_vector(cfg_reader *r, const sf_yaml_node *node, const char *path, int n,
+               cfg_range range, double *out);
+int cfg_vector_key(cfg_reader *r, sf_yaml_node *map, const char *key, const char *path,
+                   int n, cfg_range range, int required, double *out, sf_mark *mark);
+/* Reports every key of map that no getter took, listing the allowed keys. */
+void cfg_reject_unknown(cfg_reader *r, const sf_yaml_node *map, const char *path,
+                        const char *allowed);
+/* Is the scalar node the word "auto"? */
+int cfg_is_auto(const sf_yaml_node *node);
+
+#endif

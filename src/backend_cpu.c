@@ -1,0 +1,594 @@
+/* CPU backend: OpenMP threads over cache-sized blocks of rows, each block
+ * streamed through its z range so the (2R+1) planes the stencil touches
+ * stay in cache. */
+#include "sf_backend.h"
+#include "sf_error.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+enum { ROW_ALIGN = 16, CACHE_TARGET_BYTES = 160 * 1024 };
+
+/* psi arrays carry PSI_PAD zero half points before and after the layer
+ * along their axis, so derivatives of psi need no bounds tests: points up
+ * to R inside the interior read psi up to 2R - 1 half points past it. */
+enum { PSI_PAD = 2 * SF_MAX_RADIUS };
+
+typedef struct {
+    long lo, hi;             /* points whose update reads psi (see sf_cpml_span) */
+    long hlo, hhi;           /* half points where psi lives */
+    long psi_width;          /* hhi - hlo + 2 PSI_PAD */
+    float *psi, *zeta;
+} layer_xy;
+
+typedef struct {
+    long plo, phi;           /* local owned planes whose update reads psi */
+    long hlo, hhi;           /* local half-planes stored, halos included */
+    float *psi, *zeta;       /* psi: (hhi - hlo + 2 PSI_PAD) planes of nx*ny */
+} layer_z;
+
+typedef struct {
+    float *a, *b, *a_half, *b_half;   /* global-axis coefficients */
+} axis_coefficients;
+
+struct sf_backend {
+    sf_layout L;
+    long z0;
+    int radius;
+    float *p_prev, *p_cur, *vdt2;
+    float c0, c0x, c0y, c0z;
+    float cx[SF_MAX_RADIUS + 1], cy[SF_MAX_RADIUS + 1], cz[SF_MAX_RADIUS + 1];
+    float fx[SF_MAX_RADIUS + 1], fy[SF_MAX_RADIUS + 1], fz[SF_MAX_RADIUS + 1];
+    int free_surface_here;
+    long rows_per_block;
+
+    axis_coefficients axis[3];
+    layer_xy x[2], y[2];
+    layer_z z[2];
+
+    long source_count;
+    size_t *source_index;
+    float *source_coef;
+
+    long receiver_count;
+    long *receiver_offset;
+    size_t *receiver_index;
+    float *receiver_weight;
+    float *samples;
+    int sample_block;
+
+    size_t halo_count[SF_HALO_GROUPS];
+    float *send[SF_HALO_GROUPS][2], *recv[SF_HALO_GROUPS][2];
+    size_t bytes;
+};
+
+static void *take(sf_backend *b, size_t count, size_t size, const char *what)
+{
+    void *p = NULL;
+    size_t bytes = count * size;
+    if (bytes == 0) return NULL;
+    /* 64-byte alignment matches the padded rows for vector loads. */
+    if (posix_memalign(&p, 64, bytes) != 0)
+        sf_fatal("out of memory allocating %zu bytes for %s on the CPU backend", bytes, what);
+    memset(p, 0, bytes);
+    b->bytes += bytes;
+    return p;
+}
+
+static float *copy_floats(sf_backend *b, const float *src, long n)
+{
+    float *dst = take(b, (size_t)n, sizeof(float), "CPML coefficients");
+    memcpy(dst, src, (size_t)n * sizeof(float));
+    return dst;
+}
+
+static long max_long(long a, long b) { return a > b ? a : b; }
+static long min_long(long a, long b) { return a < b ? a : b; }
+
+static void setup_coefficients(sf_backend *b, const sf_problem *p)
+{
+    const sf_stencil *s = &p->stencil;
+    b->radius = s->radius;
+    float *second[3] = {b->cx, b->cy, b->cz}, *first[3] = {b->fx, b->fy, b->fz};
+    float *center[3] = {&b->c0x, &b->c0y, &b->c0z};
+    for (int a = 0; a < 3; ++a) {
+        double h2 = p->h[a] * p->h[a];
+        *center[a] = (float)(s->second[0] / h2);
+        for (int m = 0; m <= SF_MAX_RADIUS; ++m) {
+            second[a][m] = (float)(s->second[m] / h2);
+            first[a][m] = (float)(s->first[m] / p->h[a]);
+        }
+    }
+    b->c0 = (float)(s->second[0] * (1.0 / (p->h[0] * p->h[0]) + 1.0 / (p->h[1] * p->h[1]) +
+                                    1.0 / (p->h[2] * p->h[2])));
+}
+
+static void setup_model(sf_backend *b, const sf_problem *p)
+{
+    const sf_layout *L = &b->L;
+    b->vdt2 = take(b, L->plane_size, sizeof(float), "the velocity term v^2 dt^2");
+    for (long k = 0; k < L->nz; ++k)
+        for (long j = 0; j < L->ny; ++j)
+            for (long i = 0; i < L->nx; ++i) {
+                double v = p->vp[(k * L->ny + j) * L->nx + i];
+                b->vdt2[sf_plane_index(L, i, j, k)] = (float)(v * v * p->dt * p->dt);
+            }
+}
+
+static void setup_cpml(sf_backend *b, const sf_problem *p)
+{
+    const sf_layout *L = &b->L;
+    for (int a = 0; a < 3; ++a) {
+        const sf_cpml_axis *ax = &p->cpml[a];
+        b->axis[a].a = copy_floats(b, ax->a, ax->n);
+        b->axis[a].b = copy_floats(b, ax->b, ax->n);
+        b->axis[a].a_half = copy_floats(b, ax->a_half, ax->n);
+        b->axis[a].b_half = copy_floats(b, ax->b_half, ax->n);
+    }
+    size_t plane = (size_t)(L->nx * L->ny);
+    for (int s = 0; s < 2; ++s) {
+        sf_cpml_span sx = sf_cpml_layer_span(&p->cpml[0], s, b->radius);
+        sf_cpml_span sy = sf_cpml_layer_span(&p->cpml[1], s, b->radius);
+        sf_cpml_span sz = sf_cpml_layer_span(&p->cpml[2], s, b->radius);
+        layer_xy *lx = &b->x[s], *ly = &b->y[s];
+        *lx = (layer_xy){sx.flo, sx.fhi, sx.hlo, sx.hhi, sx.hhi - sx.hlo + 2 * PSI_PAD, NULL, NULL};
+        if (sx.fhi > sx.flo) {
+            lx->psi = take(b, (size_t)(L->nz * L->ny * lx->psi_width), sizeof(float), "CPML x");
+            lx->zeta = take(b, (size_t)(L->nz * L->ny * (sx.fhi - sx.flo)), sizeof(float), "CPML x");
+        }
+        *ly = (layer_xy){sy.flo, sy.fhi, sy.hlo, sy.hhi, sy.hhi - sy.hlo + 2 * PSI_PAD, NULL, NULL};
+        if (sy.fhi > sy.flo) {
+            ly->psi = take(b, (size_t)(L->nz * L->nx * ly->psi_width), sizeof(float), "CPML y");
+            ly->zeta = take(b, (size_t)(L->nz * L->nx * (sy.fhi - sy.flo)), sizeof(float), "CPML y");
+        }
+        layer_z *lz = &b->z[s];
+        lz->plo = max_long(sz.flo - b->z0, 0);
+        lz->phi = max_long(lz->plo, min_long(sz.fhi - b->z0, L->nz));
+        lz->hlo = max_long(sz.hlo - b->z0, -SF_HALO);
+        lz->hhi = max_long(lz->hlo, min_long(sz.hhi - b->z0, L->nz + SF_HALO));
+        if (lz->hhi > lz->hlo) {
+            lz->psi = take(b, plane * (size_t)(lz->hhi - lz->hlo + 2 * PSI_PAD), sizeof(float),
+                           "CPML z");
+            lz->zeta = take(b, plane * (size_t)(lz->phi - lz->plo), sizeof(float), "CPML z");
+        }
+    }
+}
+
+static void setup_acquisition(sf_backend *b, const sf_problem *p)
+{
+    const sf_layout *L = &b->L;
+    b->source_count = p->source_count;
+    b->source_index = take(b, (size_t)p->source_count, sizeof(size_t), "source points");
+    b->source_coef = take(b, (size_t)p->source_count, sizeof(float), "source points");
+    for (long n = 0; n < p->source_count; ++n) {
+        const sf_point_weight *w = &p->source[n];
+        b->source_index[n] = sf_field_index(L, w->i, w->j, w->k);
+        b->source_coef[n] = w->weight * b->vdt2[sf_plane_index(L, w->i, w->j, w->k)];
+    }
+    b->receiver_count = p->receiver_count;
+    b->sample_block = p->sample_block;
+    long npoints = p->receiver_count ? p->receiver_offset[p->receiver_count] : 0;
+    b->receiver_offset = take(b, (size_t)p->receiver_count + 1, sizeof(long), "receiver offsets");
+    if (p->receiver_count)
+        memcpy(b->receiver_offset, p->receiver_offset,
+               (size_t)(p->receiver_count + 1) * sizeof(long));
+    b->receiver_index = take(b, (size_t)npoints, sizeof(size_t), "receiver points");
+    b->receiver_weight = take(b, (size_t)npoints, sizeof(float), "receiver points");
+    for (long n = 0; n < npoints; ++n) {
+        const sf_point_weight *w = &p->receiver_points[n];
+        b->receiver_index[n] = sf_field_index(L, w->i, w->j, w->k);
+        b->receiver_weight[n] = w->weight;
+    }
+    b->samples = take(b, (size_t)(p->receiver_count * p->sample_block), sizeof(float),
+                      "receiver samples");
+}
+
+static void setup_halos(sf_backend *b)
+{
+    size_t count = (size_t)(SF_HALO * b->L.nx * b->L.ny);
+    for (int g = 0; g < SF_HALO_GROUPS; ++g) {
+        b->halo_count[g] = count;
+        for (int s = 0; s < 2; ++s) {
+            b->send[g][s] = take(b, count, sizeof(float), "halo buffers");
+            b->recv[g][s] = take(b, count, sizeof(float), "halo buffers");
+        }
+    }
+}
+
+static sf_backend *cpu_create(const sf_problem *p)
+{
+    sf_backend *b = sf_calloc(1, sizeof *b, "the CPU backend");
+    sf_layout_init(&b->L, p->nx, p->ny, p->nz, ROW_ALIGN);
+    b->z0 = p->z0;
+    b->free_surface_here = p->free_surface && p->z0 == 0;
+    setup_coefficients(b, p);
+    b->p_prev = take(b, b->L.field_size, sizeof(float), "the wavefield");
+    b->p_cur = take(b, b->L.field_size, sizeof(float), "the wavefield");
+    setup_model(b, p);
+    setup_cpml(b, p);
+    setup_acquisition(b, p);
+    setup_halos(b);
+    long row_bytes = b->L.sx * (long)sizeof(float) * (2 * b->radius + 1);
+    b->rows_per_block = max_long(4, min_long(b->L.ny, CACHE_TARGET_BYTES / row_bytes));
+    return b;
+}
+
+static void cpu_destroy(sf_backend *b)
+{
+    if (!b) return;
+    free(b->p_prev);
+    free(b->p_cur);
+    free(b->vdt2);
+    for (int a = 0; a < 3; ++a) {
+        free(b->axis[a].a);
+        free(b->axis[a].b);
+        free(b->axis[a].a_half);
+        free(b->axis[a].b_half);
+    }
+    for (int s = 0; s < 2; ++s) {
+        free(b->x[s].psi), free(b->x[s].zeta);
+        free(b->y[s].psi), free(b->y[s].zeta);
+        free(b->z[s].psi), free(b->z[s].zeta);
+    }
+    free(b->source_index), free(b->source_coef);
+    free(b->receiver_offset), free(b->receiver_index), free(b->receiver_weight);
+    free(b->samples);
+    for (int g = 0; g < SF_HALO_GROUPS; ++g)
+        for (int s = 0; s < 2; ++s) free(b->send[g][s]), free(b->recv[g][s]);
+    free(b);
+}
+
+static size_t cpu_memory_bytes(const sf_backend *b) { return b->bytes; }
+
+/* ---- halo planes ------------------------------------------------------ */
+
+static size_t cpu_halo_count(const sf_backend *b, sf_halo_group g) { return b->halo_count[g]; }
+static float *cpu_send(sf_backend *b, sf_halo_group g, sf_side s) { return b->send[g][s]; }
+static float *cpu_recv(sf_backend *b, sf_halo_group g, sf_side s) { return b->recv[g][s]; }
+
+/* psi of x layer s at half point hlo for row (j, k); half point h is at [h - hlo]. */
+static float *psi_x_row(const layer_xy *lx, const sf_layout *L, long j, long k)
+{
+    return lx->psi + (k * L->ny + j) * lx->psi_width + PSI_PAD;
+}
+
+/* psi of y layer at half row hlo of plane k; half row h is at [(h - hlo) * nx]. */
+static float *psi_y_plane(const layer_xy *ly, const sf_layout *L, long k)
+{
+    return ly->psi + (k * ly->psi_width + PSI_PAD) * L->nx;
+}
+
+/* psi of z layer at local half-plane hlo; half-plane h is at [(h - hlo) * nx * ny]. */
+static float *psi_z_base(const layer_z *lz, const sf_layout *L)
+{
+    return lz->psi + PSI_PAD * L->nx * L->ny;
+}
+
+/* The stored psi_z plane for local half-plane k, or NULL. */
+static float *psi_z_plane(sf_backend *b, long k)
+{
+    for (int s = 0; s < 2; ++s)
+        if (k >= b->z[s].hlo && k < b->z[s].hhi)
+            return psi_z_base(&b->z[s], &b->L) + (size_t)(k - b->z[s].hlo) * (size_t)(b->L.nx * b->L.ny);
+    return NULL;
+}
+
+static void copy_planes_out(const sf_backend *b, const float *field, long k0, float *dst)
+{
+    const sf_layout *L = &b->L;
+    #pragma omp parallel for collapse(2) schedule(static)
+    for (long k = 0; k < SF_HALO; ++k)
+        for (long j = 0; j < L->ny; ++j)
+            memcpy(dst + (k * L->ny + j) * L->nx, field + sf_field_index(L, 0, j, k0 + k),
+                   (size_t)L->nx * sizeof(float));
+}
+
+static void copy_planes_in(sf_backend *b, float *field, long k0, const float *src)
+{
+    const sf_layout *L = &b->L;
+    #pragma omp parallel for collapse(2) schedule(static)
+    for (long k = 0; k < SF_HALO; ++k)
+        for (long j = 0; j < L->ny; ++j)
+            memcpy(field + sf_field_index(L, 0, j, k0 + k), src + (k * L->ny + j) * L->nx,
+                   (size_t)L->nx * sizeof(float));
+}
+
+static void cpu_halo_pack(sf_backend *b, sf_halo_group g, sf_side s)
+{
+    long k0 = s == SF_SIDE_LOWER ? 0 : b->L.nz - SF_HALO;
+    float *dst = b->send[g][s];
+    if (g == SF_HALO_WAVEFIELD) {
+        copy_planes_out(b, b->p_cur, k0, dst);
+        return;
+    }
+    size_t plane = (size_t)(b->L.nx * b->L.ny);
+    for (long k = 0; k < SF_HALO; ++k) {
+        const float *src = psi_z_plane(b, k0 + k);
+        if (src)
+            memcpy(dst + k * plane, src, plane * sizeof(float));
+        else
+            memset(dst + k * plane, 0, plane * sizeof(float));
+    }
+}
+
+static void cpu_halo_unpack(sf_backend *b, sf_halo_group g, sf_side s)
+{
+    long k0 = s == SF_SIDE_LOWER ? -SF_HALO : b->L.nz;
+    const float *src = b->recv[g][s];
+    if (g == SF_HALO_WAVEFIELD) {
+        copy_planes_in(b, b->p_cur, k0, src);
+        return;
+    }
+    size_t plane = (size_t)(b->L.nx * b->L.ny);
+    for (long k = 0; k < SF_HALO; ++k) {
+        float *dst = psi_z_plane(b, k0 + k);
+        if (dst) memcpy(dst, src + k * plane, plane * sizeof(float));
+    }
+}
+
+static void cpu_mirror_free_surface(sf_backend *b)
+{
+    if (!b->free_surface_here) return;
+    const long sp = b->L.sp;
+    for (long m = 1; m <= SF_HALO; ++m) {
+        const float *src = b->p_cur + (m + SF_HALO) * sp;
+        float *dst = b->p_cur + (SF_HALO - m) * sp;
+        for (long n = 0; n < sp; ++n) dst[n] = -src[n];
+    }
+}
+
+/* ---- CPML memory variables --------------------------------------------- */
+
+/* psi <- b psi + a * d/dn p at the half points between rows of p that are
+ * `stride` apart, over a contiguous run of n points; a, b advance by ab_step. */
+static inline void memory_run(float *restrict psi, const float *restrict p, long n, long stride,
+                              const float *f, const float *a, const float *b, long ab_step,
+                              const int R)
+{
+    #pragma omp simd
+    for (long i = 0; i < n; ++i) {
+        float d = 0.0f;
+        for (int m = 1; m <= R; ++m) d += f[m] * (p[i + m * stride] - p[i - (m - 1) * stride]);
+        psi[i] = b[i * ab_step] * psi[i] + a[i * ab_step] * d;
+    }
+}
+
+/* Calls a run kernel with a constant radius for the common order 8. */
+#define WITH_RADIUS(kernel, b_, ...)                                           \
+    do {                                                                      \
+        if ((b_)->radius == 4) kernel(__VA_ARGS__, 4);                        \
+        else kernel(__VA_ARGS__, (b_)->radius);                               \
+    } while (0)
+
+/* All CPML memory variables of row (j, k): the x runs at both ends, the
+ * whole row where j is a y-layer half row, or k a z-layer half-plane. */
+static void memory_row(sf_backend *b, long j, long k)
+{
+    const sf_layout *L = &b->L;
+    const axis_coefficients *ax = b->axis;
+    for (int s = 0; s < 2; ++s) {
+        const layer_xy *lx = &b->x[s];
+        if (lx->hhi > lx->hlo)
+            WITH_RADIUS(memory_run, b, psi_x_row(lx, L, j, k),
+                        b->p_cur + sf_field_index(L, lx->hlo, j, k), lx->hhi - lx->hlo, 1, b->fx,
+                        ax[0].a_half + lx->hlo, ax[0].b_half + lx->hlo, 1);
+        const layer_xy *ly = &b->y[s];
+        if (j >= ly->hlo && j < ly->hhi)
+            WITH_RADIUS(memory_run, b, psi_y_plane(ly, L, k) + (j - ly->hlo) * L->nx,
+                        b->p_cur + sf_field_index(L, 0, j, k), L->nx, L->sx, b->fy,
+                        ax[1].a_half + j, ax[1].b_half + j, 0);
+        const layer_z *lz = &b->z[s];
+        if (k >= lz->hlo && k < lz->hhi)
+            WITH_RADIUS(memory_run, b, psi_z_base(lz, L) + ((k - lz->hlo) * L->ny + j) * L->nx,
+                        b->p_cur + sf_field_index(L, 0, j, k), L->nx, L->sp, b->fz,
+                        ax[2].a_half + b->z0 + k, ax[2].b_half + b->z0 + k, 0);
+    }
+}
+
+static int has_cpml_x(const sf_backend *b) { return b->x[0].hi > b->x[0].lo || b->x[1].hi > b->x[1].lo; }
+
+/* Does row (j, k) lie in any layer's half points (memory) or points (correction)? */
+static int row_in_layers(const sf_backend *b, long j, long k, int half)
+{
+    if (has_cpml_x(b)) return 1;
+    for (int s = 0; s < 2; ++s) {
+        const layer_xy *ly = &b->y[s];
+        const layer_z *lz = &b->z[s];
+        if (half ? (j >= ly->hlo && j < ly->hhi) : (j >= ly->lo && j < ly->hi)) return 1;
+        if (half ? (k >= lz->hlo && k < lz->hhi) : (k >= lz->plo && k < lz->phi)) return 1;
+    }
+    return 0;
+}
+
+static void cpu_update_cpml_memory(sf_backend *b, long k0, long k1)
+{
+    const sf_layout *L = &b->L;
+    #pragma omp parallel for collapse(2) schedule(static)
+    for (long k = k0; k < k1; ++k)
+        for (long j = 0; j < L->ny; ++j)
+            if (row_in_layers(b, j, k, 1)) memory_row(b, j, k);
+}
+
+/* ---- the time step ------------------------------------------------------ */
+
+enum { ROW_CHUNK = 256 };   /* floats of a row handled per pass (1 KB) */
+
+/* The 3D Laplacian of radius R along one row, and the leapfrog update
+ * p_next = 2 p - p_prev + v^2 dt^2 lap p written over p_prev. Two passes
+ * over each chunk of the row (x and y terms, then z terms and the update)
+ * keep the number of live address streams within the registers. */
+static inline void stencil_row(float *restrict next, const float *restrict cur,
+                               const float *restrict vdt2, long n, long sx, long sp,
+                               const sf_backend *b, const int R)
+{
+    const float c0 = b->c0;
+    float cx[SF_MAX_RADIUS + 1], cy[SF_MAX_RADIUS + 1], cz[SF_MAX_RADIUS + 1];
+    for (int m = 1; m <= R; ++m) cx[m] = b->cx[m], cy[m] = b->cy[m], cz[m] = b->cz[m];
+    float partial[ROW_CHUNK];
+    for (long i0 = 0; i0 < n; i0 += ROW_CHUNK) {
+        const long len = n - i0 < ROW_CHUNK ? n - i0 : ROW_CHUNK;
+        const float *c = cur + i0;
+        #pragma omp simd
+        for (long i = 0; i < len; ++i) {
+            float sum = c0 * c[i];
+            for (int m = 1; m <= R; ++m)
+                sum += cx[m] * (c[i + m] + c[i - m]) + cy[m] * (c[i + m * sx] + c[i - m * sx]);
+            partial[i] = sum;
+        }
+        float *nx = next + i0;
+        const float *v = vdt2 + i0;
+        #pragma omp simd
+        for (long i = 0; i < len; ++i) {
+            float lap = partial[i];
+            for (int m = 1; m <= R; ++m) lap += cz[m] * (c[i + m * sp] + c[i - m * sp]);
+            nx[i] = 2.0f * c[i] - nx[i] + v[i] * lap;
+        }
+    }
+}
+
+/* The Pasalic-McGarry correction along one axis over a contiguous run of
+ * n points: with t = d2p + dpsi, zeta <- b zeta + a t, and the new level
+ * gains v^2 dt^2 (dpsi + zeta). p and next advance by 1 per point; along
+ * the axis p is `stride` apart and psi `psi_stride` apart (psi[0] is the
+ * half point just below the first point). a, b advance by ab_step. */
+static inline void correct_run(float *restrict next, const float *restrict p,
+                               const float *restrict vel, const float *restrict psi,
+                               float *restrict zeta, long n, long stride, long psi_stride,
+                               long psi_step, const float *c2, float c2center, const float *c1,
+                               const float *a, const float *b, long ab_step, const int R)
+{
+    #pragma omp simd
+    for (long i = 0; i < n; ++i) {
+        const float *q = psi + i * psi_step;
+        float d2 = c2center * p[i], dpsi = 0.0f;
+        for (int m = 1; m <= R; ++m) {
+            d2 += c2[m] * (p[i + m * stride] + p[i - m * stride]);
+            dpsi += c1[m] * (q[(m - 1) * psi_stride] - q[-m * psi_stride]);
+        }
+        float z = b[i * ab_step] * zeta[i] + a[i * ab_step] * (d2 + dpsi);
+        zeta[i] = z;
+        next[i] += vel[i] * (dpsi + z);
+    }
+}
+
+/* The CPML corrections of row (j, k) of the new time level. */
+static void correct_row(sf_backend *b, long j, long k)
+{
+    const sf_layout *L = &b->L;
+    const axis_coefficients *ax = b->axis;
+    const size_t f = sf_field_index(L, 0, j, k), v = sf_plane_index(L, 0, j, k);
+    for (int s = 0; s < 2; ++s) {
+        const layer_xy *lx = &b->x[s];
+        long wp = lx->hi - lx->lo;
+        if (wp > 0)
+            WITH_RADIUS(correct_run, b, b->p_prev + f + lx->lo, b->p_cur + f + lx->lo,
+                        b->vdt2 + v + lx->lo, psi_x_row(lx, L, j, k) + (lx->lo - lx->hlo),
+                        lx->zeta + (k * L->ny + j) * wp, wp, 1, 1, 1, b->cx, b->c0x, b->fx,
+                        ax[0].a + lx->lo, ax[0].b + lx->lo, 1);
+        const layer_xy *ly = &b->y[s];
+        if (j >= ly->lo && j < ly->hi)
+            WITH_RADIUS(correct_run, b, b->p_prev + f, b->p_cur + f, b->vdt2 + v,
+                        psi_y_plane(ly, L, k) + (j - ly->hlo) * L->nx,
+                        ly->zeta + (k * (ly->hi - ly->lo) + (j - ly->lo)) * L->nx, L->nx, L->sx,
+                        L->nx, 1, b->cy, b->c0y, b->fy, ax[1].a + j, ax[1].b + j, 0);
+        const layer_z *lz = &b->z[s];
+        if (k >= lz->plo && k < lz->phi)
+            WITH_RADIUS(correct_run, b, b->p_prev + f, b->p_cur + f, b->vdt2 + v,
+                        psi_z_base(lz, L) + ((k - lz->hlo) * L->ny + j) * L->nx,
+                        lz->zeta + ((k - lz->plo) * L->ny + j) * L->nx, L->nx, L->sp,
+                        L->nx * L->ny, 1, b->cz, b->c0z, b->fz, ax[2].a + b->z0 + k,
+                        ax[2].b + b->z0 + k, 0);
+    }
+}
+
+/* The radius is dispatched per row so that each call of the inlined row
+ * kernel sees a constant radius and its neighbour loop unrolls. */
+static void stencil_planes(sf_backend *b, long k0, long k1)
+{
+    const sf_layout *L = &b->L;
+    const long block = b->rows_per_block;
+    const int radius = b->radius;
+    #pragma omp parallel for schedule(dynamic, 1)
+    for (long j0 = 0; j0 < L->ny; j0 += block) {
+        long j1 = min_long(j0 + block, L->ny);
+        for (long k = k0; k < k1; ++k)
+            for (long j = j0; j < j1; ++j) {
+                size_t f = sf_field_index(L, 0, j, k);
+                float *next = b->p_prev + f;
+                const float *cur = b->p_cur + f, *vel = b->vdt2 + sf_plane_index(L, 0, j, k);
+                switch (radius) {
+                case 1: stencil_row(next, cur, vel, L->nx, L->sx, L->sp, b, 1); break;
+                case 2: stencil_row(next, cur, vel, L->nx, L->sx, L->sp, b, 2); break;
+                default: stencil_row(next, cur, vel, L->nx, L->sx, L->sp, b, 4); break;
+                }
+                /* While the row is in cache: the absorbing-layer terms. */
+                if (row_in_layers(b, j, k, 0)) correct_row(b, j, k);
+            }
+    }
+}
+
+static void cpu_advance(sf_backend *b, long k0, long k1)
+{
+    if (k1 <= k0) return;
+    stencil_planes(b, k0, k1);
+    if (b->free_surface_here && k0 == 0) {
+        const sf_layout *L = &b->L;
+        for (long j = 0; j < L->ny; ++j)
+            memset(b->p_prev + sf_field_index(L, 0, j, 0), 0, (size_t)L->nx * sizeof(float));
+    }
+}
+
+static void cpu_inject_source(sf_backend *b, float amplitude)
+{
+    for (long n = 0; n < b->source_count; ++n)
+        b->p_prev[b->source_index[n]] += b->source_coef[n] * amplitude;
+}
+
+static void cpu_swap_time_levels(sf_backend *b)
+{
+    float *t = b->p_prev;
+    b->p_prev = b->p_cur;
+    b->p_cur = t;
+}
+
+static void cpu_sample_receivers(sf_backend *b, int slot)
+{
+    float *out = b->samples + (size_t)slot * (size_t)b->receiver_count;
+    for (long r = 0; r < b->receiver_count; ++r) {
+        float sum = 0.0f;
+        for (long n = b->receiver_offset[r]; n < b->receiver_offset[r + 1]; ++n)
+            sum += b->receiver_weight[n] * b->p_cur[b->receiver_index[n]];
+        out[r] = sum;
+    }
+}
+
+static void cpu_fetch_receivers(sf_backend *b, int count, float *out)
+{
+    memcpy(out, b->samples, (size_t)count * (size_t)b->receiver_count * sizeof(float));
+}
+
+static void cpu_synchronize(sf_backend *b) { (void)b; }
+
+const sf_backend_ops *sf_backend_cpu(void)
+{
+    static const sf_backend_ops ops = {
+        .name = "cpu",
+        .create = cpu_create,
+        .destroy = cpu_destroy,
+        .memory_bytes = cpu_memory_bytes,
+        .halo_count = cpu_halo_count,
+        .halo_send_buffer = cpu_send,
+        .halo_recv_buffer = cpu_recv,
+        .halo_pack = cpu_halo_pack,
+        .halo_unpack = cpu_halo_unpack,
+        .mirror_free_surface = cpu_mirror_free_surface,
+        .update_cpml_memory = cpu_update_cpml_memory,
+        .advance = cpu_advance,
+        .inject_source = cpu_inject_source,
+        .swap_time_levels = cpu_swap_time_levels,
+        .sample_receivers = cpu_sample_receivers,
+        .fetch_receivers = cpu_fetch_receivers,
+        .synchronize = cpu_synchronize,
+    };
+    return &ops;
+}

@@ -1,0 +1,343 @@
+#include "sf_simulation.h"
+#include "sf_error.h"
+#include "sf_gather.h"
+#include "sf_layout.h"
+#include "sf_output.h"
+#include "sf_wavelet.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+enum { SAMPLE_BLOCK = 64 };
+static const double MIN_POINTS_PER_WAVELENGTH = 5.0;
+static const double RICKER_UPPER_FACTOR = 2.5;   /* upper frequency of a Ricker / its peak */
+
+static void check_slabs(const sf_simulation *s)
+{
+    const sf_config *c = s->cfg;
+    long thinnest = sf_slab_planes(c->n[2], s->slab.nranks, s->slab.nranks - 1, NULL);
+    if (thinnest >= SF_HALO) return;
+    sf_config_report(c, c->n_mark[2],
+                     "grid.nz: %ld planes over %d ranks gives slabs of %ld plane%s; every slab "
+                     "needs at least %d planes (the stencil radius), so run on at most %d ranks",
+                     c->n[2], s->slab.nranks, thinnest, thinnest == 1 ? "" : "s", SF_HALO,
+                     sf_slab_max_ranks(c->n[2], SF_HALO));
+    sf_exit_collective();
+}
+
+static void resolve_time_step(sf_simulation *s)
+{
+    const sf_config *c = s->cfg;
+    s->dt_max = sf_cfl_dt_max(&s->stencil, c->spacing, s->model.vmax);
+    if (c->dt_auto) {
+        s->dt = c->cfl_safety * s->dt_max;
+        return;
+    }
+    s->dt = c->dt;
+    if (s->dt <= s->dt_max) return;
+    /* Rounded down to 6 significant digits, so the value shown is usable. */
+    double unit = pow(10.0, floor(log10(s->dt_max)) - 5);
+    double shown = floor(s->dt_max / unit) * unit;
+    sf_config_report(c, c->dt_mark,
+                     "time.dt: %g s exceeds the stability (CFL) limit for vp_max = %g m/s, "
+                     "order %d and spacing %g/%g/%g m; the largest stable dt is %.6g s "
+                     "(allowed: 0 < dt <= %.6g)",
+                     s->dt, s->model.vmax, c->order, c->spacing[0], c->spacing[1], c->spacing[2],
+                     shown, shown);
+    sf_exit_collective();
+}
+
+static double points_per_wavelength(const sf_simulation *s)
+{
+    const sf_config *c = s->cfg;
+    double h = fmax(c->spacing[0], fmax(c->spacing[1], c->spacing[2]));
+    return s->model.vmin / (RICKER_UPPER_FACTOR * c->source.frequency * h);
+}
+
+static void check_dispersion(const sf_simulation *s)
+{
+    const sf_config *c = s->cfg;
+    double ppw = points_per_wavelength(s);
+    if (ppw >= MIN_POINTS_PER_WAVELENGTH) return;
+    double h = fmax(c->spacing[0], fmax(c->spacing[1], c->spacing[2]));
+    sf_warn("%s:%d:%d: source.frequency: %.3g points per minimum wavelength (vp_min %g m/s, "
+            "upper frequency %g Hz = %.1f x %g Hz, spacing %g m) is below %.0f; expect "
+            "numerical dispersion (use spacing <= %.3g m or frequency <= %.3g Hz)",
+            c->source_path, c->source.frequency_mark.line, c->source.frequency_mark.column, ppw,
+            s->model.vmin, RICKER_UPPER_FACTOR * c->source.frequency, RICKER_UPPER_FACTOR,
+            c->source.frequency, h, MIN_POINTS_PER_WAVELENGTH,
+            s->model.vmin / (RICKER_UPPER_FACTOR * c->source.frequency * MIN_POINTS_PER_WAVELENGTH),
+            s->model.vmin / (RICKER_UPPER_FACTOR * h * MIN_POINTS_PER_WAVELENGTH));
+}
+
+static void resolve_record(sf_simulation *s)
+{
+    const sf_config *c = s->cfg;
+    double duration = c->nt > 0 ? (double)c->nt * s->dt : c->duration;
+    s->interval = c->receivers.sampling > 0 ? c->receivers.sampling : s->dt;
+    sf_resampler_init(&s->resampler, s->dt, s->interval, duration);
+    s->steps = s->resampler.levels - 1;
+}
+
+static void build_cpml(sf_simulation *s)
+{
+    const sf_config *c = s->cfg;
+    for (int a = 0; a < 3; ++a)
+        sf_cpml_axis_init(&s->cpml[a], c->n[a], &c->cpml[2 * a], c->spacing[a], s->dt,
+                          s->model.vmax, c->source.frequency, c->cpml_reflection);
+}
+
+static void create_backend(sf_simulation *s)
+{
+    const sf_config *c = s->cfg;
+    sf_problem p = {0};
+    p.nx = c->n[0];
+    p.ny = c->n[1];
+    p.nz = s->slab.nz;
+    p.z0 = s->slab.z0;
+    p.nz_global = c->n[2];
+    p.stencil = s->stencil;
+    memcpy(p.h, c->spacing, sizeof p.h);
+    p.dt = s->dt;
+    p.vp = s->model.vp;
+    p.cpml = s->cpml;
+    p.free_surface = c->free_surface;
+    p.source = s->acq.source;
+    p.source_count = s->acq.source_count;
+    p.receiver_points = s->acq.receiver_points;
+    p.receiver_offset = s->acq.receiver_offset;
+    p.receiver_count = s->acq.receiver_count;
+    p.sample_block = SAMPLE_BLOCK;
+    s->backend = s->ops->create(&p);
+}
+
+void sf_simulation_setup(sf_simulation *s, const sf_config *cfg, MPI_Comm comm,
+                         const sf_backend_ops *ops)
+{
+    memset(s, 0, sizeof *s);
+    s->cfg = cfg;
+    s->ops = ops;
+    if (sf_stencil_init(&s->stencil, cfg->order) != 0)
+        sf_fail_collective("unsupported spatial order %d", cfg->order);
+    sf_slab_init(&s->slab, comm, cfg->n[2]);
+    check_slabs(s);
+
+    sf_timer_start(&s->timers);
+    sf_model_build(&s->model, cfg, &s->slab);
+    sf_timer_stop(&s->timers, SF_PHASE_IO);
+
+    resolve_time_step(s);
+    check_dispersion(s);
+    resolve_record(s);
+    build_cpml(s);
+    sf_acquisition_build(&s->acq, cfg, &s->slab);
+    create_backend(s);
+    sf_halo_init(&s->halo, &s->slab, &s->cpml[2]);
+    s->traces = sf_calloc((size_t)(s->acq.receiver_count ? s->acq.receiver_count : 1) *
+                              (size_t)s->resampler.nsamples,
+                          sizeof(float), "receiver traces");
+}
+
+static void print_memory(const sf_simulation *s)
+{
+    double mine = (double)s->ops->memory_bytes(s->backend) +
+                  (double)s->acq.receiver_count * (double)s->resampler.nsamples * sizeof(float);
+    double lo, hi;
+    SF_MPI_CHECK(MPI_Reduce(&mine, &lo, 1, MPI_DOUBLE, MPI_MIN, 0, s->slab.comm), "memory stats");
+    SF_MPI_CHECK(MPI_Reduce(&mine, &hi, 1, MPI_DOUBLE, MPI_MAX, 0, s->slab.comm), "memory stats");
+    sf_info("  memory per rank   %.1f MiB (min) .. %.1f MiB (max), %s backend", lo / 1048576.0,
+            hi / 1048576.0, s->ops->name);
+}
+
+void sf_simulation_summary(const sf_simulation *s)
+{
+    const sf_config *c = s->cfg;
+    const sf_slab *sl = &s->slab;
+    long thick = sf_slab_planes(c->n[2], sl->nranks, 0, NULL);
+    long thin = sf_slab_planes(c->n[2], sl->nranks, sl->nranks - 1, NULL);
+    sf_info("seisfd: acoustic, order %d, job %s", c->order, c->source_path);
+    sf_info("  grid              %ld x %ld x %ld points, spacing %g x %g x %g m, origin "
+            "(%g, %g, %g) m",
+            c->n[0], c->n[1], c->n[2], c->spacing[0], c->spacing[1], c->spacing[2], c->origin[0],
+            c->origin[1], c->origin[2]);
+    sf_info("  decomposition     %d rank%s along z, slabs of %ld..%ld planes", sl->nranks,
+            sl->nranks == 1 ? "" : "s", thin, thick);
+    sf_info("  model             vp %g .. %g m/s", s->model.vmin, s->model.vmax);
+    sf_info("  time step         dt = %.6g s = %.3f of the CFL limit %.6g s, %ld steps "
+            "(%.4g s)",
+            s->dt, s->dt / s->dt_max, s->dt_max, s->steps, (double)s->steps * s->dt);
+    sf_info("  dispersion        %.2f points per minimum wavelength (vp_min, %.3g Hz)",
+            points_per_wavelength(s), RICKER_UPPER_FACTOR * c->source.frequency);
+    sf_info("  boundaries        CPML x %d/%d, y %d/%d, z %d/%d points%s", c->cpml[0], c->cpml[1],
+            c->cpml[2], c->cpml[3], c->cpml[4], c->cpml[5],
+            c->free_surface ? ", free surface on top" : "");
+    sf_info("  source            Ricker %g Hz, delay %g s at (%g, %g, %g) m", c->source.frequency,
+            c->source.delay, c->source.position[0], c->source.position[1],
+            c->source.position[2]);
+    sf_info("  receivers         %ld, %ld samples at %.6g s", c->receivers.count,
+            s->resampler.nsamples, s->interval);
+    print_memory(s);
+}
+
+/* Gathers the receiver samples of the last `count` levels ending at `level`. */
+static void flush_samples(sf_simulation *s, long level, int count, float *block)
+{
+    sf_timer_start(&s->timers);
+    s->ops->fetch_receivers(s->backend, count, block);
+    sf_resampler_accumulate(&s->resampler, level - count + 1, count, s->acq.receiver_count,
+                            block, s->traces);
+    sf_timer_stop(&s->timers, SF_PHASE_ACQUISITION);
+}
+
+static void time_step(sf_simulation *s, long n)
+{
+    const sf_backend_ops *ops = s->ops;
+    sf_backend *b = s->backend;
+    long nz = s->slab.nz;
+    sf_timer_start(&s->timers);
+    ops->update_cpml_memory(b, 0, nz);
+    ops->synchronize(b);
+    sf_timer_stop(&s->timers, SF_PHASE_STENCIL);
+    sf_halo_exchange(&s->halo, ops, b, SF_HALO_CPML_Z, &s->timers);
+
+    sf_timer_start(&s->timers);
+    ops->advance(b, 0, nz);
+    ops->synchronize(b);
+    sf_timer_stop(&s->timers, SF_PHASE_STENCIL);
+
+    sf_timer_start(&s->timers);
+    const sf_config *c = s->cfg;
+    double t = (double)n * s->dt;
+    ops->inject_source(b, (float)(c->source.amplitude *
+                                  sf_ricker(t, c->source.frequency, c->source.delay)));
+    ops->swap_time_levels(b);
+    sf_timer_stop(&s->timers, SF_PHASE_ACQUISITION);
+}
+
+static void print_progress(const sf_simulation *s, long done, double started)
+{
+    double elapsed = sf_now() - started;
+    double rate = (double)s->cfg->n[0] * s->cfg->n[1] * s->cfg->n[2] * done / elapsed;
+    double eta = elapsed / (double)done * (double)(s->steps - done);
+    sf_info("  step %ld/%ld  t = %.4f s  %3.0f%%  %.3g Mpoints/s  ETA %.0f s", done, s->steps,
+            (double)done * s->dt, 100.0 * done / s->steps, rate / 1e6, eta);
+}
+
+void sf_simulation_run(sf_simulation *s, int progress)
+{
+    const sf_backend_ops *ops = s->ops;
+    sf_backend *b = s->backend;
+    float *block = sf_malloc((size_t)SAMPLE_BLOCK *
+                                 (size_t)(s->acq.receiver_count ? s->acq.receiver_count : 1) *
+                                 sizeof(float),
+                             "a block of receiver samples");
+    SF_MPI_CHECK(MPI_Barrier(s->slab.comm), "starting the time loop");
+    double started = sf_now(), last_print = started;
+    for (long n = 0; n <= s->steps; ++n) {
+        if (n == s->warmup_steps && n > 0) {
+            /* Benchmarks time only the steps after the warm-up. */
+            SF_MPI_CHECK(MPI_Barrier(s->slab.comm), "ending the warm-up");
+            memset(&s->timers, 0, sizeof s->timers);
+            started = sf_now();
+        }
+        sf_halo_exchange(&s->halo, ops, b, SF_HALO_WAVEFIELD, &s->timers);
+        ops->mirror_free_surface(b);
+
+        sf_timer_start(&s->timers);
+        int slot = (int)(n % SAMPLE_BLOCK);
+        ops->sample_receivers(b, slot);
+        sf_timer_stop(&s->timers, SF_PHASE_ACQUISITION);
+        if (slot == SAMPLE_BLOCK - 1 || n == s->steps) flush_samples(s, n, slot + 1, block);
+        if (n == s->steps) break;
+
+        time_step(s, n);
+        if (progress && s->slab.rank == 0 && sf_now() - last_print >= s->cfg->progress_interval) {
+            print_progress(s, n + 1, started);
+            last_print = sf_now();
+        }
+    }
+    SF_MPI_CHECK(MPI_Barrier(s->slab.comm), "finishing the time loop");
+    s->loop_seconds = sf_now() - started;
+    free(block);
+}
+
+void sf_simulation_write(sf_simulation *s)
+{
+    const sf_config *c = s->cfg;
+    sf_gather_info info = {
+        .path = c->gather_path,
+        .nrec = c->receivers.count,
+        .nsamples = s->resampler.nsamples,
+        .interval = s->interval,
+        .simulation_dt = s->dt,
+        .receiver_position = (const double(*)[3])c->receivers.position,
+        .source_position = c->source.position,
+        .source_frequency = c->source.frequency,
+        .source_delay = c->source.delay,
+        .config_text = c->text,
+        .config_path = c->source_path,
+        .physics = "acoustic",
+        .order = c->order,
+    };
+    sf_timer_start(&s->timers);
+    sf_gather_write_hdf5(&info, s->slab.comm, s->acq.receiver_count, s->acq.receiver_global,
+                         s->traces);
+    sf_timer_stop(&s->timers, SF_PHASE_IO);
+    sf_info("seisfd: gather written to %s (%ld traces x %ld samples at %.6g s)", c->gather_path,
+            info.nrec, info.nsamples, info.interval);
+}
+
+void sf_simulation_report(const sf_simulation *s)
+{
+    double maxv[SF_PHASE_COUNT], sum[SF_PHASE_COUNT];
+    SF_MPI_CHECK(MPI_Reduce(s->timers.seconds, maxv, SF_PHASE_COUNT, MPI_DOUBLE, MPI_MAX, 0,
+                            s->slab.comm),
+                 "collecting timers");
+    SF_MPI_CHECK(MPI_Reduce(s->timers.seconds, sum, SF_PHASE_COUNT, MPI_DOUBLE, MPI_SUM, 0,
+                            s->slab.comm),
+                 "collecting timers");
+    const sf_config *c = s->cfg;
+    double points = (double)c->n[0] * c->n[1] * c->n[2] * (double)sf_simulation_timed_steps(s);
+    sf_info("seisfd: timing (seconds; max and mean over %d ranks)", s->slab.nranks);
+    for (int p = 0; p < SF_PHASE_COUNT; ++p)
+        sf_info("  %-18s %9.3f %9.3f", sf_phase_name((sf_phase)p), maxv[p],
+                sum[p] / s->slab.nranks);
+    sf_info("  %-18s %9.3f", "time loop (wall)", s->loop_seconds);
+    sf_info("  throughput         %.4g Mpoints/s (%ld steps of %.4g Mpoints)",
+            points / s->loop_seconds / 1e6, sf_simulation_timed_steps(s),
+            (double)c->n[0] * c->n[1] * c->n[2] / 1e6);
+}
+
+long sf_simulation_timed_steps(const sf_simulation *s) { return s->steps - s->warmup_steps; }
+
+void sf_simulation_free(sf_simulation *s)
+{
+    if (s->backend) s->ops->destroy(s->backend);
+    for (int a = 0; a < 3; ++a) sf_cpml_axis_free(&s->cpml[a]);
+    sf_acquisition_free(&s->acq);
+    sf_model_free(&s->model);
+    free(s->traces);
+}
+
+void sf_check_outputs(const sf_config *c, MPI_Comm comm)
+{
+    int rank, problem = 0;
+    char reason[512] = "";
+    MPI_Comm_rank(comm, &rank);
+    if (rank == 0) {
+        if (!c->overwrite && sf_output_exists(c->gather_path)) {
+            problem = 1;
+            snprintf(reason, sizeof reason, "'%s' already exists; remove it or set "
+                     "output.overwrite: true", c->gather_path);
+        } else if (sf_output_make_parents(c->gather_path, reason, sizeof reason) != 0 ||
+                   sf_output_check_writable(c->gather_path, reason, sizeof reason) != 0) {
+            problem = 1;
+        }
+    }
+    SF_MPI_CHECK(MPI_Bcast(&problem, 1, MPI_INT, 0, comm), "checking outputs");
+    if (!problem) return;
+    sf_config_report(c, c->gather_mark, "output.gather: %s", reason);
+    sf_exit_collective();
+}

@@ -1,0 +1,84 @@
+#!/usr/bin/env python3
+"""seisfd test suite: the C unit tests, then the end-to-end tests of the
+tests/test_*.py modules. Prints one line per test and a final summary
+"N passed, N failed, N skipped". Usage: run_tests.py [name-substring ...]"""
+import importlib
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+import traceback
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+ROOT = os.path.dirname(HERE)
+sys.path.insert(0, HERE)
+
+MODULES = ["test_physics", "test_config", "test_output"]
+
+
+class Skipped(Exception):
+    """Raised by a test that cannot run here (it says why)."""
+
+
+def run_unit_tests(counts, wanted):
+    binary = os.path.join(ROOT, "bin", "unit_tests")
+    p = subprocess.run([binary], capture_output=True, text=True)
+    seen = 0
+    for line in p.stdout.splitlines():
+        status, _, rest = line.partition(" ")
+        name = rest.split(":")[0]
+        if status not in ("PASS", "FAIL") or not selected(name, wanted):
+            continue
+        seen += 1
+        counts["passed" if status == "PASS" else "failed"] += 1
+        print(("ok     " if status == "PASS" else "FAILED ") + rest, flush=True)
+    reported_failure = any(line.startswith("FAIL") for line in p.stdout.splitlines())
+    crashed = p.returncode != 0 and not reported_failure
+    if crashed or (seen == 0 and not wanted):
+        counts["failed"] += 1
+        print(f"FAILED unit tests exited {p.returncode}: {p.stderr[-2000:]}", flush=True)
+
+
+def selected(name, wanted):
+    return not wanted or any(w in name for w in wanted)
+
+
+def main():
+    wanted = sys.argv[1:]
+    counts = {"passed": 0, "failed": 0, "skipped": 0}
+    started = time.time()
+    run_unit_tests(counts, wanted)
+    for module_name in MODULES:
+        module = importlib.import_module(module_name)
+        for name in sorted(n for n in dir(module) if n.startswith("test_")):
+            full = f"{module_name[5:]}.{name[5:]}"
+            if not selected(full, wanted):
+                continue
+            tmp = tempfile.mkdtemp(prefix="seisfd-test-")
+            t0 = time.time()
+            try:
+                summary = getattr(module, name)(tmp)
+                counts["passed"] += 1
+                note = f": {summary}" if summary else ""
+                print(f"ok      {full} ({time.time() - t0:.1f} s){note}", flush=True)
+            except Skipped as skip:
+                counts["skipped"] += 1
+                print(f"skipped {full}: {skip}", flush=True)
+            except Exception as e:  # a failing test must not stop the suite
+                counts["failed"] += 1
+                detail = str(e) if isinstance(e, AssertionError) else traceback.format_exc()
+                print(f"FAILED  {full} ({time.time() - t0:.1f} s): {detail}", flush=True)
+            finally:
+                shutil.rmtree(tmp, ignore_errors=True)
+    print(f"# {time.time() - started:.0f} s")
+    line = f"{counts['passed']} passed, {counts['failed']} failed"
+    if counts["skipped"]:
+        line += f", {counts['skipped']} skipped"
+    print(line)
+    return 1 if counts["failed"] else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,226 @@
+"""Bad input: each class of mistake in a job file exits non-zero with a
+message naming file:line:column, the key and what is allowed."""
+import math
+import os
+import re
+
+import numpy as np
+
+from testlib import check, run
+
+# A valid job; cases below edit single lines of it, so line numbers are known.
+VALID = """\
+grid:
+  nx: 40
+  ny: 40
+  nz: 40
+  dx: 10
+  dy: 10
+  dz: 10
+time:
+  dt: 0.001
+  duration: 0.1
+model:
+  type: homogeneous
+  vp: 2000
+boundaries:
+  cpml: 10
+source:
+  position: [200, 200, 200]
+  frequency: 10
+receivers:
+  points:
+    - [250, 200, 200]
+output:
+  gather: g.h5
+"""
+
+
+def edit(text, old, new):
+    check(old in text, f"test set-up: '{old}' not in the job")
+    return text.replace(old, new, 1)
+
+
+def check_job(tmp, text, ranks=1, name="job.yaml"):
+    path = os.path.join(tmp, name)
+    with open(path, "w") as f:
+        f.write(text)
+    return run(["check", name], ranks=ranks, cwd=tmp)
+
+
+def expect_error(tmp, text, *patterns, ranks=1):
+    rc, out, err = check_job(tmp, text, ranks=ranks)
+    check(rc != 0, f"seisfd accepted the bad job (exit 0):\n{out}")
+    for pattern in patterns:
+        check(re.search(pattern, err), f"no /{pattern}/ in the error output:\n{err}")
+    check("Traceback" not in err and "MPI_ABORT" not in err,
+          f"the error is not a clean message:\n{err}")
+    return err
+
+
+def test_valid_job_passes(tmp):
+    rc, out, err = check_job(tmp, VALID)
+    check(rc == 0, f"the valid job was refused:\n{err}")
+    check("is valid" in out, out)
+
+
+def test_unknown_key(tmp):
+    text = edit(VALID, "  dz: 10\n", "  dz: 10\n  colour: blue\n")
+    expect_error(tmp, text, r"job\.yaml:8:3: grid\.colour: unknown key \(allowed here: nx, ny, "
+                            r"nz, dx, dy, dz, origin\)")
+
+
+def test_unknown_section(tmp):
+    text = VALID + "outputs:\n  x: 1\n"
+    expect_error(tmp, text, r"job\.yaml:24:1: outputs: unknown key")
+
+
+def test_wrong_type(tmp):
+    text = edit(VALID, "  dx: 10", "  dx: ten")
+    expect_error(tmp, text, r"job\.yaml:5:7: grid\.dx: expected a number, got 'ten'")
+
+
+def test_quoted_number_is_text(tmp):
+    text = edit(VALID, "  nx: 40", '  nx: "40"')
+    expect_error(tmp, text, r"job\.yaml:2:7: grid\.nx: expected a whole number")
+
+
+def test_wrong_structure(tmp):
+    text = edit(VALID, "  position: [200, 200, 200]", "  position: [200, 200]")
+    expect_error(tmp, text, r"job\.yaml:17:13: source\.position: expected a list of 3 numbers")
+
+
+def test_missing_key(tmp):
+    text = edit(VALID, "  frequency: 10\n", "")
+    expect_error(tmp, text, r"job\.yaml:17:3: source\.frequency: required key is missing")
+
+
+def test_missing_section(tmp):
+    text = edit(VALID, "output:\n  gather: g.h5\n", "")
+    expect_error(tmp, text, r"job\.yaml:1:1: output: required key is missing")
+
+
+def test_out_of_range_value(tmp):
+    text = edit(VALID, "  vp: 2000", "  vp: -5")
+    expect_error(tmp, text, r"job\.yaml:13:7: model\.vp: -5 is out of range "
+                            r"\(allowed: 10 <= x <= 20000\)")
+
+
+def test_unsupported_order(tmp):
+    text = edit(VALID, "  vp: 2000\n", "  vp: 2000\nphysics:\n  order: 6\n")
+    expect_error(tmp, text, r"job\.yaml:15:10: physics\.order: expected one of 2\|4\|8, got '6'")
+
+
+def test_several_problems_reported_together(tmp):
+    text = edit(edit(VALID, "  dx: 10", "  dx: 0"), "  cpml: 10", "  cpml: many")
+    err = expect_error(tmp, text, r"job\.yaml:5:7: grid\.dx", r"job\.yaml:15:9: boundaries\.cpml",
+                       r"2 problems in job file")
+    check(err.count("seisfd: error") == 1, f"expected one summary line:\n{err}")
+
+
+def test_receiver_outside_grid(tmp):
+    text = edit(VALID, "    - [250, 200, 200]", "    - [250, 200, 200]\n    - [450, 200, 200]")
+    expect_error(tmp, text, r"job\.yaml:20:3: receivers \(receiver 1\): x = 450 m lies outside "
+                            r"the grid \(allowed: 0 <= x <= 390 m\)")
+
+
+def test_source_outside_grid(tmp):
+    text = edit(VALID, "  position: [200, 200, 200]", "  position: [200, 200, -1]")
+    expect_error(tmp, text, r"job\.yaml:17:13: source\.position: z = -1 m lies outside the grid")
+
+
+def test_cpml_leaves_no_interior(tmp):
+    text = edit(VALID, "  cpml: 10", "  cpml: {xmin: 20, xmax: 20}")
+    expect_error(tmp, text, r"job\.yaml:15:9: boundaries\.cpml: xmin \+ xmax = 40 points leave "
+                            r"no interior in nx = 40")
+
+
+def test_slab_thinner_than_stencil(tmp):
+    text = edit(VALID, "  nz: 40", "  nz: 10")
+    text = edit(text, "  position: [200, 200, 200]", "  position: [200, 200, 50]")
+    text = edit(text, "    - [250, 200, 200]", "    - [250, 200, 50]")
+    text = edit(text, "  cpml: 10", "  cpml: 2")
+    expect_error(tmp, text, r"job\.yaml:4:7: grid\.nz: 10 planes over 4 ranks gives slabs of 2 "
+                            r"planes; every slab needs at least 4 planes .* at most 2 ranks",
+                 ranks=4)
+
+
+def test_dt_above_cfl(tmp):
+    text = edit(VALID, "  dt: 0.001", "  dt: 0.003")
+    err = expect_error(tmp, text, r"job\.yaml:9:7: time\.dt: 0\.003 s exceeds the stability "
+                                  r"\(CFL\) limit")
+    limit = 2.0 / (2000 * math.sqrt(3 * (205 / 72 + 2 * (8 / 5 + 1 / 5 + 8 / 315 + 1 / 560)) / 100))
+    m = re.search(r"largest stable dt is ([0-9.e-]+) s \(allowed: 0 < dt <= ([0-9.e-]+)\)", err)
+    check(m, f"no largest stable dt in:\n{err}")
+    shown = float(m.group(1))
+    check(shown <= limit and limit - shown < 1e-5 * limit,
+          f"reported limit {m.group(1)}, expected {limit:.9g} rounded down")
+
+
+def test_dt_auto_respects_cfl(tmp):
+    rc, out, err = check_job(tmp, edit(VALID, "  dt: 0.001", "  dt: auto"))
+    check(rc == 0, err)
+    m = re.search(r"dt = ([0-9.e-]+) s = ([0-9.]+) of the CFL limit", out)
+    check(m and abs(float(m.group(2)) - 0.8) < 1e-3, f"auto dt is not 0.8 of the limit:\n{out}")
+
+
+def test_nt_and_duration_together(tmp):
+    text = edit(VALID, "  duration: 0.1", "  duration: 0.1\n  nt: 100")
+    expect_error(tmp, text, r"job\.yaml:10:13: time\.duration: give either nt or duration")
+
+
+def test_yaml_syntax_error(tmp):
+    text = edit(VALID, "  dy: 10", "  dy: [10")
+    expect_error(tmp, text, r"job\.yaml:\d+:\d+: YAML syntax error")
+
+
+def test_duplicate_key(tmp):
+    text = edit(VALID, "  dy: 10", "  dy: 10\n  dy: 12")
+    expect_error(tmp, text, r"job\.yaml:7:3: duplicate key 'dy' \(first given at line 6\)")
+
+
+def test_missing_job_file(tmp):
+    rc, out, err = run(["check", "nowhere.yaml"], cwd=tmp)
+    check(rc != 0 and "cannot read the job file 'nowhere.yaml': No such file" in err, err)
+
+
+def test_dispersion_warning(tmp):
+    text = edit(VALID, "  frequency: 10", "  frequency: 30")
+    rc, out, err = check_job(tmp, text)
+    check(rc == 0, f"a dispersion warning must not stop the job:\n{err}")
+    check(re.search(r"warning: job\.yaml:18:14: source\.frequency: 2\.67 points per minimum "
+                    r"wavelength \(vp_min 2000 m/s, upper frequency 75 Hz", err),
+          f"no dispersion warning naming the numbers:\n{err}")
+
+
+def write_raw(path, values, dtype="<f4"):
+    np.asarray(values, dtype=dtype).tofile(path)
+
+
+def raw_job(path):
+    return edit(VALID, "  type: homogeneous\n  vp: 2000\n",
+                f"  type: raw\n  path: {path}\n  dims: [40, 40, 40]\n")
+
+
+def test_raw_model_missing_file(tmp):
+    expect_error(tmp, raw_job("absent.bin"),
+                 r"job\.yaml:13:9: model\.path: cannot read 'absent\.bin': No such file")
+
+
+def test_raw_model_wrong_size(tmp):
+    write_raw(os.path.join(tmp, "short.bin"), np.full(40 * 40 * 39, 2000.0))
+    expect_error(tmp, raw_job("short.bin"), r"model\.path: 'short\.bin' holds 249600 bytes, but "
+                                            r"dims 40 x 40 x 40 of float32 need 256000")
+
+
+def test_raw_model_nan_and_negative(tmp):
+    v = np.full((40, 40, 40), 2000.0)
+    v[25, 3, 7] = np.nan
+    v[31, 0, 0] = -1.0
+    write_raw(os.path.join(tmp, "bad.bin"), v)
+    expect_error(tmp, raw_job("bad.bin"), r"model file 'bad\.bin': vp at index \(i=7, j=3, "
+                                          r"k=25\) is nan", ranks=3)
+    v[25, 3, 7] = 2000.0
+    write_raw(os.path.join(tmp, "bad.bin"), v)
+    expect_error(tmp, raw_job("bad.bin"), r"vp at index \(i=0, j=0, k=31\) is -1; velocities must "
+                                          r"be finite and within 10\.\.20000 m/s", ranks=2)

@@ -1,0 +1,269 @@
+/* Unit tests of the numerical building blocks. Each case prints
+ * "PASS name" or "FAIL name: why"; tests/run_tests.py counts them. */
+#include "sf_cpml.h"
+#include "sf_decomp.h"
+#include "sf_hicks.h"
+#include "sf_resample.h"
+#include "sf_stencil.h"
+
+#include <math.h>
+#include <mpi.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static int failures = 0;
+static char why[512];
+
+static void report(const char *name, int ok)
+{
+    if (ok)
+        printf("PASS %s\n", name);
+    else
+        printf("FAIL %s: %s\n", name, why), ++failures;
+    why[0] = '\0';
+}
+
+#define CHECK(cond, ...)                                     \
+    do {                                                     \
+        if (!(cond)) {                                       \
+            snprintf(why, sizeof why, __VA_ARGS__);          \
+            return 0;                                        \
+        }                                                    \
+    } while (0)
+
+/* Second-derivative stencil: sum c_m m^(2q) over m = -R..R is 2 for q = 1
+ * and 0 for q = 0 and 2..R: exact for polynomials up to degree 2R + 1. */
+static int stencil_second_moments(void)
+{
+    for (int order = 2; order <= 8; order *= 2) {
+        sf_stencil s;
+        CHECK(sf_stencil_init(&s, order) == 0, "order %d rejected", order);
+        for (int q = 0; q <= s.radius; ++q) {
+            double sum = q == 0 ? s.second[0] : 0.0;
+            for (int m = 1; m <= s.radius; ++m) sum += 2.0 * s.second[m] * pow(m, 2 * q);
+            double want = q == 1 ? 2.0 : 0.0;
+            CHECK(fabs(sum - want) < 1e-12, "order %d moment %d is %g, want %g", order, 2 * q, sum,
+                  want);
+        }
+    }
+    return 1;
+}
+
+/* Staggered first derivative: sum 2 s_m (m - 1/2)^(2q+1) is 1 for q = 0
+ * and 0 for q = 1..R-1. */
+static int stencil_first_moments(void)
+{
+    for (int order = 2; order <= 8; order *= 2) {
+        sf_stencil s;
+        sf_stencil_init(&s, order);
+        for (int q = 0; q < s.radius; ++q) {
+            double sum = 0.0;
+            for (int m = 1; m <= s.radius; ++m) sum += 2.0 * s.first[m] * pow(m - 0.5, 2 * q + 1);
+            double want = q == 0 ? 1.0 : 0.0;
+            CHECK(fabs(sum - want) < 1e-12, "order %d odd moment %d is %g", order, 2 * q + 1, sum);
+        }
+    }
+    sf_stencil s;
+    CHECK(sf_stencil_init(&s, 6) != 0, "order 6 accepted");
+    return 1;
+}
+
+/* The stability limit: order 2 on a cube is h / (v sqrt 3); the symbol
+ * maxima are 4, 16/3 and 6.5016 for orders 2, 4, 8. */
+static int cfl_limit(void)
+{
+    sf_stencil s2, s4, s8;
+    sf_stencil_init(&s2, 2);
+    sf_stencil_init(&s4, 4);
+    sf_stencil_init(&s8, 8);
+    CHECK(fabs(sf_stencil_symbol_max(&s2) - 4.0) < 1e-12, "order 2 symbol %g",
+          sf_stencil_symbol_max(&s2));
+    CHECK(fabs(sf_stencil_symbol_max(&s4) - 16.0 / 3.0) < 1e-12, "order 4 symbol %g",
+          sf_stencil_symbol_max(&s4));
+    double want8 = 205.0 / 72 + 2 * (8.0 / 5 + 1.0 / 5 + 8.0 / 315 + 1.0 / 560);
+    CHECK(fabs(sf_stencil_symbol_max(&s8) - want8) < 1e-12, "order 8 symbol %g, want %g",
+          sf_stencil_symbol_max(&s8), want8);
+    double h[3] = {10, 10, 10};
+    double dt = sf_cfl_dt_max(&s2, h, 2000);
+    CHECK(fabs(dt - 10.0 / (2000 * sqrt(3.0))) < 1e-15, "order 2 dt %g", dt);
+    double hh[3] = {10, 20, 5};
+    double dt8 = sf_cfl_dt_max(&s8, hh, 3000);
+    double want = 2.0 / (3000 * sqrt(want8 * (1 / 100.0 + 1 / 400.0 + 1 / 25.0)));
+    CHECK(fabs(dt8 - want) < 1e-15, "order 8 anisotropic dt %g, want %g", dt8, want);
+    return 1;
+}
+
+static int hicks_on_grid_is_exact(void)
+{
+    for (double u = 0; u <= 20; u += 1.0) {
+        long first;
+        double w[SF_HICKS_WIDTH];
+        sf_hicks_axis(u, 21, 0, &first, w);
+        for (int i = 0; i < SF_HICKS_WIDTH; ++i) {
+            double want = first + i == (long)u ? 1.0 : 0.0;
+            CHECK(w[i] == want, "u = %g: weight at node %ld is %.17g", u, first + i, w[i]);
+        }
+    }
+    return 1;
+}
+
+/* Interpolating cos(k x) at off-grid points with k up to half Nyquist. */
+static int hicks_reproduces_smooth_functions(void)
+{
+    double worst = 0.0;
+    for (double k = 0.0; k <= M_PI / 2 + 1e-9; k += M_PI / 8)
+        for (double u = 10.05; u < 11.0; u += 0.1) {
+            long first;
+            double w[SF_HICKS_WIDTH], sum = 0.0;
+            sf_hicks_axis(u, 40, 0, &first, w);
+            for (int i = 0; i < SF_HICKS_WIDTH; ++i) sum += w[i] * cos(k * (first + i));
+            double err = fabs(sum - cos(k * u));
+            if (err > worst) worst = err;
+        }
+    CHECK(worst < 2e-3, "worst interpolation error %g", worst);
+    return 1;
+}
+
+static int hicks_truncation_and_mirror(void)
+{
+    long first;
+    double w[SF_HICKS_WIDTH];
+    sf_hicks_axis(1.3, 40, 0, &first, w);
+    for (int i = 0; i < SF_HICKS_WIDTH; ++i)
+        CHECK(first + i >= 0 || w[i] == 0.0, "weight outside the grid at node %ld", first + i);
+    /* A point on a free surface radiates nothing. */
+    sf_hicks_axis(0.0, 40, 1, &first, w);
+    for (int i = 0; i < SF_HICKS_WIDTH; ++i)
+        CHECK(w[i] == 0.0, "surface point has weight %g at node %ld", w[i], first + i);
+    /* Folding is the point minus its mirror image: K(n - u) - K(n + u). */
+    const double u = 1.4, beta = sf_hicks_beta(SF_HICKS_RADIUS);
+    sf_hicks_axis(u, 40, 1, &first, w);
+    for (int i = 0; i < SF_HICKS_WIDTH; ++i) {
+        long node = first + i;
+        if (node <= 0) {
+            CHECK(w[i] == 0.0, "weight %g at or above the surface (node %ld)", w[i], node);
+            continue;
+        }
+        double want = sf_kaiser_sinc(node - u, SF_HICKS_RADIUS, beta) -
+                      sf_kaiser_sinc(node + u, SF_HICKS_RADIUS, beta);
+        CHECK(fabs(w[i] - want) < 1e-12, "node %ld: %g, want %g", node, w[i], want);
+    }
+    return 1;
+}
+
+static int cpml_profiles(void)
+{
+    sf_cpml_axis ax;
+    int thick[2] = {20, 10};
+    sf_cpml_axis_init(&ax, 100, thick, 10.0, 1e-3, 3000.0, 10.0, 0.0);
+    CHECK(fabs(sf_cpml_default_reflection(10) - 1e-3) < 1e-15, "R(10) = %g",
+          sf_cpml_default_reflection(10));
+    CHECK(fabs(sf_cpml_default_reflection(20) - 1e-4) < 1e-15, "R(20) = %g",
+          sf_cpml_default_reflection(20));
+    double want_d0 = -3.0 * 3000.0 * log(1e-4) / (2.0 * 20 * 10.0);
+    CHECK(fabs(ax.d0 - want_d0) < 1e-9 * want_d0, "d0 %g, want %g", ax.d0, want_d0);
+    double d, alpha, prev = -1.0;
+    for (long g = 20; g >= 0; --g) {   /* deeper into the low layer: d grows */
+        sf_cpml_profile(&ax, (double)g, &d, &alpha);
+        CHECK(d >= prev, "d not increasing into the layer at %ld", g);
+        CHECK(alpha >= 0.0 && alpha <= M_PI * 10.0 + 1e-12, "alpha %g out of range", alpha);
+        prev = d;
+    }
+    sf_cpml_profile(&ax, 0.0, &d, &alpha);
+    CHECK(fabs(d - ax.d0) < 1e-9 * ax.d0 && alpha == 0.0, "outer edge d %g alpha %g", d, alpha);
+    for (long g = 20; g <= 89; ++g) {
+        CHECK(ax.a[g] == 0.0f, "interior point %ld has a = %g", g, ax.a[g]);
+        CHECK(ax.a_half[g] == 0.0f || g < 20 || g >= 89, "interior half point %ld damped", g);
+    }
+    for (long g = 0; g < 100; ++g) {
+        CHECK(ax.b[g] > 0.0f && ax.b[g] <= 1.0f, "b[%ld] = %g", g, ax.b[g]);
+        CHECK(ax.a[g] <= 0.0f, "a[%ld] = %g", g, ax.a[g]);
+    }
+    sf_cpml_span lo = sf_cpml_layer_span(&ax, 0, 4), hi = sf_cpml_layer_span(&ax, 1, 4);
+    CHECK(lo.lo == 0 && lo.hi == 20 && lo.hlo == 0 && lo.hhi == 20, "low span");
+    CHECK(lo.flo == 0 && lo.fhi == 24, "low span reads psi at [%ld, %ld)", lo.flo, lo.fhi);
+    CHECK(hi.lo == 90 && hi.hi == 100 && hi.hlo == 89 && hi.hhi == 99, "high span %ld %ld %ld %ld",
+          hi.lo, hi.hi, hi.hlo, hi.hhi);
+    CHECK(hi.flo == 86 && hi.fhi == 100, "high span reads psi at [%ld, %ld)", hi.flo, hi.fhi);
+    CHECK(ax.a[90] < 0.0f && ax.a_half[89] < 0.0f, "first damped points");
+    sf_cpml_axis_free(&ax);
+    return 1;
+}
+
+static int decomposition_splits(void)
+{
+    for (long nz = 4; nz <= 60; ++nz)
+        for (int ranks = 1; ranks <= 7; ++ranks) {
+            long next = 0, lo = nz, hi = 0;
+            for (int r = 0; r < ranks; ++r) {
+                long z0, n = sf_slab_planes(nz, ranks, r, &z0);
+                CHECK(z0 == next, "nz %ld ranks %d: rank %d starts at %ld", nz, ranks, r, z0);
+                next += n;
+                if (n < lo) lo = n;
+                if (n > hi) hi = n;
+            }
+            CHECK(next == nz, "planes sum to %ld, not %ld", next, nz);
+            CHECK(hi - lo <= 1, "uneven by %ld", hi - lo);
+        }
+    CHECK(sf_slab_max_ranks(10, 4) == 2, "max ranks for 10 planes");
+    return 1;
+}
+
+static int resample_exact_copy(void)
+{
+    sf_resampler r;
+    sf_resampler_init(&r, 0.001, 0.001, 0.01);
+    CHECK(r.exact && r.nsamples == 11 && r.levels == 11, "exact %d ns %ld levels %ld", r.exact,
+          r.nsamples, r.levels);
+    float block[11], out[11] = {0};
+    for (int n = 0; n < 11; ++n) block[n] = (float)(n * n);
+    sf_resampler_accumulate(&r, 0, 11, 1, block, out);
+    for (int n = 0; n < 11; ++n) CHECK(out[n] == block[n], "sample %d", n);
+    return 1;
+}
+
+/* A band-limited signal resampled to a coarser, non-multiple interval. */
+static int resample_band_limited(void)
+{
+    const double dt = 0.0013, interval = 0.004, f = 20.0;
+    sf_resampler r;
+    sf_resampler_init(&r, dt, interval, 1.0);
+    float *values = calloc((size_t)r.levels, sizeof(float));
+    float *out = calloc((size_t)r.nsamples, sizeof(float));
+    for (long n = 0; n < r.levels; ++n) {
+        double t = n * dt, a = M_PI * f * (t - 0.3);
+        values[n] = (float)((1 - 2 * a * a) * exp(-a * a));
+    }
+    for (long n0 = 0; n0 < r.levels; n0 += 7) {
+        int count = (int)(r.levels - n0 < 7 ? r.levels - n0 : 7);
+        sf_resampler_accumulate(&r, n0, count, 1, values + n0, out);
+    }
+    double worst = 0.0;
+    for (long j = 0; j < r.nsamples; ++j) {
+        double t = j * interval, a = M_PI * f * (t - 0.3);
+        double err = fabs(out[j] - (1 - 2 * a * a) * exp(-a * a));
+        if (err > worst) worst = err;
+    }
+    free(values);
+    free(out);
+    CHECK(worst < 5e-3, "worst error %g of a unit-peak wavelet", worst);
+    return 1;
+}
+
+int main(int argc, char **argv)
+{
+    MPI_Init(&argc, &argv);
+    report("unit.stencil_second_derivative_moments", stencil_second_moments());
+    report("unit.stencil_staggered_first_derivative_moments", stencil_first_moments());
+    report("unit.cfl_limit", cfl_limit());
+    report("unit.hicks_exact_on_grid", hicks_on_grid_is_exact());
+    report("unit.hicks_reproduces_smooth_functions", hicks_reproduces_smooth_functions());
+    report("unit.hicks_truncation_and_free_surface_mirror", hicks_truncation_and_mirror());
+    report("unit.cpml_profiles", cpml_profiles());
+    report("unit.decomposition_splits", decomposition_splits());
+    report("unit.resample_exact_copy", resample_exact_copy());
+    report("unit.resample_band_limited", resample_band_limited());
+    MPI_Finalize();
+    return failures ? 1 : 0;
+}
