@@ -14,7 +14,6 @@ void sf_slab_init(sf_slab *slab, MPI_Comm comm, long nz_global)
     slab->comm = comm;
     SF_MPI_CHECK(MPI_Comm_rank(comm, &slab->rank), "querying the rank");
     SF_MPI_CHECK(MPI_Comm_size(comm, &slab->nranks), "querying the rank count");
-    slab->nz_global = nz_global;
     slab->nz = sf_slab_planes(nz_global, slab->nranks, slab->rank, &slab->z0);
     slab->lower = slab->rank > 0 ? slab->rank - 1 : MPI_PROC_NULL;
     slab->upper = slab->rank < slab->nranks - 1 ? slab->rank + 1 : MPI_PROC_NULL;

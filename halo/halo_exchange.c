@@ -28,11 +28,6 @@ void sf_halo_init(sf_halo *h, const sf_slab *slab, const sf_cpml_axis *z_axis)
         boundary_in_layer(z_axis, slab->z0 + slab->nz) ? slab->upper : MPI_PROC_NULL;
 }
 
-int sf_halo_active(const sf_halo *h, sf_halo_group g)
-{
-    return h->peer[g][0] != MPI_PROC_NULL || h->peer[g][1] != MPI_PROC_NULL;
-}
-
 void sf_halo_exchange(const sf_halo *h, const sf_backend_ops *ops, sf_backend *b,
                       sf_halo_group g, sf_timers *t)
 {

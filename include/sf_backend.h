@@ -21,7 +21,6 @@ typedef struct {
 typedef struct {
     long nx, ny, nz;          /* points of this rank's slab */
     long z0;                  /* global index of local plane 0 */
-    long nz_global;
     sf_stencil stencil;
     double h[3], dt;
     const float *vp;          /* owned planes, compact [nz][ny][nx], m/s */

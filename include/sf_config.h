@@ -26,7 +26,6 @@ typedef struct {
     char *path;               /* raw file */
     long dims[3];             /* raw file dimensions nx, ny, nz */
     sf_endian endian;
-    sf_mark mark;             /* the model section */
     sf_mark path_mark;
 } sf_model_config;
 
@@ -44,7 +43,6 @@ typedef struct {
     double (*position)[3];    /* metres, in the order the job lists them */
     double sampling;          /* record interval, seconds; 0 = simulation dt */
     sf_mark mark;
-    sf_mark sampling_mark;
 } sf_receiver_config;
 
 enum { SF_FACE_XMIN, SF_FACE_XMAX, SF_FACE_YMIN, SF_FACE_YMAX, SF_FACE_ZMIN, SF_FACE_ZMAX };
@@ -56,14 +54,14 @@ typedef struct {
     long n[3];                /* grid points nx, ny, nz */
     double spacing[3];        /* dx, dy, dz, metres */
     double origin[3];         /* coordinates of grid point (0,0,0), metres; z is depth */
-    sf_mark n_mark[3], spacing_mark[3];
+    sf_mark n_mark[3];
 
     double dt;                /* seconds; 0 until resolved when auto */
     int dt_auto;
     double cfl_safety;        /* fraction of the stability limit used by dt: auto */
     long nt;                  /* number of steps; 0 if duration was given */
     double duration;          /* seconds; 0 if nt was given */
-    sf_mark dt_mark, time_mark;
+    sf_mark dt_mark;
 
     int order;                /* spatial order: 2, 4 or 8 */
     sf_mark order_mark;

@@ -7,7 +7,6 @@
 typedef struct {
     MPI_Comm comm;
     int rank, nranks;
-    long nz_global;
     long z0, nz;        /* first owned global plane and count */
     int lower, upper;   /* neighbours at smaller / larger z, or MPI_PROC_NULL */
 } sf_slab;

@@ -20,9 +20,6 @@ typedef struct {
 
 void sf_halo_init(sf_halo *h, const sf_slab *slab, const sf_cpml_axis *z_axis);
 
-/* Does this rank exchange group g with anyone? */
-int sf_halo_active(const sf_halo *h, sf_halo_group g);
-
 void sf_halo_exchange(const sf_halo *h, const sf_backend_ops *ops, sf_backend *b,
                       sf_halo_group g, sf_timers *t);
 

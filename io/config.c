@@ -25,8 +25,7 @@ static void read_grid(cfg_reader *r, sf_yaml_node *root, sf_config *c)
     static const char *nk[3] = {"nx", "ny", "nz"}, *dk[3] = {"dx", "dy", "dz"};
     for (int a = 0; a < 3; ++a) {
         cfg_integer(r, g, nk[a], "grid", 1, MAX_GRID_POINTS, 1, &c->n[a], &c->n_mark[a]);
-        cfg_number(r, g, dk[a], "grid", (cfg_range){0, 1e6, 1, 0}, 1, &c->spacing[a],
-                   &c->spacing_mark[a]);
+        cfg_number(r, g, dk[a], "grid", (cfg_range){0, 1e6, 1, 0}, 1, &c->spacing[a], NULL);
     }
     cfg_vector_key(r, g, "origin", "grid", 3, ANY, 0, c->origin, NULL);
     cfg_reject_unknown(r, g, "grid", "nx, ny, nz, dx, dy, dz, origin");
@@ -36,7 +35,6 @@ static void read_time(cfg_reader *r, sf_yaml_node *root, sf_config *c)
 {
     sf_yaml_node *t = cfg_section(r, root, "time", "", 1);
     if (!t) return;
-    c->time_mark = cfg_mark(t);
     const sf_yaml_node *dt = sf_yaml_peek(t, "dt");
     if (cfg_is_auto(dt)) {
         sf_yaml_take(t, "dt");
@@ -149,7 +147,6 @@ static void read_model(cfg_reader *r, sf_yaml_node *root, sf_config *c)
 {
     sf_yaml_node *m = cfg_section(r, root, "model", "", 1);
     if (!m) return;
-    c->model.mark = cfg_mark(m);
     int kind = 0;
     if (cfg_choice(r, m, "type", "model", "homogeneous|layered|raw", 1, &kind, NULL) <= 0) return;
     c->model.kind = (sf_model_kind)kind;
@@ -301,7 +298,6 @@ static void read_receivers(cfg_reader *r, sf_yaml_node *root, sf_config *c)
     if (!rs) return;
     c->receivers.mark = cfg_mark(rs);
     const sf_yaml_node *sampling = sf_yaml_peek(rs, "sampling");
-    c->receivers.sampling_mark = cfg_mark(sampling ? sampling : rs);
     if (cfg_is_auto(sampling))
         sf_yaml_take(rs, "sampling");
     else

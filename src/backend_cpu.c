@@ -387,16 +387,13 @@ static void memory_row(sf_backend *b, long j, long k)
 
 static int has_cpml_x(const sf_backend *b) { return b->x[0].hi > b->x[0].lo || b->x[1].hi > b->x[1].lo; }
 
-/* Does row (j, k) lie in any layer's half points (memory) or points (correction)? */
-static int row_in_layers(const sf_backend *b, long j, long k, int half)
+/* Does row (j, k) hold memory variables (half points of some layer)? */
+static int row_has_memory(const sf_backend *b, long j, long k)
 {
     if (has_cpml_x(b)) return 1;
-    for (int s = 0; s < 2; ++s) {
-        const layer_xy *ly = &b->y[s];
-        const layer_z *lz = &b->z[s];
-        if (half ? (j >= ly->hlo && j < ly->hhi) : (j >= ly->lo && j < ly->hi)) return 1;
-        if (half ? (k >= lz->hlo && k < lz->hhi) : (k >= lz->plo && k < lz->phi)) return 1;
-    }
+    for (int s = 0; s < 2; ++s)
+        if ((j >= b->y[s].hlo && j < b->y[s].hhi) || (k >= b->z[s].hlo && k < b->z[s].hhi))
+            return 1;
     return 0;
 }
 
@@ -406,12 +403,12 @@ static void cpu_update_cpml_memory(sf_backend *b, long k0, long k1)
     #pragma omp parallel for collapse(2) schedule(static)
     for (long k = k0; k < k1; ++k)
         for (long j = 0; j < L->ny; ++j)
-            if (row_in_layers(b, j, k, 1)) memory_row(b, j, k);
+            if (row_has_memory(b, j, k)) memory_row(b, j, k);
 }
 
 /* ---- the time step ------------------------------------------------------ */
 
-enum { ROW_CHUNK = 256 };   /* floats of a row handled per pass (1 KB) */
+enum { ROW_CHUNK = 128 };   /* floats of a row handled per pass (1 KB) */
 
 /* The 3D Laplacian of radius R along one row, and the leapfrog update
  * p_next = 2 p - p_prev + v^2 dt^2 lap p written over p_prev. Two passes
@@ -446,63 +443,152 @@ static inline void stencil_row(float *restrict next, const float *restrict cur,
     }
 }
 
-/* The Pasalic-McGarry correction along one axis over a contiguous run of
- * n points: with t = d2p + dpsi, zeta <- b zeta + a t, and the new level
- * gains v^2 dt^2 (dpsi + zeta). p and next advance by 1 per point; along
- * the axis p is `stride` apart and psi `psi_stride` apart (psi[0] is the
- * half point just below the first point). a, b advance by ab_step. */
-static inline void correct_run(float *restrict next, const float *restrict p,
-                               const float *restrict vel, const float *restrict psi,
-                               float *restrict zeta, long n, long stride, long psi_stride,
-                               long psi_step, const float *c2, float c2center, const float *c1,
-                               const float *a, const float *b, long ab_step, const int R)
+/* The Pasalic-McGarry term of an x layer over a run of n points of a row
+ * (psi[0] is the half point just below the first point): with
+ * t = d2p/dx2 + dpsi/dx, zeta <- b zeta + a t, and the new level gains
+ * v^2 dt^2 (dpsi/dx + zeta). */
+static inline void correct_x_run(float *restrict next, const float *restrict p,
+                                 const float *restrict vel, const float *restrict psi,
+                                 float *restrict zeta, long n, const sf_backend *bk,
+                                 const float *restrict a, const float *restrict b, const int R)
 {
     #pragma omp simd
     for (long i = 0; i < n; ++i) {
-        const float *q = psi + i * psi_step;
-        float d2 = c2center * p[i], dpsi = 0.0f;
+        float d2 = bk->c0x * p[i], dpsi = 0.0f;
         for (int m = 1; m <= R; ++m) {
-            d2 += c2[m] * (p[i + m * stride] + p[i - m * stride]);
-            dpsi += c1[m] * (q[(m - 1) * psi_stride] - q[-m * psi_stride]);
+            d2 += bk->cx[m] * (p[i + m] + p[i - m]);
+            dpsi += bk->fx[m] * (psi[i + m - 1] - psi[i - m]);
         }
-        float z = b[i * ab_step] * zeta[i] + a[i * ab_step] * (d2 + dpsi);
+        float z = b[i] * zeta[i] + a[i] * (d2 + dpsi);
         zeta[i] = z;
         next[i] += vel[i] * (dpsi + z);
     }
 }
 
-/* The CPML corrections of row (j, k) of the new time level. */
-static void correct_row(sf_backend *b, long j, long k)
+/* A y or z absorbing-layer term of one row: psi at the half rows (or
+ * half-planes) around it, psi[0] being the one just below the row and
+ * psi_stride apart; the row's zeta; and a, b, constant along the row. */
+typedef struct {
+    const float *psi;
+    long psi_stride;
+    float *zeta;
+    float a, b;
+} row_term;
+
+/* Adds one layer term of a chunk to corr: with t = d2p + dpsi,
+ * zeta <- b zeta + a t, and the point gains dpsi + zeta. */
+static inline void add_row_term(float *restrict corr, const float *restrict d2, const row_term *t,
+                                long i0, long len, const float *f1, const int R)
+{
+    const float *restrict psi = t->psi + i0;
+    float *restrict zeta = t->zeta + i0;
+    const long st = t->psi_stride;
+    const float a = t->a, b = t->b;
+    #pragma omp simd
+    for (long i = 0; i < len; ++i) {
+        float dpsi = 0.0f;
+        for (int m = 1; m <= R; ++m) dpsi += f1[m] * (psi[i + (m - 1) * st] - psi[i - m * st]);
+        float z = b * zeta[i] + a * (d2[i] + dpsi);
+        zeta[i] = z;
+        corr[i] += dpsi + z;
+    }
+}
+
+/* stencil_row for rows inside y or z layers: the second derivatives along
+ * y and z are kept apart so the layer terms reuse them, and the row is
+ * written once. */
+static inline void stencil_row_layers(float *restrict next, const float *restrict cur,
+                                      const float *restrict vdt2, long n, long sx, long sp,
+                                      const sf_backend *b, const row_term *ty, int nty,
+                                      const row_term *tz, int ntz, const int R)
+{
+    float dxx[ROW_CHUNK], dyy[ROW_CHUNK], dzz[ROW_CHUNK], corr[ROW_CHUNK];
+    for (long i0 = 0; i0 < n; i0 += ROW_CHUNK) {
+        const long len = n - i0 < ROW_CHUNK ? n - i0 : ROW_CHUNK;
+        const float *c = cur + i0;
+        #pragma omp simd
+        for (long i = 0; i < len; ++i) {
+            float sx2 = b->c0x * c[i], sy2 = b->c0y * c[i];
+            for (int m = 1; m <= R; ++m) {
+                sx2 += b->cx[m] * (c[i + m] + c[i - m]);
+                sy2 += b->cy[m] * (c[i + m * sx] + c[i - m * sx]);
+            }
+            dxx[i] = sx2;
+            dyy[i] = sy2;
+        }
+        #pragma omp simd
+        for (long i = 0; i < len; ++i) {
+            float sz2 = b->c0z * c[i];
+            for (int m = 1; m <= R; ++m) sz2 += b->cz[m] * (c[i + m * sp] + c[i - m * sp]);
+            dzz[i] = sz2;
+            corr[i] = 0.0f;
+        }
+        for (int t = 0; t < nty; ++t) add_row_term(corr, dyy, &ty[t], i0, len, b->fy, R);
+        for (int t = 0; t < ntz; ++t) add_row_term(corr, dzz, &tz[t], i0, len, b->fz, R);
+        float *out = next + i0;
+        const float *v = vdt2 + i0;
+        #pragma omp simd
+        for (long i = 0; i < len; ++i)
+            out[i] = 2.0f * c[i] - out[i] + v[i] * (dxx[i] + dyy[i] + dzz[i] + corr[i]);
+    }
+}
+
+/* The y and z layer terms that apply to row (j, k); returns how many of each. */
+static void row_terms(sf_backend *b, long j, long k, row_term ty[2], int *nty, row_term tz[2],
+                      int *ntz)
 {
     const sf_layout *L = &b->L;
-    const axis_coefficients *ax = b->axis;
+    *nty = *ntz = 0;
+    for (int s = 0; s < 2; ++s) {
+        const layer_xy *ly = &b->y[s];
+        if (j >= ly->lo && j < ly->hi)
+            ty[(*nty)++] = (row_term){psi_y_plane(ly, L, k) + (j - ly->hlo) * L->nx, L->nx,
+                                      ly->zeta + (k * (ly->hi - ly->lo) + (j - ly->lo)) * L->nx,
+                                      b->axis[1].a[j], b->axis[1].b[j]};
+        const layer_z *lz = &b->z[s];
+        if (k >= lz->plo && k < lz->phi)
+            tz[(*ntz)++] = (row_term){psi_z_base(lz, L) + ((k - lz->hlo) * L->ny + j) * L->nx,
+                                      L->nx * L->ny,
+                                      lz->zeta + ((k - lz->plo) * L->ny + j) * L->nx,
+                                      b->axis[2].a[b->z0 + k], b->axis[2].b[b->z0 + k]};
+    }
+}
+
+/* The x absorbing-layer terms of row (j, k), added to the new time level:
+ * short runs at both ends of the row. */
+static void correct_row_x(sf_backend *b, long j, long k)
+{
+    const sf_layout *L = &b->L;
+    const axis_coefficients *ax = &b->axis[0];
     const size_t f = sf_field_index(L, 0, j, k), v = sf_plane_index(L, 0, j, k);
     for (int s = 0; s < 2; ++s) {
         const layer_xy *lx = &b->x[s];
         long wp = lx->hi - lx->lo;
         if (wp > 0)
-            WITH_RADIUS(correct_run, b, b->p_prev + f + lx->lo, b->p_cur + f + lx->lo,
+            WITH_RADIUS(correct_x_run, b, b->p_prev + f + lx->lo, b->p_cur + f + lx->lo,
                         b->vdt2 + v + lx->lo, psi_x_row(lx, L, j, k) + (lx->lo - lx->hlo),
-                        lx->zeta + (k * L->ny + j) * wp, wp, 1, 1, 1, b->cx, b->c0x, b->fx,
-                        ax[0].a + lx->lo, ax[0].b + lx->lo, 1);
-        const layer_xy *ly = &b->y[s];
-        if (j >= ly->lo && j < ly->hi)
-            WITH_RADIUS(correct_run, b, b->p_prev + f, b->p_cur + f, b->vdt2 + v,
-                        psi_y_plane(ly, L, k) + (j - ly->hlo) * L->nx,
-                        ly->zeta + (k * (ly->hi - ly->lo) + (j - ly->lo)) * L->nx, L->nx, L->sx,
-                        L->nx, 1, b->cy, b->c0y, b->fy, ax[1].a + j, ax[1].b + j, 0);
-        const layer_z *lz = &b->z[s];
-        if (k >= lz->plo && k < lz->phi)
-            WITH_RADIUS(correct_run, b, b->p_prev + f, b->p_cur + f, b->vdt2 + v,
-                        psi_z_base(lz, L) + ((k - lz->hlo) * L->ny + j) * L->nx,
-                        lz->zeta + ((k - lz->plo) * L->ny + j) * L->nx, L->nx, L->sp,
-                        L->nx * L->ny, 1, b->cz, b->c0z, b->fz, ax[2].a + b->z0 + k,
-                        ax[2].b + b->z0 + k, 0);
+                        lx->zeta + (k * L->ny + j) * wp, wp, b, ax->a + lx->lo, ax->b + lx->lo);
     }
 }
 
-/* The radius is dispatched per row so that each call of the inlined row
- * kernel sees a constant radius and its neighbour loop unrolls. */
+static void advance_row(sf_backend *b, long j, long k, const int R)
+{
+    const sf_layout *L = &b->L;
+    size_t f = sf_field_index(L, 0, j, k);
+    float *next = b->p_prev + f;
+    const float *cur = b->p_cur + f, *vel = b->vdt2 + sf_plane_index(L, 0, j, k);
+    row_term ty[2], tz[2];
+    int nty, ntz;
+    row_terms(b, j, k, ty, &nty, tz, &ntz);
+    if (nty + ntz > 0)
+        stencil_row_layers(next, cur, vel, L->nx, L->sx, L->sp, b, ty, nty, tz, ntz, R);
+    else
+        stencil_row(next, cur, vel, L->nx, L->sx, L->sp, b, R);
+    if (has_cpml_x(b)) correct_row_x(b, j, k);
+}
+
+/* Blocks of rows streamed through the planes; the radius is dispatched
+ * per row so each inlined row kernel sees a constant radius. */
 static void stencil_planes(sf_backend *b, long k0, long k1)
 {
     const sf_layout *L = &b->L;
@@ -513,16 +599,11 @@ static void stencil_planes(sf_backend *b, long k0, long k1)
         long j1 = min_long(j0 + block, L->ny);
         for (long k = k0; k < k1; ++k)
             for (long j = j0; j < j1; ++j) {
-                size_t f = sf_field_index(L, 0, j, k);
-                float *next = b->p_prev + f;
-                const float *cur = b->p_cur + f, *vel = b->vdt2 + sf_plane_index(L, 0, j, k);
                 switch (radius) {
-                case 1: stencil_row(next, cur, vel, L->nx, L->sx, L->sp, b, 1); break;
-                case 2: stencil_row(next, cur, vel, L->nx, L->sx, L->sp, b, 2); break;
-                default: stencil_row(next, cur, vel, L->nx, L->sx, L->sp, b, 4); break;
+                case 1: advance_row(b, j, k, 1); break;
+                case 2: advance_row(b, j, k, 2); break;
+                default: advance_row(b, j, k, 4); break;
                 }
-                /* While the row is in cache: the absorbing-layer terms. */
-                if (row_in_layers(b, j, k, 0)) correct_row(b, j, k);
             }
     }
 }

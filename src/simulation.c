@@ -97,7 +97,6 @@ static void create_backend(sf_simulation *s)
     p.ny = c->n[1];
     p.nz = s->slab.nz;
     p.z0 = s->slab.z0;
-    p.nz_global = c->n[2];
     p.stencil = s->stencil;
     memcpy(p.h, c->spacing, sizeof p.h);
     p.dt = s->dt;
@@ -151,6 +150,25 @@ static void print_memory(const sf_simulation *s)
             hi / 1048576.0, s->ops->name);
 }
 
+/* The z planes of every rank, on lines of a readable length. */
+static void print_slabs(long nz, int nranks)
+{
+    enum { SHOWN = 64 };
+    char line[160] = "";
+    for (int r = 0; r < nranks && r < SHOWN; ++r) {
+        long z0, n = sf_slab_planes(nz, nranks, r, &z0);
+        char item[48];
+        snprintf(item, sizeof item, "%s%d:%ld-%ld", *line ? "  " : "", r, z0, z0 + n - 1);
+        if (strlen(line) + strlen(item) > 72) {
+            sf_info("    planes by rank  %s", line);
+            snprintf(item, sizeof item, "%d:%ld-%ld", r, z0, z0 + n - 1);
+            line[0] = '\0';
+        }
+        strcat(line, item);
+    }
+    if (*line) sf_info("    planes by rank  %s%s", line, nranks > SHOWN ? "  ..." : "");
+}
+
 void sf_simulation_summary(const sf_simulation *s)
 {
     const sf_config *c = s->cfg;
@@ -164,6 +182,7 @@ void sf_simulation_summary(const sf_simulation *s)
             c->origin[1], c->origin[2]);
     sf_info("  decomposition     %d rank%s along z, slabs of %ld..%ld planes", sl->nranks,
             sl->nranks == 1 ? "" : "s", thin, thick);
+    print_slabs(c->n[2], sl->nranks);
     sf_info("  model             vp %g .. %g m/s", s->model.vmin, s->model.vmax);
     sf_info("  time step         dt = %.6g s = %.3f of the CFL limit %.6g s, %ld steps "
             "(%.4g s)",
