@@ -28,21 +28,27 @@ void sf_halo_init(sf_halo *h, const sf_slab *slab, const sf_cpml_axis *z_axis)
         boundary_in_layer(z_axis, slab->z0 + slab->nz) ? slab->upper : MPI_PROC_NULL;
 }
 
-void sf_halo_exchange(const sf_halo *h, const sf_backend_ops *ops, sf_backend *b,
-                      sf_halo_group g, sf_timers *t)
+static int has_peer(const sf_halo *h, sf_halo_group g)
 {
+    return h->peer[g][SF_SIDE_LOWER] != MPI_PROC_NULL || h->peer[g][SF_SIDE_UPPER] != MPI_PROC_NULL;
+}
+
+void sf_halo_begin(const sf_halo *h, const sf_backend_ops *ops, sf_backend *b, sf_halo_group g)
+{
+    for (int s = 0; s < 2; ++s)
+        if (h->peer[g][s] != MPI_PROC_NULL) ops->halo_pack(b, g, (sf_side)s);
+}
+
+void sf_halo_finish(const sf_halo *h, const sf_backend_ops *ops, sf_backend *b, sf_halo_group g,
+                    sf_timers *t)
+{
+    if (!has_peer(h, g)) return;
     const int lower = h->peer[g][SF_SIDE_LOWER], upper = h->peer[g][SF_SIDE_UPPER];
-    if (lower == MPI_PROC_NULL && upper == MPI_PROC_NULL) return;
     size_t count = ops->halo_count(b, g);
     if (count > INT_MAX)
         sf_fatal("a halo of %zu floats exceeds what one MPI message can carry; "
                  "use more ranks or a smaller nx*ny", count);
-
-    sf_timer_start(t);
-    if (lower != MPI_PROC_NULL) ops->halo_pack(b, g, SF_SIDE_LOWER);
-    if (upper != MPI_PROC_NULL) ops->halo_pack(b, g, SF_SIDE_UPPER);
-    ops->synchronize(b);
-    sf_timer_stop(t, SF_PHASE_HALO_PACK);
+    ops->halo_wait_packed(b);
 
     sf_timer_start(t);
     const int tag_down = 2 * (int)g, tag_up = 2 * (int)g + 1;
@@ -61,9 +67,13 @@ void sf_halo_exchange(const sf_halo *h, const sf_backend_ops *ops, sf_backend *b
                  what);
     sf_timer_stop(t, SF_PHASE_HALO_MPI);
 
-    sf_timer_start(t);
-    if (lower != MPI_PROC_NULL) ops->halo_unpack(b, g, SF_SIDE_LOWER);
-    if (upper != MPI_PROC_NULL) ops->halo_unpack(b, g, SF_SIDE_UPPER);
-    ops->synchronize(b);
-    sf_timer_stop(t, SF_PHASE_HALO_UNPACK);
+    for (int s = 0; s < 2; ++s)
+        if (h->peer[g][s] != MPI_PROC_NULL) ops->halo_unpack(b, g, (sf_side)s);
+}
+
+void sf_halo_exchange(const sf_halo *h, const sf_backend_ops *ops, sf_backend *b,
+                      sf_halo_group g, sf_timers *t)
+{
+    sf_halo_begin(h, ops, b, g);
+    sf_halo_finish(h, ops, b, g, t);
 }

@@ -8,6 +8,7 @@
 #include "sf_cpml.h"
 #include "sf_layout.h"
 #include "sf_stencil.h"
+#include "sf_timers.h"
 
 #include <stddef.h>
 
@@ -38,11 +39,24 @@ typedef struct {
     int sample_block;         /* receiver samples kept on the backend before a fetch */
 } sf_problem;
 
+/* Fields exchanged between neighbours: the new time level that advance
+ * writes (exchanged before swap_time_levels), and the CPML memory variable
+ * differentiated across z (exchanged after update_cpml_memory). */
 typedef enum { SF_HALO_WAVEFIELD, SF_HALO_CPML_Z, SF_HALO_GROUPS } sf_halo_group;
 typedef enum { SF_SIDE_LOWER, SF_SIDE_UPPER } sf_side;
 
+/* A decimated copy of the owned planes: every di-th point along x, dj-th
+ * along y, and planes k0, k0 + dk, ... (local indices) while < nz. */
+typedef struct {
+    long di, dj, dk, k0;
+} sf_sampling_lattice;
+
 typedef struct sf_backend sf_backend;
 
+/* Operations may be queued (a GPU runs them in order on its streams);
+ * they take effect for every later operation, and results reach the host
+ * only through halo_wait_packed, fetch_receivers, fetch_wavefield and
+ * synchronize. */
 typedef struct {
     const char *name;
     sf_backend *(*create)(const sf_problem *problem);
@@ -55,25 +69,38 @@ typedef struct {
     size_t (*halo_count)(const sf_backend *b, sf_halo_group g);
     float *(*halo_send_buffer)(sf_backend *b, sf_halo_group g, sf_side s);
     float *(*halo_recv_buffer)(sf_backend *b, sf_halo_group g, sf_side s);
+    /* Starts gathering a side's 4 boundary planes into its send buffer as
+     * soon as the work queued before has produced them; work queued after
+     * it may run meanwhile. halo_wait_packed returns once every started
+     * pack is in its send buffer. */
     void (*halo_pack)(sf_backend *b, sf_halo_group g, sf_side s);
+    void (*halo_wait_packed)(sf_backend *b);
     void (*halo_unpack)(sf_backend *b, sf_halo_group g, sf_side s);
     /* Fills the ghost planes above a free surface by odd mirroring. */
     void (*mirror_free_surface)(sf_backend *b);
 
-    /* One time step, split so that plane ranges can be scheduled around
-     * halo exchanges: CPML memory variables first, then the new time level. */
+    /* One time step over a range of planes: CPML memory variables first
+     * (each plane exactly once per step), then the new time level, then
+     * the source points of those planes. The ranges of one step may come
+     * in any order so that boundary planes can go first. */
     void (*update_cpml_memory)(sf_backend *b, long k0, long k1);
     void (*advance)(sf_backend *b, long k0, long k1);
-    void (*inject_source)(sf_backend *b, float amplitude);
+    void (*inject_source)(sf_backend *b, float amplitude, long k0, long k1);
     void (*swap_time_levels)(sf_backend *b);
 
     /* Receivers: sample the current time level into slot (< sample_block),
      * then copy slots [0, count) out as [count][receiver_count]. */
     void (*sample_receivers)(sf_backend *b, int slot);
     void (*fetch_receivers)(sf_backend *b, int count, float *out);
+    /* The current time level on a lattice, as [planes][rows][columns]. */
+    void (*fetch_wavefield)(sf_backend *b, const sf_sampling_lattice *lattice, float *out);
 
-    /* Waits for queued work (a no-op where work is synchronous). */
+    /* Waits for all queued work. */
     void (*synchronize)(sf_backend *b);
+    /* Adds the seconds the backend spent per phase since the last call
+     * (kernels, packing, copies; measured on the device where there is
+     * one) to seconds[SF_PHASE_COUNT], and starts counting afresh. */
+    void (*take_timers)(sf_backend *b, double *seconds);
 } sf_backend_ops;
 
 const sf_backend_ops *sf_backend_cpu(void);

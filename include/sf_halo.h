@@ -20,6 +20,14 @@ typedef struct {
 
 void sf_halo_init(sf_halo *h, const sf_slab *slab, const sf_cpml_axis *z_axis);
 
+/* Starts packing group g's boundary planes for the neighbours that take
+ * them; the backend may go on computing while the packs complete. */
+void sf_halo_begin(const sf_halo *h, const sf_backend_ops *ops, sf_backend *b, sf_halo_group g);
+/* Waits for the packs, swaps them with the neighbours (MPI time goes to
+ * t) and queues the unpacking of what arrived. */
+void sf_halo_finish(const sf_halo *h, const sf_backend_ops *ops, sf_backend *b, sf_halo_group g,
+                    sf_timers *t);
+/* Both, back to back. */
 void sf_halo_exchange(const sf_halo *h, const sf_backend_ops *ops, sf_backend *b,
                       sf_halo_group g, sf_timers *t);
 

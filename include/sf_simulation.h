@@ -27,7 +27,9 @@ typedef struct {
     const sf_backend_ops *ops;
     sf_backend *backend;
     sf_halo halo;
-    sf_timers timers;
+    sf_timers timers;         /* from the start of the timed steps */
+    sf_timers setup_timers;   /* model reading, before the time loop */
+    sf_timers loop_timers;    /* the timed steps alone */
     float *traces;            /* [receiver_count][nsamples], this rank's receivers */
     long warmup_steps;        /* steps run before the clock starts (benchmarks) */
     double loop_seconds;      /* wall time of the timed steps */

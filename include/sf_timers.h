@@ -7,10 +7,12 @@
 typedef enum {
     SF_PHASE_STENCIL,      /* wave-equation update and CPML */
     SF_PHASE_HALO_PACK,
+    SF_PHASE_HALO_D2H,     /* device to host copies of packed halos */
     SF_PHASE_HALO_MPI,
+    SF_PHASE_HALO_H2D,
     SF_PHASE_HALO_UNPACK,
     SF_PHASE_ACQUISITION,  /* source injection and receiver sampling */
-    SF_PHASE_IO,           /* model read and gather write */
+    SF_PHASE_IO,           /* model read, snapshots and gather write */
     SF_PHASE_COUNT
 } sf_phase;
 
@@ -20,6 +22,9 @@ typedef struct {
 } sf_timers;
 
 const char *sf_phase_name(sf_phase phase);
+
+/* Is the phase part of the halo exchange? */
+int sf_phase_is_halo(sf_phase phase);
 
 static inline double sf_now(void) { return MPI_Wtime(); }
 static inline void sf_timer_start(sf_timers *t) { t->started = MPI_Wtime(); }

@@ -4,6 +4,7 @@
 #include "sf_backend.h"
 #include "sf_error.h"
 
+#include <mpi.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -48,6 +49,7 @@ struct sf_backend {
 
     long source_count;
     size_t *source_index;
+    long *source_plane;      /* local plane of each source point */
     float *source_coef;
 
     long receiver_count;
@@ -60,7 +62,16 @@ struct sf_backend {
     size_t halo_count[SF_HALO_GROUPS];
     float *send[SF_HALO_GROUPS][2], *recv[SF_HALO_GROUPS][2];
     size_t bytes;
+    double seconds[SF_PHASE_COUNT];   /* since the last take_timers */
 };
+
+/* Everything here runs synchronously, so wall-clock time per operation is
+ * the phase time. */
+static double phase_started(void) { return MPI_Wtime(); }
+static void phase_done(sf_backend *b, sf_phase phase, double started)
+{
+    b->seconds[phase] += MPI_Wtime() - started;
+}
 
 static void *take(sf_backend *b, size_t count, size_t size, const char *what)
 {
@@ -159,10 +170,12 @@ static void setup_acquisition(sf_backend *b, const sf_problem *p)
     const sf_layout *L = &b->L;
     b->source_count = p->source_count;
     b->source_index = take(b, (size_t)p->source_count, sizeof(size_t), "source points");
+    b->source_plane = take(b, (size_t)p->source_count, sizeof(long), "source points");
     b->source_coef = take(b, (size_t)p->source_count, sizeof(float), "source points");
     for (long n = 0; n < p->source_count; ++n) {
         const sf_point_weight *w = &p->source[n];
         b->source_index[n] = sf_field_index(L, w->i, w->j, w->k);
+        b->source_plane[n] = w->k;
         b->source_coef[n] = w->weight * b->vdt2[sf_plane_index(L, w->i, w->j, w->k)];
     }
     b->receiver_count = p->receiver_count;
@@ -230,7 +243,7 @@ static void cpu_destroy(sf_backend *b)
         free(b->y[s].psi), free(b->y[s].zeta);
         free(b->z[s].psi), free(b->z[s].zeta);
     }
-    free(b->source_index), free(b->source_coef);
+    free(b->source_index), free(b->source_plane), free(b->source_coef);
     free(b->receiver_offset), free(b->receiver_index), free(b->receiver_weight);
     free(b->samples);
     for (int g = 0; g < SF_HALO_GROUPS; ++g)
@@ -293,12 +306,12 @@ static void copy_planes_in(sf_backend *b, float *field, long k0, const float *sr
                    (size_t)L->nx * sizeof(float));
 }
 
-static void cpu_halo_pack(sf_backend *b, sf_halo_group g, sf_side s)
+static void pack_planes(sf_backend *b, sf_halo_group g, sf_side s)
 {
     long k0 = s == SF_SIDE_LOWER ? 0 : b->L.nz - SF_HALO;
     float *dst = b->send[g][s];
     if (g == SF_HALO_WAVEFIELD) {
-        copy_planes_out(b, b->p_cur, k0, dst);
+        copy_planes_out(b, b->p_prev, k0, dst);
         return;
     }
     size_t plane = (size_t)(b->L.nx * b->L.ny);
@@ -311,12 +324,12 @@ static void cpu_halo_pack(sf_backend *b, sf_halo_group g, sf_side s)
     }
 }
 
-static void cpu_halo_unpack(sf_backend *b, sf_halo_group g, sf_side s)
+static void unpack_planes(sf_backend *b, sf_halo_group g, sf_side s)
 {
     long k0 = s == SF_SIDE_LOWER ? -SF_HALO : b->L.nz;
     const float *src = b->recv[g][s];
     if (g == SF_HALO_WAVEFIELD) {
-        copy_planes_in(b, b->p_cur, k0, src);
+        copy_planes_in(b, b->p_prev, k0, src);
         return;
     }
     size_t plane = (size_t)(b->L.nx * b->L.ny);
@@ -324,6 +337,22 @@ static void cpu_halo_unpack(sf_backend *b, sf_halo_group g, sf_side s)
         float *dst = psi_z_plane(b, k0 + k);
         if (dst) memcpy(dst, src + k * plane, plane * sizeof(float));
     }
+}
+
+static void cpu_halo_pack(sf_backend *b, sf_halo_group g, sf_side s)
+{
+    double t = phase_started();
+    pack_planes(b, g, s);
+    phase_done(b, SF_PHASE_HALO_PACK, t);
+}
+
+static void cpu_halo_wait_packed(sf_backend *b) { (void)b; }
+
+static void cpu_halo_unpack(sf_backend *b, sf_halo_group g, sf_side s)
+{
+    double t = phase_started();
+    unpack_planes(b, g, s);
+    phase_done(b, SF_PHASE_HALO_UNPACK, t);
 }
 
 static void cpu_mirror_free_surface(sf_backend *b)
@@ -400,10 +429,12 @@ static int row_has_memory(const sf_backend *b, long j, long k)
 static void cpu_update_cpml_memory(sf_backend *b, long k0, long k1)
 {
     const sf_layout *L = &b->L;
+    double t = phase_started();
     #pragma omp parallel for collapse(2) schedule(static)
     for (long k = k0; k < k1; ++k)
         for (long j = 0; j < L->ny; ++j)
             if (row_has_memory(b, j, k)) memory_row(b, j, k);
+    phase_done(b, SF_PHASE_STENCIL, t);
 }
 
 /* ---- the time step ------------------------------------------------------ */
@@ -611,18 +642,23 @@ static void stencil_planes(sf_backend *b, long k0, long k1)
 static void cpu_advance(sf_backend *b, long k0, long k1)
 {
     if (k1 <= k0) return;
+    double t = phase_started();
     stencil_planes(b, k0, k1);
     if (b->free_surface_here && k0 == 0) {
         const sf_layout *L = &b->L;
         for (long j = 0; j < L->ny; ++j)
             memset(b->p_prev + sf_field_index(L, 0, j, 0), 0, (size_t)L->nx * sizeof(float));
     }
+    phase_done(b, SF_PHASE_STENCIL, t);
 }
 
-static void cpu_inject_source(sf_backend *b, float amplitude)
+static void cpu_inject_source(sf_backend *b, float amplitude, long k0, long k1)
 {
+    double t = phase_started();
     for (long n = 0; n < b->source_count; ++n)
-        b->p_prev[b->source_index[n]] += b->source_coef[n] * amplitude;
+        if (b->source_plane[n] >= k0 && b->source_plane[n] < k1)
+            b->p_prev[b->source_index[n]] += b->source_coef[n] * amplitude;
+    phase_done(b, SF_PHASE_ACQUISITION, t);
 }
 
 static void cpu_swap_time_levels(sf_backend *b)
@@ -634,6 +670,7 @@ static void cpu_swap_time_levels(sf_backend *b)
 
 static void cpu_sample_receivers(sf_backend *b, int slot)
 {
+    double t = phase_started();
     float *out = b->samples + (size_t)slot * (size_t)b->receiver_count;
     for (long r = 0; r < b->receiver_count; ++r) {
         float sum = 0.0f;
@@ -641,6 +678,7 @@ static void cpu_sample_receivers(sf_backend *b, int slot)
             sum += b->receiver_weight[n] * b->p_cur[b->receiver_index[n]];
         out[r] = sum;
     }
+    phase_done(b, SF_PHASE_ACQUISITION, t);
 }
 
 static void cpu_fetch_receivers(sf_backend *b, int count, float *out)
@@ -648,7 +686,22 @@ static void cpu_fetch_receivers(sf_backend *b, int count, float *out)
     memcpy(out, b->samples, (size_t)count * (size_t)b->receiver_count * sizeof(float));
 }
 
+static void cpu_fetch_wavefield(sf_backend *b, const sf_sampling_lattice *s, float *out)
+{
+    const sf_layout *L = &b->L;
+    size_t n = 0;
+    for (long k = s->k0; k < L->nz; k += s->dk)
+        for (long j = 0; j < L->ny; j += s->dj)
+            for (long i = 0; i < L->nx; i += s->di) out[n++] = b->p_cur[sf_field_index(L, i, j, k)];
+}
+
 static void cpu_synchronize(sf_backend *b) { (void)b; }
+
+static void cpu_take_timers(sf_backend *b, double *seconds)
+{
+    for (int p = 0; p < SF_PHASE_COUNT; ++p) seconds[p] += b->seconds[p];
+    memset(b->seconds, 0, sizeof b->seconds);
+}
 
 const sf_backend_ops *sf_backend_cpu(void)
 {
@@ -661,6 +714,7 @@ const sf_backend_ops *sf_backend_cpu(void)
         .halo_send_buffer = cpu_send,
         .halo_recv_buffer = cpu_recv,
         .halo_pack = cpu_halo_pack,
+        .halo_wait_packed = cpu_halo_wait_packed,
         .halo_unpack = cpu_halo_unpack,
         .mirror_free_surface = cpu_mirror_free_surface,
         .update_cpml_memory = cpu_update_cpml_memory,
@@ -669,7 +723,9 @@ const sf_backend_ops *sf_backend_cpu(void)
         .swap_time_levels = cpu_swap_time_levels,
         .sample_receivers = cpu_sample_receivers,
         .fetch_receivers = cpu_fetch_receivers,
+        .fetch_wavefield = cpu_fetch_wavefield,
         .synchronize = cpu_synchronize,
+        .take_timers = cpu_take_timers,
     };
     return &ops;
 }

@@ -210,29 +210,45 @@ static void flush_samples(sf_simulation *s, long level, int count, float *block)
     sf_timer_stop(&s->timers, SF_PHASE_ACQUISITION);
 }
 
+/* Starts the clock of the timed steps: phase times restart from zero. */
+static void start_timing(sf_simulation *s)
+{
+    double discarded[SF_PHASE_COUNT] = {0};
+    s->ops->take_timers(s->backend, discarded);
+    memset(&s->timers, 0, sizeof s->timers);
+}
+
+static void advance_planes(sf_simulation *s, long k0, long k1, float amplitude)
+{
+    s->ops->advance(s->backend, k0, k1);
+    s->ops->inject_source(s->backend, amplitude, k0, k1);
+}
+
+/* One leapfrog step. The planes that neighbours read are updated first so
+ * that their exchange overlaps the update of the interior; the CPML memory
+ * of the 2R edge planes comes first because an edge plane's update reads
+ * it R half-planes inward. */
 static void time_step(sf_simulation *s, long n)
 {
     const sf_backend_ops *ops = s->ops;
     sf_backend *b = s->backend;
-    long nz = s->slab.nz;
-    sf_timer_start(&s->timers);
-    ops->update_cpml_memory(b, 0, nz);
-    ops->synchronize(b);
-    sf_timer_stop(&s->timers, SF_PHASE_STENCIL);
-    sf_halo_exchange(&s->halo, ops, b, SF_HALO_CPML_Z, &s->timers);
-
-    sf_timer_start(&s->timers);
-    ops->advance(b, 0, nz);
-    ops->synchronize(b);
-    sf_timer_stop(&s->timers, SF_PHASE_STENCIL);
-
-    sf_timer_start(&s->timers);
+    const long nz = s->slab.nz, R = SF_HALO;
+    const long mem_lo = nz < 2 * R ? nz : 2 * R, mem_hi = nz - 2 * R > mem_lo ? nz - 2 * R : mem_lo;
+    const long adv_lo = nz < R ? nz : R, adv_hi = nz - R > adv_lo ? nz - R : adv_lo;
     const sf_config *c = s->cfg;
-    double t = (double)n * s->dt;
-    ops->inject_source(b, (float)(c->source.amplitude *
-                                  sf_ricker(t, c->source.frequency, c->source.delay)));
+    float amplitude = (float)(c->source.amplitude *
+                              sf_ricker((double)n * s->dt, c->source.frequency, c->source.delay));
+
+    ops->update_cpml_memory(b, 0, mem_lo);
+    ops->update_cpml_memory(b, mem_hi, nz);
+    sf_halo_exchange(&s->halo, ops, b, SF_HALO_CPML_Z, &s->timers);
+    advance_planes(s, 0, adv_lo, amplitude);
+    advance_planes(s, adv_hi, nz, amplitude);
+    sf_halo_begin(&s->halo, ops, b, SF_HALO_WAVEFIELD);
+    ops->update_cpml_memory(b, mem_lo, mem_hi);
+    advance_planes(s, adv_lo, adv_hi, amplitude);
+    sf_halo_finish(&s->halo, ops, b, SF_HALO_WAVEFIELD, &s->timers);
     ops->swap_time_levels(b);
-    sf_timer_stop(&s->timers, SF_PHASE_ACQUISITION);
 }
 
 static void print_progress(const sf_simulation *s, long done, double started)
@@ -253,15 +269,17 @@ void sf_simulation_run(sf_simulation *s, int progress)
                                  sizeof(float),
                              "a block of receiver samples");
     SF_MPI_CHECK(MPI_Barrier(s->slab.comm), "starting the time loop");
+    s->setup_timers = s->timers;
+    start_timing(s);
     double started = sf_now(), last_print = started;
     for (long n = 0; n <= s->steps; ++n) {
         if (n == s->warmup_steps && n > 0) {
             /* Benchmarks time only the steps after the warm-up. */
+            ops->synchronize(b);
             SF_MPI_CHECK(MPI_Barrier(s->slab.comm), "ending the warm-up");
-            memset(&s->timers, 0, sizeof s->timers);
+            start_timing(s);
             started = sf_now();
         }
-        sf_halo_exchange(&s->halo, ops, b, SF_HALO_WAVEFIELD, &s->timers);
         ops->mirror_free_surface(b);
 
         sf_timer_start(&s->timers);
@@ -277,8 +295,11 @@ void sf_simulation_run(sf_simulation *s, int progress)
             last_print = sf_now();
         }
     }
+    ops->synchronize(b);
     SF_MPI_CHECK(MPI_Barrier(s->slab.comm), "finishing the time loop");
     s->loop_seconds = sf_now() - started;
+    ops->take_timers(b, s->timers.seconds);
+    s->loop_timers = s->timers;
     free(block);
 }
 
@@ -308,22 +329,68 @@ void sf_simulation_write(sf_simulation *s)
             info.nrec, info.nsamples, info.interval);
 }
 
+enum { REPORT_EXPOSED = SF_PHASE_COUNT, REPORT_HIDDEN, REPORT_LOOP, REPORT_COLUMNS };
+
+/* A rank's report row: its phase times over the whole run, then the halo
+ * time the steps waited for (the time loop less its compute phases) and
+ * the halo time that overlapped compute, then the loop's wall time. */
+static void report_row(const sf_simulation *s, double row[REPORT_COLUMNS])
+{
+    const double *loop = s->loop_timers.seconds;
+    double busy = loop[SF_PHASE_STENCIL] + loop[SF_PHASE_ACQUISITION] + loop[SF_PHASE_IO];
+    double halo = 0.0;
+    for (int p = 0; p < SF_PHASE_COUNT; ++p) {
+        row[p] = s->timers.seconds[p] + s->setup_timers.seconds[p];
+        if (sf_phase_is_halo((sf_phase)p)) halo += loop[p];
+    }
+    double exposed = s->loop_seconds - busy;
+    row[REPORT_EXPOSED] = exposed < 0.0 ? 0.0 : exposed > halo ? halo : exposed;
+    row[REPORT_HIDDEN] = halo - row[REPORT_EXPOSED];
+    row[REPORT_LOOP] = s->loop_seconds;
+}
+
+static const char *report_name(int column)
+{
+    switch (column) {
+    case REPORT_EXPOSED: return "halo exposed";
+    case REPORT_HIDDEN: return "halo hidden";
+    case REPORT_LOOP: return "time loop (wall)";
+    default: return sf_phase_name((sf_phase)column);
+    }
+}
+
+enum { MAX_RANKS_LISTED = 16 };
+
 void sf_simulation_report(const sf_simulation *s)
 {
-    double maxv[SF_PHASE_COUNT], sum[SF_PHASE_COUNT];
-    SF_MPI_CHECK(MPI_Reduce(s->timers.seconds, maxv, SF_PHASE_COUNT, MPI_DOUBLE, MPI_MAX, 0,
+    const int nranks = s->slab.nranks;
+    double row[REPORT_COLUMNS];
+    report_row(s, row);
+    double *all = s->slab.rank == 0 ? sf_malloc((size_t)nranks * sizeof row, "timing rows") : NULL;
+    SF_MPI_CHECK(MPI_Gather(row, REPORT_COLUMNS, MPI_DOUBLE, all, REPORT_COLUMNS, MPI_DOUBLE, 0,
                             s->slab.comm),
                  "collecting timers");
-    SF_MPI_CHECK(MPI_Reduce(s->timers.seconds, sum, SF_PHASE_COUNT, MPI_DOUBLE, MPI_SUM, 0,
-                            s->slab.comm),
-                 "collecting timers");
+    if (s->slab.rank != 0) return;
     const sf_config *c = s->cfg;
+    int listed = nranks <= MAX_RANKS_LISTED ? nranks : 0;
+    char head[256] = "";
+    for (int r = 0; r < listed; ++r)
+        snprintf(head + strlen(head), sizeof head - strlen(head), " %8s%-2d", "rank ", r);
+    sf_info("seisfd: timing in seconds (%d rank%s)", nranks, nranks == 1 ? "" : "s");
+    sf_info("  %-18s %9s %9s%s", "phase", "max", "mean", head);
+    for (int p = 0; p < REPORT_COLUMNS; ++p) {
+        double hi = 0.0, sum = 0.0;
+        char ranks[256] = "";
+        for (int r = 0; r < nranks; ++r) {
+            double v = all[r * REPORT_COLUMNS + p];
+            hi = v > hi ? v : hi;
+            sum += v;
+            if (r < listed) snprintf(ranks + strlen(ranks), sizeof ranks - strlen(ranks), " %10.3f", v);
+        }
+        sf_info("  %-18s %9.3f %9.3f%s", report_name(p), hi, sum / nranks, ranks);
+    }
+    free(all);
     double points = (double)c->n[0] * c->n[1] * c->n[2] * (double)sf_simulation_timed_steps(s);
-    sf_info("seisfd: timing (seconds; max and mean over %d ranks)", s->slab.nranks);
-    for (int p = 0; p < SF_PHASE_COUNT; ++p)
-        sf_info("  %-18s %9.3f %9.3f", sf_phase_name((sf_phase)p), maxv[p],
-                sum[p] / s->slab.nranks);
-    sf_info("  %-18s %9.3f", "time loop (wall)", s->loop_seconds);
     sf_info("  throughput         %.4g Mpoints/s (%ld steps of %.4g Mpoints)",
             points / s->loop_seconds / 1e6, sf_simulation_timed_steps(s),
             (double)c->n[0] * c->n[1] * c->n[2] / 1e6);

@@ -3,8 +3,13 @@
 const char *sf_phase_name(sf_phase phase)
 {
     static const char *names[SF_PHASE_COUNT] = {
-        "stencil + CPML", "halo pack", "halo exchange", "halo unpack",
+        "stencil + CPML", "halo pack", "halo D2H", "halo exchange", "halo H2D", "halo unpack",
         "source/receivers", "I/O",
     };
     return (unsigned)phase < SF_PHASE_COUNT ? names[phase] : "?";
+}
+
+int sf_phase_is_halo(sf_phase phase)
+{
+    return phase >= SF_PHASE_HALO_PACK && phase <= SF_PHASE_HALO_UNPACK;
 }
