@@ -25,17 +25,64 @@ ifeq ($(origin YAML_LIBS),undefined)
 YAML_LIBS := $(or $(call pkg,--libs,yaml-0.1),-lyaml)
 endif
 
+# CUDA backend: built when $(NVCC) is found; CUDA=0 builds without it.
+NVCC         ?= nvcc
+ifeq ($(origin CUDA),undefined)
+CUDA := $(if $(shell command -v $(NVCC) 2>/dev/null),1,0)
+endif
+# The toolkit's root, from where nvcc lives (e.g. /usr/local/cuda-13.0).
+CUDA_HOME    ?= $(patsubst %/bin/,%,$(dir $(realpath $(shell command -v $(NVCC) 2>/dev/null))))
+cuda_system  := $(filter /usr /usr/local,$(CUDA_HOME))
+CUDA_CFLAGS  ?= $(if $(cuda_system),,-I$(CUDA_HOME)/include)
+# The static runtime needs no library path at run time.
+CUDA_LIBS    ?= $(if $(cuda_system),,-L$(CUDA_HOME)/lib64) -lcudart_static -ldl -lrt -lpthread -lstdc++
+# Machine code for Ampere and Hopper, plus PTX that newer GPUs compile at load.
+CUDA_ARCH_FLAGS ?= -gencode=arch=compute_80,code=sm_80 -gencode=arch=compute_90,code=[sm_90,compute_90]
+NVCC_FLAGS   ?= -O3 -std=c++17 -Xcompiler -Wall,-Wextra
+# The CUDA sources include mpi.h (through the backend interface).
+MPI_CFLAGS   ?= $(filter -I% -D%,$(shell $(MPICC) --showme:compile 2>/dev/null || $(MPICC) -compile_info 2>/dev/null))
+
+# hwloc binds each rank's CPU cores to those nearest its GPU; HWLOC=0 or a
+# missing hwloc builds without (the set-up summary says so).
+ifeq ($(origin HWLOC),undefined)
+HWLOC := $(if $(shell pkg-config --exists hwloc 2>/dev/null && echo yes),1,0)
+endif
+ifeq ($(origin HWLOC_CFLAGS),undefined)
+HWLOC_CFLAGS := $(call pkg,--cflags,hwloc)
+endif
+ifeq ($(origin HWLOC_LIBS),undefined)
+HWLOC_LIBS := $(or $(call pkg,--libs,hwloc),-lhwloc)
+endif
+
 CFLAGS   += -std=c11 -D_POSIX_C_SOURCE=200809L -D_DEFAULT_SOURCE $(OPT_FLAGS) $(ARCH_FLAGS) \
             $(OPENMP_FLAGS) $(WARN_FLAGS) -Iinclude $(HDF5_CFLAGS) $(YAML_CFLAGS)
 LDLIBS   += $(HDF5_LIBS) $(YAML_LIBS) -lm
 LDFLAGS  += $(OPENMP_FLAGS)
 
 BUILD    := build
+GPU_SRC  := $(wildcard src/gpu_*.c)
 CORE_SRC := $(wildcard src/*.c halo/*.c io/*.c)
-CORE_SRC := $(filter-out src/main.c,$(CORE_SRC))
-CORE_OBJ := $(CORE_SRC:%.c=$(BUILD)/%.o)
+CORE_SRC := $(filter-out src/main.c $(GPU_SRC),$(CORE_SRC))
+ifeq ($(CUDA),1)
+CORE_SRC += $(GPU_SRC)
+CU_OBJ   := $(patsubst %.cu,$(BUILD)/%.o,$(wildcard src/*.cu))
+CFLAGS   += -DSF_HAVE_CUDA=1 $(CUDA_CFLAGS)
+LDLIBS   += $(CUDA_LIBS)
+ifeq ($(HWLOC),1)
+CFLAGS   += -DSF_HAVE_HWLOC=1 $(HWLOC_CFLAGS)
+LDLIBS   += $(HWLOC_LIBS)
+endif
+endif
+CORE_OBJ := $(CORE_SRC:%.c=$(BUILD)/%.o) $(CU_OBJ)
 MAIN_OBJ := $(BUILD)/src/main.o
 UNIT_OBJ := $(BUILD)/tests/unit_tests.o
+NVCC_ALL := $(NVCC_FLAGS) $(CUDA_ARCH_FLAGS) -Iinclude $(MPI_CFLAGS) -DOMPI_SKIP_MPICXX \
+            -DMPICH_SKIP_MPICXX -DSF_HAVE_CUDA=1
+
+# Objects depend on the flags they were built with: changing CUDA, HWLOC,
+# ARCH_FLAGS or CUDA_ARCH_FLAGS rebuilds them.
+FLAGS_STAMP := $(BUILD)/flags
+BUILD_FLAGS := $(CC) $(CFLAGS) | $(NVCC) $(NVCC_ALL) | $(LDLIBS)
 
 # Running as root (containers, CI) needs OpenMPI's explicit consent.
 ifeq ($(shell id -u),0)
@@ -45,7 +92,7 @@ MPIRUN_FLAGS ?= --oversubscribe
 endif
 export MPIRUN MPIRUN_FLAGS PYTHON
 
-.PHONY: all deps demo test bench clean
+.PHONY: all deps demo test test-gpu bench clean FORCE
 all: bin/seisfd
 
 bin/seisfd: $(CORE_OBJ) $(MAIN_OBJ) | bin
@@ -54,9 +101,17 @@ bin/seisfd: $(CORE_OBJ) $(MAIN_OBJ) | bin
 bin/unit_tests: $(CORE_OBJ) $(UNIT_OBJ) | bin
 	$(MPICC) $(LDFLAGS) -o $@ $^ $(LDLIBS)
 
-$(BUILD)/%.o: %.c
+$(BUILD)/%.o: %.c $(FLAGS_STAMP)
 	@mkdir -p $(dir $@)
 	$(MPICC) $(CFLAGS) -MMD -MP -c $< -o $@
+
+$(BUILD)/%.o: %.cu $(FLAGS_STAMP)
+	@mkdir -p $(dir $@)
+	$(NVCC) $(NVCC_ALL) -MMD -MP -MF $(@:.o=.d) -c $< -o $@
+
+$(FLAGS_STAMP): FORCE
+	@mkdir -p $(BUILD)
+	@echo '$(BUILD_FLAGS)' | cmp -s - $@ || echo '$(BUILD_FLAGS)' > $@
 
 bin:
 	@mkdir -p bin
@@ -85,6 +140,10 @@ demo: deps
 
 test: all bin/unit_tests
 	@$(PYTHON) tests/run_tests.py
+
+# The GPU tests alone, on a machine with a GPU (they skip without one).
+test-gpu: all bin/unit_tests
+	@$(PYTHON) tests/run_tests.py gpu
 
 bench: all
 	OMP_PROC_BIND=close bin/seisfd bench $(BENCH_ARGS)

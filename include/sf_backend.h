@@ -104,5 +104,7 @@ typedef struct {
 } sf_backend_ops;
 
 const sf_backend_ops *sf_backend_cpu(void);
+/* Builds with CUDA only (SF_HAVE_CUDA); needs sf_gpu_bind first. */
+const sf_backend_ops *sf_backend_cuda(void);
 
 #endif

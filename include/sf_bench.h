@@ -3,8 +3,8 @@
 #ifndef SF_BENCH_H
 #define SF_BENCH_H
 
-#include "sf_backend.h"
-
-int sf_bench_main(int argc, char **argv, const sf_backend_ops *ops);
+/* Collective: parses the options after `bench`, chooses the backend
+ * (--device) and prints the measurements on rank 0. */
+int sf_bench_main(int argc, char **argv);
 
 #endif

@@ -6,21 +6,28 @@
 #include <stdarg.h>
 #include <stddef.h>
 
+/* The header is shared with the CUDA sources, which nvcc compiles as C++. */
+#ifdef __cplusplus
+#define SF_NORETURN [[noreturn]]
+#else
+#define SF_NORETURN _Noreturn
+#endif
+
 /* Called once after MPI_Init so messages can name the rank. */
 void sf_error_set_rank(int rank, int nranks);
 int sf_error_rank(void);
 
 /* Unrecoverable error on this rank: prints "seisfd: error (rank R): ..."
  * and aborts every rank (MPI_Abort when MPI is up, exit(1) otherwise). */
-_Noreturn void sf_fatal(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+SF_NORETURN void sf_fatal(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
 /* Error that every rank detects identically (bad input): rank 0 prints the
  * message, all ranks finalize MPI and exit(1), so there is one message. */
-_Noreturn void sf_fail_collective(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+SF_NORETURN void sf_fail_collective(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
 /* Exit(1) on all ranks after finalizing MPI, without printing anything;
  * for callers that have already printed their messages on rank 0. */
-_Noreturn void sf_exit_collective(void);
+SF_NORETURN void sf_exit_collective(void);
 
 /* Warning printed by rank 0 only (every rank computes the same condition). */
 void sf_warn(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
@@ -39,6 +46,18 @@ char *sf_strdup(const char *s);
         int sf_mpi_rc_ = (call);                                           \
         if (sf_mpi_rc_ != 0) sf_mpi_failed(sf_mpi_rc_, (what), __FILE__, __LINE__); \
     } while (0)
-_Noreturn void sf_mpi_failed(int rc, const char *what, const char *file, int line);
+SF_NORETURN void sf_mpi_failed(int rc, const char *what, const char *file, int line);
+
+/* Checked CUDA runtime call (CUDA builds only): on failure the call as
+ * written, CUDA's error, the action, the device, host and rank. Check a
+ * kernel launch with SF_CUDA_CHECK(cudaGetLastError(), "launching NAME"). */
+#define SF_CUDA_CHECK(call, what)                                          \
+    do {                                                                   \
+        int sf_cuda_rc_ = (int)(call);                                     \
+        if (sf_cuda_rc_ != 0)                                              \
+            sf_cuda_failed(sf_cuda_rc_, #call, (what), __FILE__, __LINE__); \
+    } while (0)
+SF_NORETURN void sf_cuda_failed(int rc, const char *call, const char *what, const char *file,
+                                int line);
 
 #endif

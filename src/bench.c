@@ -1,7 +1,12 @@
 #include "sf_bench.h"
 #include "sf_config.h"
+#include "sf_device.h"
 #include "sf_error.h"
 #include "sf_simulation.h"
+
+#if SF_HAVE_CUDA
+#include "sf_gpu.h"
+#endif
 
 #include <omp.h>
 #include <stdio.h>
@@ -9,17 +14,21 @@
 #include <string.h>
 
 typedef struct {
-    long size, steps, warmup;
+    long size, steps, warmup;   /* size 0: the backend's default */
     int order, cpml;
     long copy_mib;
+    sf_device_kind device;
 } bench_options;
+
+/* A grid that fills the device: 1000^3 takes about 14 GiB on a GPU. */
+enum { CPU_DEFAULT_SIZE = 256, GPU_DEFAULT_SIZE = 1000 };
 
 static const double BYTES_PER_POINT = 16.0;   /* read p, p_prev, v^2dt^2; write p_next */
 
 static void usage_error(const char *msg)
 {
-    sf_fail_collective("bench: %s\nusage: seisfd bench [--size N] [--steps S] [--warmup W] "
-                       "[--order 2|4|8] [--cpml C] [--copy-mib M]",
+    sf_fail_collective("bench: %s\nusage: seisfd bench [--device cpu|cuda|auto] [--size N] "
+                       "[--steps S] [--warmup W] [--order 2|4|8] [--cpml C] [--copy-mib M]",
                        msg);
 }
 
@@ -35,10 +44,18 @@ static long parse_long(const char *flag, const char *value, long lo, long hi)
     return v;
 }
 
+static sf_device_kind parse_device(const char *value)
+{
+    if (value && !strcmp(value, "cpu")) return SF_DEVICE_CPU;
+    if (value && !strcmp(value, "cuda")) return SF_DEVICE_CUDA;
+    if (!value || strcmp(value, "auto")) usage_error("--device expects cpu, cuda or auto");
+    return SF_DEVICE_AUTO;
+}
+
 static bench_options parse_options(int argc, char **argv)
 {
-    bench_options o = {.size = 256, .steps = 100, .warmup = 10, .order = 8, .cpml = 20,
-                       .copy_mib = 1024};
+    bench_options o = {.size = 0, .steps = 100, .warmup = 10, .order = 8, .cpml = 20,
+                       .copy_mib = 1024, .device = SF_DEVICE_AUTO};
     for (int i = 0; i < argc; ++i) {
         const char *flag = argv[i], *value = i + 1 < argc ? argv[i + 1] : NULL;
         if (!strcmp(flag, "--size")) o.size = parse_long(flag, value, 16, 100000);
@@ -47,6 +64,7 @@ static bench_options parse_options(int argc, char **argv)
         else if (!strcmp(flag, "--order")) o.order = (int)parse_long(flag, value, 2, 8);
         else if (!strcmp(flag, "--cpml")) o.cpml = (int)parse_long(flag, value, 0, 1000);
         else if (!strcmp(flag, "--copy-mib")) o.copy_mib = parse_long(flag, value, 1, 1 << 20);
+        else if (!strcmp(flag, "--device")) o.device = parse_device(value);
         else {
             char msg[160];
             snprintf(msg, sizeof msg, "unknown option '%s'", flag);
@@ -55,12 +73,11 @@ static bench_options parse_options(int argc, char **argv)
         ++i;
     }
     if (o.order != 2 && o.order != 4 && o.order != 8) usage_error("--order must be 2, 4 or 8");
-    if (2 * o.cpml >= o.size) usage_error("--cpml leaves no interior for this --size");
     return o;
 }
 
 /* STREAM-style copy: bytes read plus bytes written over the best time. */
-static double copy_bandwidth(long mib)
+static double host_copy_bandwidth(long mib)
 {
     size_t n = (size_t)mib * 1048576 / sizeof(float) / 2;
     float *a = sf_malloc(n * sizeof(float), "the copy benchmark");
@@ -120,16 +137,45 @@ static void bench_config(sf_config *c, const bench_options *o)
     c->progress_interval = 1e30;
 }
 
-int sf_bench_main(int argc, char **argv, const sf_backend_ops *ops)
+static int is_cuda(const sf_backend_ops *ops) { return !strcmp(ops->name, "cuda"); }
+
+/* The copy bandwidth of all ranks together: host memory, or each GPU
+ * (device-to-device copies timed with CUDA events, by the first of the
+ * ranks sharing it). */
+static double copy_bandwidth(const sf_backend_ops *ops, long mib)
+{
+#if SF_HAVE_CUDA
+    if (is_cuda(ops)) {
+        int first = sf_gpu_first_on_device(MPI_COMM_WORLD);
+        double mine = first ? sf_gpu_copy_bandwidth(mib) : 0.0, sum = 0.0;
+        SF_MPI_CHECK(MPI_Allreduce(&mine, &sum, 1, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD),
+                     "adding the copy bandwidths");
+        return sum;
+    }
+#endif
+    (void)ops;
+    return host_copy_bandwidth(mib);
+}
+
+int sf_bench_main(int argc, char **argv)
 {
     bench_options o = parse_options(argc, argv);
+    const sf_backend_ops *ops = sf_backend_choose(o.device, "bench: --device", MPI_COMM_WORLD);
+    if (o.size == 0) o.size = is_cuda(ops) ? GPU_DEFAULT_SIZE : CPU_DEFAULT_SIZE;
+    if (2 * o.cpml >= o.size) usage_error("--cpml leaves no interior for this --size");
     int ranks;
     MPI_Comm_size(MPI_COMM_WORLD, &ranks);
-    sf_info("seisfd bench: %s backend, %d rank%s x %d OpenMP thread%s", ops->name, ranks,
-            ranks == 1 ? "" : "s", omp_get_max_threads(), omp_get_max_threads() == 1 ? "" : "s");
-    double copy = copy_bandwidth(o.copy_mib);
-    sf_info("  copy bandwidth      %.2f GB/s (read + write, %ld MiB per rank, best of 10)",
-            copy / 1e9, o.copy_mib);
+    if (is_cuda(ops))
+        sf_info("seisfd bench: cuda backend, %d rank%s, one GPU each", ranks, ranks == 1 ? "" : "s");
+    else
+        sf_info("seisfd bench: %s backend, %d rank%s x %d OpenMP thread%s", ops->name, ranks,
+                ranks == 1 ? "" : "s", omp_get_max_threads(),
+                omp_get_max_threads() == 1 ? "" : "s");
+    sf_backend_print_placement(ops, MPI_COMM_WORLD);
+    double copy = copy_bandwidth(ops, o.copy_mib);
+    sf_info("  copy bandwidth      %.2f GB/s (%s, read + write, %ld MiB per %s, best of 10)",
+            copy / 1e9, is_cuda(ops) ? "device to device" : "host memory", o.copy_mib,
+            is_cuda(ops) ? "GPU" : "rank");
 
     sf_config c;
     bench_config(&c, &o);
@@ -145,6 +191,14 @@ int sf_bench_main(int argc, char **argv, const sf_backend_ops *ops)
     sf_info("  throughput          %.4f Gpoints/s", rate / 1e9);
     sf_info("  effective bandwidth %.2f GB/s at %.0f B/point = %.3f of copy bandwidth",
             rate * BYTES_PER_POINT / 1e9, BYTES_PER_POINT, rate * BYTES_PER_POINT / copy);
+    if (is_cuda(ops)) {
+        /* Rank 0's kernels alone, from CUDA events: the rate without gaps
+         * between kernels, launches or halo waits. */
+        double kernels = s.loop_timers.seconds[SF_PHASE_STENCIL];
+        sf_info("  stencil kernels     %.4f s (CUDA events, rank 0) = %.4f Gpoints/s = %.3f of "
+                "copy bandwidth",
+                kernels, points / kernels / 1e9, points / kernels * BYTES_PER_POINT / copy);
+    }
     sf_simulation_report(&s);
     sf_simulation_free(&s);
     return 0;

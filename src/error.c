@@ -24,7 +24,7 @@ static int mpi_is_running(void)
     return initialized && !finalized;
 }
 
-_Noreturn void sf_fatal(const char *fmt, ...)
+SF_NORETURN void sf_fatal(const char *fmt, ...)
 {
     va_list ap;
     va_start(ap, fmt);
@@ -40,7 +40,7 @@ _Noreturn void sf_fatal(const char *fmt, ...)
     exit(1);
 }
 
-_Noreturn void sf_exit_collective(void)
+SF_NORETURN void sf_exit_collective(void)
 {
     fflush(stdout);
     fflush(stderr);
@@ -48,7 +48,7 @@ _Noreturn void sf_exit_collective(void)
     exit(1);
 }
 
-_Noreturn void sf_fail_collective(const char *fmt, ...)
+SF_NORETURN void sf_fail_collective(const char *fmt, ...)
 {
     if (error_rank == 0) {
         va_list ap;
@@ -106,7 +106,7 @@ char *sf_strdup(const char *s)
     return copy;
 }
 
-_Noreturn void sf_mpi_failed(int rc, const char *what, const char *file, int line)
+SF_NORETURN void sf_mpi_failed(int rc, const char *what, const char *file, int line)
 {
     char text[MPI_MAX_ERROR_STRING] = "unknown MPI error";
     int len = 0;

@@ -1,12 +1,12 @@
 /* seisfd command line: run a job, check a job, or benchmark. */
 #include "sf_bench.h"
 #include "sf_config.h"
+#include "sf_device.h"
 #include "sf_error.h"
 #include "sf_simulation.h"
 #include "sf_version.h"
 
 #include <mpi.h>
-#include <omp.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -14,27 +14,21 @@ static const char USAGE[] =
     "usage: seisfd run JOB.yaml      run the job and write its gather\n"
     "       seisfd check JOB.yaml    validate the job and print its set-up, without running\n"
     "       seisfd bench [options]   measure copy bandwidth and time-step throughput\n"
-    "                                (--size N --steps S --warmup W --order O --cpml C)\n"
-    "       seisfd --version\n";
-
-static const sf_backend_ops *choose_backend(const sf_config *c)
-{
-    if (c->device == SF_DEVICE_CUDA)
-        sf_fail_collective("%s: run.device: cuda was asked for, but this build of seisfd has no "
-                           "CUDA backend; use device: cpu or auto",
-                           c->source_path);
-    return sf_backend_cpu();
-}
+    "                                (--device D --size N --steps S --warmup W --order O --cpml C)\n"
+    "       seisfd --version         the version, the backends built in and the GPUs visible\n";
 
 static int run_job(const char *path, int execute)
 {
     sf_config cfg;
     sf_config_load(path, &cfg);
     if (execute) sf_check_outputs(&cfg, MPI_COMM_WORLD);
+    char what[600];
+    snprintf(what, sizeof what, "%s: run.device", path);
+    const sf_backend_ops *ops = sf_backend_choose(cfg.device, what, MPI_COMM_WORLD);
     sf_simulation sim;
-    sf_simulation_setup(&sim, &cfg, MPI_COMM_WORLD, choose_backend(&cfg));
+    sf_simulation_setup(&sim, &cfg, MPI_COMM_WORLD, ops);
     sf_simulation_summary(&sim);
-    sf_info("  threads per rank  %d", omp_get_max_threads());
+    sf_backend_print_placement(ops, MPI_COMM_WORLD);
     if (execute) {
         sf_simulation_run(&sim, 1);
         sf_simulation_write(&sim);
@@ -67,9 +61,10 @@ int main(int argc, char **argv)
     } else if (!strcmp(command, "check") && argc == 3) {
         rc = run_job(argv[2], 0);
     } else if (!strcmp(command, "bench")) {
-        rc = sf_bench_main(argc - 2, argv + 2, sf_backend_cpu());
+        rc = sf_bench_main(argc - 2, argv + 2);
     } else if (!strcmp(command, "--version")) {
         sf_info("seisfd %s", SEISFD_VERSION);
+        sf_backend_print_build();
     } else if (!strcmp(command, "--help") || !strcmp(command, "-h")) {
         if (rank == 0) fputs(USAGE, stdout);
     } else {

@@ -200,9 +200,12 @@ void sf_simulation_summary(const sf_simulation *s)
     print_memory(s);
 }
 
-/* Gathers the receiver samples of the last `count` levels ending at `level`. */
+/* Gathers the receiver samples of the last `count` levels ending at `level`.
+ * A queuing backend first finishes the steps queued so far, so that wait
+ * is not booked as receiver time (the device phases already hold it). */
 static void flush_samples(sf_simulation *s, long level, int count, float *block)
 {
+    s->ops->synchronize(s->backend);
     sf_timer_start(&s->timers);
     s->ops->fetch_receivers(s->backend, count, block);
     sf_resampler_accumulate(&s->resampler, level - count + 1, count, s->acq.receiver_count,

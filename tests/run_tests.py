@@ -15,11 +15,9 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(HERE)
 sys.path.insert(0, HERE)
 
-MODULES = ["test_physics", "test_config", "test_output"]
+from testlib import Skipped  # noqa: E402  (needs the path above)
 
-
-class Skipped(Exception):
-    """Raised by a test that cannot run here (it says why)."""
+MODULES = ["test_physics", "test_config", "test_output", "test_gpu"]
 
 
 def run_unit_tests(counts, wanted):

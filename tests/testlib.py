@@ -19,6 +19,10 @@ class TestFailure(AssertionError):
     pass
 
 
+class Skipped(Exception):
+    """Raised by a test that cannot run here (it says why)."""
+
+
 def check(condition, message):
     if not condition:
         raise TestFailure(message)
@@ -31,12 +35,13 @@ def write_job(path, job):
     return path
 
 
-def run(args, ranks=1, threads=None, cwd=None, timeout=300):
-    """Runs seisfd on `ranks` MPI ranks; returns (exit code, stdout, stderr).
-    A run that outlives `timeout` (a deadlock, say) fails the test."""
+def run(args, ranks=1, threads=None, cwd=None, timeout=300, env=None):
+    """Runs seisfd on `ranks` MPI ranks, with `env` added to the environment;
+    returns (exit code, stdout, stderr). A run that outlives `timeout` (a
+    deadlock, say) fails the test."""
     if threads is None:
         threads = max(1, (os.cpu_count() or 1) // ranks)
-    env = dict(os.environ, OMP_NUM_THREADS=str(threads))
+    env = dict(os.environ, OMP_NUM_THREADS=str(threads), **(env or {}))
     cmd = [MPIRUN, *MPIRUN_FLAGS, "-np", str(ranks), "-x", "OMP_NUM_THREADS", SEISFD, *args]
     try:
         p = subprocess.run(cmd, cwd=cwd, env=env, capture_output=True, text=True,
@@ -47,9 +52,9 @@ def run(args, ranks=1, threads=None, cwd=None, timeout=300):
     return p.returncode, p.stdout, p.stderr
 
 
-def run_job(tmp, job, name="job", ranks=1, expect_ok=True):
+def run_job(tmp, job, name="job", ranks=1, expect_ok=True, env=None):
     path = write_job(os.path.join(tmp, name + ".yaml"), job)
-    rc, out, err = run(["run", path], ranks=ranks, cwd=tmp)
+    rc, out, err = run(["run", path], ranks=ranks, cwd=tmp, env=env)
     if expect_ok:
         check(rc == 0, f"seisfd failed on {ranks} ranks (exit {rc}):\n{err[-3000:]}")
     return rc, out, err

@@ -1,0 +1,633 @@
+/* CUDA backend: every array of the slab (fields, model, CPML memory and
+ * coefficients, acquisition) lives on one GPU for the whole run. Stencil
+ * work runs in order on a compute stream; halo planes are packed, copied
+ * and unpacked on a second, higher-priority stream that waits on events,
+ * so the exchange overlaps the interior update. Only halo planes cross
+ * PCIe every step; receiver samples come back in blocks. */
+#include "sf_cuda_kernels.h"
+
+#include <mpi.h>
+#include <stdlib.h>
+#include <string.h>
+
+extern "C" {
+#include "sf_backend.h"
+#include "sf_error.h"
+#include "sf_gpu.h"
+#include "sf_gpu_timers.h"
+}
+
+enum {
+    ROW_ALIGN = 32,        /* 128-byte rows: a warp's row segment is one aligned line */
+    MAX_REQUESTS = 64,
+    /* Planes per block: on 1000^3, 64 and 128 ran alike and a whole
+     * column (1000) 14% slower, its last wave of blocks part empty. */
+    Z_CHUNK = 128
+};
+static const double GIB = 1073741824.0;
+
+/* A device array the backend needs, allocated only after all of them are
+ * known and the GPU was found to hold them. */
+typedef struct {
+    void **slot;
+    size_t bytes;
+    const char *what;
+} device_request;
+
+struct sf_backend {
+    sf_layout L;
+    sf_cuda_grid grid;
+    long z0;
+    int radius, free_surface_here;
+    float *p_prev, *p_cur, *vdt2;
+    float *coef[4][3];              /* a, b, a_half, b_half per axis */
+    float *psi[3][2], *zeta[3][2];  /* [axis][side] */
+    long half_hi[3][2];             /* one past the last stored half point (z: local) */
+    sf_cuda_step step;              /* kernel arguments; fields set per launch */
+    sf_cuda_tiling tiling;
+
+    long source_count;
+    int *source_plane_host;
+    long *source_index;
+    float *source_coef;
+    int *source_plane;
+
+    long receiver_count;
+    int sample_block;
+    long *receiver_offset, *receiver_index;
+    float *receiver_weight, *samples, *samples_host;
+
+    int mpi_takes_device;
+    size_t halo_count[SF_HALO_GROUPS];
+    float *send[SF_HALO_GROUPS][2], *recv[SF_HALO_GROUPS][2];            /* device */
+    float *send_host[SF_HALO_GROUPS][2], *recv_host[SF_HALO_GROUPS][2];  /* pinned */
+
+    float *lattice;
+    size_t lattice_floats;
+
+    cudaStream_t compute, halo;
+    sf_cuda_streams stencil;        /* compute as main, and a side stream for the frame tiles */
+    cudaEvent_t edges_done, unpacked;
+    sf_gpu_timers *timers;
+
+    device_request request[MAX_REQUESTS];
+    int requests;
+    size_t bytes;
+};
+
+static void want(sf_backend *b, void *slot, size_t count, size_t size, const char *what)
+{
+    if (count == 0) return;
+    if (b->requests == MAX_REQUESTS) sf_fatal("the CUDA backend needs more than %d arrays", MAX_REQUESTS);
+    device_request *r = &b->request[b->requests++];
+    r->slot = (void **)slot;
+    r->bytes = count * size;
+    r->what = what;
+}
+
+static void check_fits(const sf_backend *b, size_t needed)
+{
+    size_t free_bytes = 0, total = 0;
+    SF_CUDA_CHECK(cudaMemGetInfo(&free_bytes, &total), "reading the GPU's free memory");
+    if (needed <= free_bytes) return;
+    char where[400];
+    sf_gpu_describe(where, sizeof where);
+    sf_fatal("GPU memory: this rank's slab of %ld x %ld x %ld points needs %.2f GiB, %.2f GiB "
+             "free (of %.2f GiB) on %s; use more GPUs (ranks) or a smaller grid",
+             b->L.nx, b->L.ny, b->L.nz, (double)needed / GIB, (double)free_bytes / GIB,
+             (double)total / GIB, where);
+}
+
+/* Checks the total against the free memory, then allocates and zeroes. */
+static void allocate_requests(sf_backend *b)
+{
+    size_t needed = 0;
+    for (int n = 0; n < b->requests; ++n) needed += b->request[n].bytes;
+    check_fits(b, needed);
+    for (int n = 0; n < b->requests; ++n) {
+        device_request *r = &b->request[n];
+        SF_CUDA_CHECK(cudaMalloc(r->slot, r->bytes), r->what);
+        SF_CUDA_CHECK(cudaMemset(*r->slot, 0, r->bytes), r->what);
+    }
+    b->bytes = needed;
+}
+
+static void upload(void *to, const void *from, size_t bytes, const char *what)
+{
+    if (bytes) SF_CUDA_CHECK(cudaMemcpy(to, from, bytes, cudaMemcpyHostToDevice), what);
+}
+
+static long max_long(long a, long b) { return a > b ? a : b; }
+static long min_long(long a, long b) { return a < b ? a : b; }
+
+static void setup_coefficients(sf_backend *b, const sf_problem *p)
+{
+    const sf_stencil *s = &p->stencil;
+    b->radius = s->radius;
+    for (int a = 0; a < 3; ++a)
+        for (int m = 0; m <= SF_MAX_RADIUS; ++m) {
+            b->step.c.second[a][m] = (float)(s->second[m] / (p->h[a] * p->h[a]));
+            b->step.c.first[a][m] = (float)(s->first[m] / p->h[a]);
+        }
+}
+
+/* x and y layers: psi_width half points per line, lines in every plane. */
+static void plan_layer_xy(sf_backend *b, const sf_problem *p, int axis, int side)
+{
+    sf_cpml_span span = sf_cpml_layer_span(&p->cpml[axis], side, b->radius);
+    sf_cuda_layer *l = &b->step.layer[axis][side];
+    l->lo = (int)span.flo;
+    l->hi = (int)span.fhi;
+    l->hlo = (int)span.hlo;
+    l->psi_width = (int)(span.hhi - span.hlo + 2 * SF_PSI_PAD);
+    b->half_hi[axis][side] = span.hhi;
+    if (span.fhi <= span.flo) return;
+    size_t lines = (size_t)(p->nz * (axis == 0 ? p->ny : p->nx));
+    want(b, &b->psi[axis][side], lines * (size_t)l->psi_width, sizeof(float), "CPML memory");
+    want(b, &b->zeta[axis][side], lines * (size_t)(l->hi - l->lo), sizeof(float), "CPML memory");
+}
+
+/* z layers in local planes, clipped to the owned planes (points) and to
+ * the planes with halos (half points). */
+static void plan_layer_z(sf_backend *b, const sf_problem *p, int side)
+{
+    sf_cpml_span span = sf_cpml_layer_span(&p->cpml[2], side, b->radius);
+    sf_cuda_layer *l = &b->step.layer[2][side];
+    long lo = max_long(span.flo - b->z0, 0);
+    long hlo = max_long(span.hlo - b->z0, -SF_HALO);
+    l->lo = (int)lo;
+    l->hi = (int)max_long(lo, min_long(span.fhi - b->z0, p->nz));
+    l->hlo = (int)hlo;
+    l->psi_width = 0;
+    b->half_hi[2][side] = max_long(hlo, min_long(span.hhi - b->z0, p->nz + SF_HALO));
+    if (b->half_hi[2][side] <= hlo) {
+        l->hi = l->lo;   /* no half-plane of the layer near this slab: nothing reads it */
+        return;
+    }
+    size_t plane = (size_t)(p->nx * p->ny);
+    want(b, &b->psi[2][side], plane * (size_t)(b->half_hi[2][side] - hlo + 2 * SF_PSI_PAD),
+         sizeof(float), "CPML memory");
+    want(b, &b->zeta[2][side], plane * (size_t)(l->hi - l->lo), sizeof(float), "CPML memory");
+}
+
+static void plan_arrays(sf_backend *b, const sf_problem *p)
+{
+    const sf_layout *L = &b->L;
+    want(b, &b->p_prev, L->field_size, sizeof(float), "the wavefield");
+    want(b, &b->p_cur, L->field_size, sizeof(float), "the wavefield");
+    want(b, &b->vdt2, L->plane_size, sizeof(float), "the velocity term v^2 dt^2");
+    for (int a = 0; a < 3; ++a)
+        for (int c = 0; c < 4; ++c)
+            want(b, &b->coef[c][a], (size_t)p->cpml[a].n, sizeof(float), "CPML coefficients");
+    for (int side = 0; side < 2; ++side) {
+        plan_layer_xy(b, p, 0, side);
+        plan_layer_xy(b, p, 1, side);
+        plan_layer_z(b, p, side);
+    }
+    long points = p->receiver_count ? p->receiver_offset[p->receiver_count] : 0;
+    want(b, &b->source_index, (size_t)p->source_count, sizeof(long), "source points");
+    want(b, &b->source_coef, (size_t)p->source_count, sizeof(float), "source points");
+    want(b, &b->source_plane, (size_t)p->source_count, sizeof(int), "source points");
+    want(b, &b->receiver_offset, (size_t)p->receiver_count + 1, sizeof(long), "receivers");
+    want(b, &b->receiver_index, (size_t)points, sizeof(long), "receivers");
+    want(b, &b->receiver_weight, (size_t)points, sizeof(float), "receivers");
+    want(b, &b->samples, (size_t)(p->receiver_count * p->sample_block), sizeof(float),
+         "receiver samples");
+    for (int g = 0; g < SF_HALO_GROUPS; ++g) {
+        b->halo_count[g] = (size_t)(SF_HALO * p->nx * p->ny);
+        for (int s = 0; s < 2; ++s) {
+            want(b, &b->send[g][s], b->halo_count[g], sizeof(float), "halo buffers");
+            want(b, &b->recv[g][s], b->halo_count[g], sizeof(float), "halo buffers");
+        }
+    }
+    long tiles = ((p->nx + SF_CUDA_TILE_X - 1) / SF_CUDA_TILE_X) * p->ny;
+    want(b, &b->tiling.frame, (size_t)tiles, sizeof(int2), "the stencil's tile list");
+}
+
+/* v^2 dt^2 a plane at a time, in the field layout (zero padding). */
+static void upload_model(sf_backend *b, const sf_problem *p)
+{
+    const sf_layout *L = &b->L;
+    float *plane = (float *)sf_calloc((size_t)L->sp, sizeof(float), "a plane of the model");
+    for (long k = 0; k < L->nz; ++k) {
+        for (long j = 0; j < L->ny; ++j)
+            for (long i = 0; i < L->nx; ++i) {
+                double v = p->vp[(k * L->ny + j) * L->nx + i];
+                plane[sf_plane_index(L, i, j, 0)] = (float)(v * v * p->dt * p->dt);
+            }
+        upload(b->vdt2 + k * L->sp, plane, (size_t)L->sp * sizeof(float), "uploading the model");
+    }
+    free(plane);
+}
+
+static void upload_cpml(sf_backend *b, const sf_problem *p)
+{
+    for (int a = 0; a < 3; ++a) {
+        const sf_cpml_axis *ax = &p->cpml[a];
+        const float *host[4] = {ax->a, ax->b, ax->a_half, ax->b_half};
+        for (int c = 0; c < 4; ++c)
+            upload(b->coef[c][a], host[c], (size_t)ax->n * sizeof(float), "uploading CPML coefficients");
+        b->step.a[a] = b->coef[0][a];
+        b->step.b[a] = b->coef[1][a];
+        for (int s = 0; s < 2; ++s) {
+            b->step.layer[a][s].psi = b->psi[a][s];
+            b->step.layer[a][s].zeta = b->zeta[a][s];
+        }
+    }
+}
+
+static void upload_acquisition(sf_backend *b, const sf_problem *p)
+{
+    const sf_layout *L = &b->L;
+    long n_src = p->source_count, points = p->receiver_count ? p->receiver_offset[p->receiver_count] : 0;
+    long *index = (long *)sf_malloc((size_t)(max_long(n_src, points) + 1) * sizeof(long), "indices");
+    float *value = (float *)sf_malloc((size_t)(max_long(n_src, points) + 1) * sizeof(float), "weights");
+    b->source_count = n_src;
+    b->source_plane_host = (int *)sf_malloc((size_t)(n_src + 1) * sizeof(int), "source planes");
+    for (long n = 0; n < n_src; ++n) {
+        const sf_point_weight *w = &p->source[n];
+        double v = p->vp[((long)w->k * L->ny + w->j) * L->nx + w->i];
+        index[n] = (long)sf_field_index(L, w->i, w->j, w->k);
+        value[n] = w->weight * (float)(v * v * p->dt * p->dt);
+        b->source_plane_host[n] = w->k;
+    }
+    upload(b->source_index, index, (size_t)n_src * sizeof(long), "uploading the source");
+    upload(b->source_coef, value, (size_t)n_src * sizeof(float), "uploading the source");
+    upload(b->source_plane, b->source_plane_host, (size_t)n_src * sizeof(int), "uploading the source");
+
+    b->receiver_count = p->receiver_count;
+    b->sample_block = p->sample_block;
+    for (long n = 0; n < points; ++n) {
+        const sf_point_weight *w = &p->receiver_points[n];
+        index[n] = (long)sf_field_index(L, w->i, w->j, w->k);
+        value[n] = w->weight;
+    }
+    if (p->receiver_count)
+        upload(b->receiver_offset, p->receiver_offset, (size_t)(p->receiver_count + 1) * sizeof(long),
+               "uploading the receivers");
+    upload(b->receiver_index, index, (size_t)points * sizeof(long), "uploading the receivers");
+    upload(b->receiver_weight, value, (size_t)points * sizeof(float), "uploading the receivers");
+    free(index);
+    free(value);
+}
+
+static void *pinned(size_t bytes, const char *what)
+{
+    void *p = NULL;
+    if (bytes) SF_CUDA_CHECK(cudaMallocHost(&p, bytes), what);
+    return p;
+}
+
+static void setup_host_buffers(sf_backend *b)
+{
+    b->mpi_takes_device = sf_mpi_takes_device_memory();
+    b->samples_host = (float *)pinned((size_t)(b->receiver_count * b->sample_block) * sizeof(float),
+                                      "pinned receiver samples");
+    if (b->mpi_takes_device) return;
+    for (int g = 0; g < SF_HALO_GROUPS; ++g)
+        for (int s = 0; s < 2; ++s) {
+            b->send_host[g][s] = (float *)pinned(b->halo_count[g] * sizeof(float), "pinned halo buffers");
+            b->recv_host[g][s] = (float *)pinned(b->halo_count[g] * sizeof(float), "pinned halo buffers");
+        }
+}
+
+static void setup_tiling(sf_backend *b)
+{
+    long tiles = ((b->L.nx + SF_CUDA_TILE_X - 1) / SF_CUDA_TILE_X) * b->L.ny;
+    int2 *frame = (int2 *)sf_malloc((size_t)tiles * sizeof(int2), "the stencil's tile list");
+    sf_cuda_tiling_plan(&b->tiling, &b->step, frame);
+    upload(b->tiling.frame, frame, (size_t)b->tiling.frame_count * sizeof(int2), "uploading the tile list");
+    free(frame);
+    b->tiling.z_chunk = Z_CHUNK;
+}
+
+static void setup_streams(sf_backend *b)
+{
+    int least = 0, greatest = 0;
+    SF_CUDA_CHECK(cudaDeviceGetStreamPriorityRange(&least, &greatest), "creating streams");
+    SF_CUDA_CHECK(cudaStreamCreateWithPriority(&b->compute, cudaStreamNonBlocking, least),
+                  "creating the compute stream");
+    /* Halo work first whenever SMs free up, so the exchange starts early. */
+    SF_CUDA_CHECK(cudaStreamCreateWithPriority(&b->halo, cudaStreamNonBlocking, greatest),
+                  "creating the halo stream");
+    /* Frame blocks, dispatched first, end with the interior's rather than
+     * after them. */
+    SF_CUDA_CHECK(cudaStreamCreateWithPriority(&b->stencil.side, cudaStreamNonBlocking, greatest),
+                  "creating the frame stream");
+    b->stencil.main = b->compute;
+    cudaEvent_t *events[4] = {&b->edges_done, &b->unpacked, &b->stencil.fork, &b->stencil.join};
+    for (int e = 0; e < 4; ++e)
+        SF_CUDA_CHECK(cudaEventCreateWithFlags(events[e], cudaEventDisableTiming), "creating events");
+    b->timers = sf_gpu_timers_create();
+}
+
+static sf_backend *cuda_create(const sf_problem *p)
+{
+    sf_backend *b = (sf_backend *)sf_calloc(1, sizeof *b, "the CUDA backend");
+    sf_layout_init(&b->L, p->nx, p->ny, p->nz, ROW_ALIGN);
+    b->grid.nx = (int)p->nx;
+    b->grid.ny = (int)p->ny;
+    b->grid.nz = (int)p->nz;
+    b->grid.gx = b->L.gx;
+    b->grid.sx = b->L.sx;
+    b->grid.sp = b->L.sp;
+    b->z0 = p->z0;
+    b->free_surface_here = p->free_surface && p->z0 == 0;
+    setup_coefficients(b, p);
+    plan_arrays(b, p);
+    allocate_requests(b);
+    upload_model(b, p);
+    upload_cpml(b, p);
+    upload_acquisition(b, p);
+    b->step.grid = b->grid;
+    b->step.z0 = (int)p->z0;
+    b->step.zero_plane0 = b->free_surface_here;
+    b->step.vdt2 = b->vdt2;
+    setup_tiling(b);
+    setup_host_buffers(b);
+    setup_streams(b);
+    /* The zeroing and uploads ran on the legacy stream, which the
+     * non-blocking streams do not wait for. */
+    SF_CUDA_CHECK(cudaDeviceSynchronize(), "finishing the set-up");
+    return b;
+}
+
+static void cuda_destroy(sf_backend *b)
+{
+    if (!b) return;
+    SF_CUDA_CHECK(cudaDeviceSynchronize(), "finishing before teardown");
+    for (int n = 0; n < b->requests; ++n) SF_CUDA_CHECK(cudaFree(*b->request[n].slot), "freeing");
+    for (int g = 0; g < SF_HALO_GROUPS; ++g)
+        for (int s = 0; s < 2; ++s) {
+            SF_CUDA_CHECK(cudaFreeHost(b->send_host[g][s]), "freeing pinned buffers");
+            SF_CUDA_CHECK(cudaFreeHost(b->recv_host[g][s]), "freeing pinned buffers");
+        }
+    SF_CUDA_CHECK(cudaFreeHost(b->samples_host), "freeing pinned buffers");
+    SF_CUDA_CHECK(cudaFree(b->lattice), "freeing the lattice buffer");
+    sf_gpu_timers_destroy(b->timers);
+    cudaEvent_t events[4] = {b->edges_done, b->unpacked, b->stencil.fork, b->stencil.join};
+    for (int e = 0; e < 4; ++e) SF_CUDA_CHECK(cudaEventDestroy(events[e]), "destroying events");
+    cudaStream_t streams[3] = {b->compute, b->halo, b->stencil.side};
+    for (int n = 0; n < 3; ++n) SF_CUDA_CHECK(cudaStreamDestroy(streams[n]), "destroying streams");
+    free(b->source_plane_host);
+    free(b);
+}
+
+static size_t cuda_memory_bytes(const sf_backend *b) { return b->bytes; }
+
+/* ---- halo planes ------------------------------------------------------ */
+
+static size_t cuda_halo_count(const sf_backend *b, sf_halo_group g) { return b->halo_count[g]; }
+
+static float *cuda_send(sf_backend *b, sf_halo_group g, sf_side s)
+{
+    return b->mpi_takes_device ? b->send[g][s] : b->send_host[g][s];
+}
+
+static float *cuda_recv(sf_backend *b, sf_halo_group g, sf_side s)
+{
+    return b->mpi_takes_device ? b->recv[g][s] : b->recv_host[g][s];
+}
+
+/* The stored psi_z half-plane k (local), or NULL. */
+static float *psi_z_plane(const sf_backend *b, long k)
+{
+    for (int s = 0; s < 2; ++s) {
+        const sf_cuda_layer *l = &b->step.layer[2][s];
+        if (b->psi[2][s] && k >= l->hlo && k < b->half_hi[2][s])
+            return b->psi[2][s] + (size_t)(SF_PSI_PAD + k - l->hlo) * (size_t)(b->L.nx * b->L.ny);
+    }
+    return NULL;
+}
+
+/* The group's SF_HALO planes from local plane k0 on; returns their row stride. */
+static long group_planes(const sf_backend *b, sf_halo_group g, long k0, float *plane[SF_HALO])
+{
+    for (long q = 0; q < SF_HALO; ++q)
+        plane[q] = g == SF_HALO_WAVEFIELD ? b->p_prev + sf_field_index(&b->L, 0, 0, k0 + q)
+                                          : psi_z_plane(b, k0 + q);
+    return g == SF_HALO_WAVEFIELD ? b->L.sx : b->L.nx;
+}
+
+static void cuda_halo_pack(sf_backend *b, sf_halo_group g, sf_side s)
+{
+    sf_cuda_plane_sources from;
+    float *plane[SF_HALO];
+    long stride = group_planes(b, g, s == SF_SIDE_LOWER ? 0 : b->L.nz - SF_HALO, plane);
+    for (int q = 0; q < SF_HALO; ++q) from.plane[q] = plane[q];
+    SF_CUDA_CHECK(cudaEventRecord(b->edges_done, b->compute), "marking the edge planes done");
+    SF_CUDA_CHECK(cudaStreamWaitEvent(b->halo, b->edges_done, 0), "ordering the halo pack");
+    sf_gpu_timers_begin(b->timers, SF_PHASE_HALO_PACK, b->halo);
+    sf_cuda_pack_planes(b->send[g][s], from, stride, b->grid.nx, b->grid.ny, b->halo);
+    sf_gpu_timers_end(b->timers, b->halo);
+    if (b->mpi_takes_device) return;
+    sf_gpu_timers_begin(b->timers, SF_PHASE_HALO_D2H, b->halo);
+    SF_CUDA_CHECK(cudaMemcpyAsync(b->send_host[g][s], b->send[g][s], b->halo_count[g] * sizeof(float),
+                                  cudaMemcpyDeviceToHost, b->halo),
+                  "copying halo planes to the host");
+    sf_gpu_timers_end(b->timers, b->halo);
+}
+
+static void cuda_halo_wait_packed(sf_backend *b)
+{
+    SF_CUDA_CHECK(cudaStreamSynchronize(b->halo), "waiting for packed halo planes");
+}
+
+static void cuda_halo_unpack(sf_backend *b, sf_halo_group g, sf_side s)
+{
+    sf_cuda_plane_targets to;
+    float *plane[SF_HALO];
+    long stride = group_planes(b, g, s == SF_SIDE_LOWER ? -SF_HALO : b->L.nz, plane);
+    for (int q = 0; q < SF_HALO; ++q) to.plane[q] = plane[q];
+    if (!b->mpi_takes_device) {
+        sf_gpu_timers_begin(b->timers, SF_PHASE_HALO_H2D, b->halo);
+        SF_CUDA_CHECK(cudaMemcpyAsync(b->recv[g][s], b->recv_host[g][s],
+                                      b->halo_count[g] * sizeof(float), cudaMemcpyHostToDevice,
+                                      b->halo),
+                      "copying halo planes to the GPU");
+        sf_gpu_timers_end(b->timers, b->halo);
+    }
+    sf_gpu_timers_begin(b->timers, SF_PHASE_HALO_UNPACK, b->halo);
+    sf_cuda_unpack_planes(to, stride, b->recv[g][s], b->grid.nx, b->grid.ny, b->halo);
+    sf_gpu_timers_end(b->timers, b->halo);
+    /* Later compute reads these halos. */
+    SF_CUDA_CHECK(cudaEventRecord(b->unpacked, b->halo), "marking halo planes unpacked");
+    SF_CUDA_CHECK(cudaStreamWaitEvent(b->compute, b->unpacked, 0), "ordering after the unpack");
+}
+
+static void cuda_mirror_free_surface(sf_backend *b)
+{
+    if (!b->free_surface_here) return;
+    sf_gpu_timers_begin(b->timers, SF_PHASE_STENCIL, b->compute);
+    sf_cuda_mirror_surface(b->p_cur, b->grid, b->compute);
+    sf_gpu_timers_end(b->timers, b->compute);
+}
+
+/* ---- the time step ------------------------------------------------------ */
+
+static void memory_box_xy(const sf_backend *b, int axis, int side, long k0, long k1,
+                          sf_cuda_memory_box *box)
+{
+    const sf_cuda_layer *l = &b->step.layer[axis][side];
+    const long nx = b->L.nx, ny = b->L.ny, width = l->psi_width, halves = b->half_hi[axis][side] - l->hlo;
+    box->axis = axis;
+    box->lo[0] = axis == 0 ? l->hlo : 0;
+    box->lo[1] = axis == 1 ? l->hlo : 0;
+    box->lo[2] = (int)k0;
+    box->n[0] = (int)(axis == 0 ? halves : nx);
+    box->n[1] = (int)(axis == 1 ? halves : ny);
+    box->n[2] = (int)(k1 - k0);
+    box->psi_stride[0] = 1;
+    box->psi_stride[1] = axis == 0 ? width : nx;
+    box->psi_stride[2] = axis == 0 ? ny * width : width * nx;
+    box->psi_base = axis == 0 ? k0 * ny * width + SF_PSI_PAD : (k0 * width + SF_PSI_PAD) * nx;
+    box->coefficient_shift = 0;
+}
+
+/* Returns 0 when the z layer has no half-plane in [k0, k1). */
+static int memory_box_z(const sf_backend *b, int side, long k0, long k1, sf_cuda_memory_box *box)
+{
+    const sf_cuda_layer *l = &b->step.layer[2][side];
+    long lo = max_long(l->hlo, k0), hi = min_long(b->half_hi[2][side], k1);
+    if (hi <= lo) return 0;
+    const long nx = b->L.nx, ny = b->L.ny;
+    box->axis = 2;
+    box->lo[0] = box->lo[1] = 0;
+    box->lo[2] = (int)lo;
+    box->n[0] = (int)nx;
+    box->n[1] = (int)ny;
+    box->n[2] = (int)(hi - lo);
+    box->psi_stride[0] = 1;
+    box->psi_stride[1] = nx;
+    box->psi_stride[2] = nx * ny;
+    box->psi_base = (SF_PSI_PAD + lo - l->hlo) * nx * ny;
+    box->coefficient_shift = (int)b->z0;
+    return 1;
+}
+
+static void cuda_update_cpml_memory(sf_backend *b, long k0, long k1)
+{
+    if (k1 <= k0) return;
+    sf_gpu_timers_begin(b->timers, SF_PHASE_STENCIL, b->compute);
+    for (int axis = 0; axis < 3; ++axis)
+        for (int side = 0; side < 2; ++side) {
+            if (!b->psi[axis][side]) continue;
+            sf_cuda_memory_box box;
+            if (axis < 2)
+                memory_box_xy(b, axis, side, k0, k1, &box);
+            else if (!memory_box_z(b, side, k0, k1, &box))
+                continue;
+            box.psi = b->psi[axis][side];
+            box.a_half = b->coef[2][axis];
+            box.b_half = b->coef[3][axis];
+            memcpy(box.first, b->step.c.first[axis], sizeof box.first);
+            sf_cuda_update_memory(&box, b->p_cur, b->grid, b->radius, b->compute);
+        }
+    sf_gpu_timers_end(b->timers, b->compute);
+}
+
+static void cuda_advance(sf_backend *b, long k0, long k1)
+{
+    if (k1 <= k0) return;
+    b->step.next = b->p_prev;
+    b->step.cur = b->p_cur;
+    sf_gpu_timers_begin(b->timers, SF_PHASE_STENCIL, b->compute);
+    sf_cuda_advance(&b->step, &b->tiling, b->radius, (int)k0, (int)k1, &b->stencil);
+    sf_gpu_timers_end(b->timers, b->compute);
+}
+
+static void cuda_inject_source(sf_backend *b, float amplitude, long k0, long k1)
+{
+    int any = 0;
+    for (long n = 0; n < b->source_count && !any; ++n)
+        any = b->source_plane_host[n] >= k0 && b->source_plane_host[n] < k1;
+    if (!any) return;
+    sf_gpu_timers_begin(b->timers, SF_PHASE_ACQUISITION, b->compute);
+    sf_cuda_inject(b->p_prev, b->source_index, b->source_coef, b->source_plane, (int)b->source_count,
+                   amplitude, (int)k0, (int)k1, b->compute);
+    sf_gpu_timers_end(b->timers, b->compute);
+}
+
+static void cuda_swap_time_levels(sf_backend *b)
+{
+    float *t = b->p_prev;
+    b->p_prev = b->p_cur;
+    b->p_cur = t;
+}
+
+/* ---- receivers and snapshots ------------------------------------------ */
+
+static void cuda_sample_receivers(sf_backend *b, int slot)
+{
+    if (b->receiver_count == 0) return;
+    sf_gpu_timers_begin(b->timers, SF_PHASE_ACQUISITION, b->compute);
+    sf_cuda_sample(b->samples + (size_t)slot * (size_t)b->receiver_count, b->p_cur, b->receiver_index,
+                   b->receiver_weight, b->receiver_offset, (int)b->receiver_count, b->compute);
+    sf_gpu_timers_end(b->timers, b->compute);
+}
+
+static void cuda_fetch_receivers(sf_backend *b, int count, float *out)
+{
+    size_t bytes = (size_t)count * (size_t)b->receiver_count * sizeof(float);
+    if (bytes == 0) return;
+    SF_CUDA_CHECK(cudaMemcpyAsync(b->samples_host, b->samples, bytes, cudaMemcpyDeviceToHost, b->compute),
+                  "copying receiver samples to the host");
+    SF_CUDA_CHECK(cudaStreamSynchronize(b->compute), "waiting for receiver samples");
+    memcpy(out, b->samples_host, bytes);
+}
+
+static long lattice_points(long n, long first, long step) { return n > first ? (n - first + step - 1) / step : 0; }
+
+static void cuda_fetch_wavefield(sf_backend *b, const sf_sampling_lattice *s, float *out)
+{
+    const long planes = lattice_points(b->L.nz, s->k0, s->dk);
+    const long rows = lattice_points(b->L.ny, 0, s->dj), columns = lattice_points(b->L.nx, 0, s->di);
+    const size_t count = (size_t)(planes * rows * columns);
+    if (count == 0) return;
+    if (count > b->lattice_floats) {
+        SF_CUDA_CHECK(cudaFree(b->lattice), "freeing the lattice buffer");
+        SF_CUDA_CHECK(cudaMalloc((void **)&b->lattice, count * sizeof(float)), "allocating the lattice buffer");
+        b->lattice_floats = count;
+    }
+    sf_cuda_gather_lattice(b->lattice, b->p_cur, b->grid, s->di, s->dj, s->dk, s->k0, planes, rows,
+                           columns, b->compute);
+    SF_CUDA_CHECK(cudaMemcpyAsync(out, b->lattice, count * sizeof(float), cudaMemcpyDeviceToHost, b->compute),
+                  "copying a wavefield snapshot to the host");
+    SF_CUDA_CHECK(cudaStreamSynchronize(b->compute), "waiting for a wavefield snapshot");
+}
+
+static void cuda_synchronize(sf_backend *b)
+{
+    SF_CUDA_CHECK(cudaStreamSynchronize(b->compute), "waiting for the compute stream");
+    SF_CUDA_CHECK(cudaStreamSynchronize(b->halo), "waiting for the halo stream");
+}
+
+static void cuda_take_timers(sf_backend *b, double *seconds) { sf_gpu_timers_take(b->timers, seconds); }
+
+extern "C" const sf_backend_ops *sf_backend_cuda(void)
+{
+    static sf_backend_ops ops;
+    if (!ops.name) {
+        ops.name = "cuda";
+        ops.create = cuda_create;
+        ops.destroy = cuda_destroy;
+        ops.memory_bytes = cuda_memory_bytes;
+        ops.halo_count = cuda_halo_count;
+        ops.halo_send_buffer = cuda_send;
+        ops.halo_recv_buffer = cuda_recv;
+        ops.halo_pack = cuda_halo_pack;
+        ops.halo_wait_packed = cuda_halo_wait_packed;
+        ops.halo_unpack = cuda_halo_unpack;
+        ops.mirror_free_surface = cuda_mirror_free_surface;
+        ops.update_cpml_memory = cuda_update_cpml_memory;
+        ops.advance = cuda_advance;
+        ops.inject_source = cuda_inject_source;
+        ops.swap_time_levels = cuda_swap_time_levels;
+        ops.sample_receivers = cuda_sample_receivers;
+        ops.fetch_receivers = cuda_fetch_receivers;
+        ops.fetch_wavefield = cuda_fetch_wavefield;
+        ops.synchronize = cuda_synchronize;
+        ops.take_timers = cuda_take_timers;
+    }
+    return &ops;
+}

@@ -1,0 +1,66 @@
+/* Backend choice: the CUDA parts exist only in builds with CUDA, so each
+ * function has a CUDA and a CPU-only form. */
+#include "sf_device.h"
+#include "sf_error.h"
+
+#include <omp.h>
+
+#ifndef SF_HAVE_CUDA
+#define SF_HAVE_CUDA 0
+#endif
+
+#if SF_HAVE_CUDA
+#include "sf_gpu.h"
+
+#include <cuda_runtime_api.h>
+
+const sf_backend_ops *sf_backend_choose(sf_device_kind kind, const char *what, MPI_Comm comm)
+{
+    if (kind == SF_DEVICE_CPU) return sf_backend_cpu();
+    char missing[400];
+    if (!sf_gpu_everywhere(comm, missing, sizeof missing)) {
+        if (kind == SF_DEVICE_AUTO) return sf_backend_cpu();
+        sf_fail_collective("%s: cuda was asked for, but %s; use cpu or auto", what, missing);
+    }
+    sf_gpu_bind(comm);
+    return sf_backend_cuda();
+}
+
+void sf_backend_print_placement(const sf_backend_ops *ops, MPI_Comm comm)
+{
+    if (ops == sf_backend_cuda())
+        sf_gpu_print_binding(comm);
+    else
+        sf_info("  threads per rank  %d", omp_get_max_threads());
+}
+
+void sf_backend_print_build(void)
+{
+    int runtime = 0;
+    cudaRuntimeGetVersion(&runtime);
+    sf_info("  backends  cpu, cuda (CUDA runtime %d.%d)", runtime / 1000, runtime % 1000 / 10);
+    sf_gpu_print_visible();
+}
+
+#else
+
+const sf_backend_ops *sf_backend_choose(sf_device_kind kind, const char *what, MPI_Comm comm)
+{
+    (void)comm;
+    if (kind == SF_DEVICE_CUDA)
+        sf_fail_collective("%s: cuda was asked for, but this build of seisfd has no CUDA backend "
+                           "(built with CUDA=0 or without nvcc); use cpu or auto",
+                           what);
+    return sf_backend_cpu();
+}
+
+void sf_backend_print_placement(const sf_backend_ops *ops, MPI_Comm comm)
+{
+    (void)ops;
+    (void)comm;
+    sf_info("  threads per rank  %d", omp_get_max_threads());
+}
+
+void sf_backend_print_build(void) { sf_info("  backends  cpu (built without CUDA)"); }
+
+#endif

@@ -1,0 +1,205 @@
+"""The CUDA backend: the same gathers as the CPU backend (to 1e-5 of the
+peak) on one and several ranks, ranks sharing a GPU, and the errors for a
+missing GPU and a job too large for one. Tests that need a GPU skip with a
+reason where the build has no CUDA or no GPU is visible; the missing-GPU
+error is checked everywhere (a CUDA build with no device visible)."""
+import math
+import os
+import re
+
+import numpy as np
+
+from testlib import Skipped, base_job, check, read_gather, run, run_job
+
+TOLERANCE = 1e-5   # of the gather's peak
+NO_DEVICE = {"CUDA_VISIBLE_DEVICES": ""}
+_probe = {}
+
+
+def probe():
+    """What `seisfd --version` says: CUDA built in, GPUs visible, and the
+    free memory of the first one in GiB."""
+    if not _probe:
+        rc, out, err = run(["--version"])
+        check(rc == 0, f"seisfd --version failed:\n{err}")
+        count = re.search(r"GPUs\s+(\d+) visible", out)
+        free = re.search(r"([\d.]+) of ([\d.]+) GiB free", out)
+        _probe.update(cuda=bool(re.search(r"backends\s+.*cuda", out)),
+                      gpus=int(count.group(1)) if count else 0,
+                      free_gib=float(free.group(1)) if free else 0.0)
+    return _probe
+
+
+def require_gpus(n=1):
+    p = probe()
+    if not p["cuda"]:
+        raise Skipped("this build of seisfd has no CUDA backend (no nvcc, or CUDA=0)")
+    if p["gpus"] < n:
+        raise Skipped(f"needs {n} GPU{'s' if n > 1 else ''}, {p['gpus']} visible")
+
+
+def layered_job(n, cpml, free_surface=False, duration=0.25):
+    """Layered model, off-grid source and receivers (some astride slab
+    boundaries and inside the absorbing layers)."""
+    nx, ny, nz = n
+    h = 10.0
+    job = base_job(n=n, h=h, cpml=cpml, duration=duration, dt=0.001,
+                   source=[h * nx / 2 + 3.3, h * ny / 2 - 1.9, h * nz / 3 + 2.7], frequency=12.0)
+    job["model"] = {"type": "layered", "layers": [{"top": 0, "vp": 1800},
+                                                  {"top": h * nz * 0.4, "vp": 2400},
+                                                  {"top": h * nz * 0.7, "vp": 3000}]}
+    job["boundaries"]["free_surface"] = free_surface
+    job["receivers"] = {
+        "line": {"start": [25.5, h * ny / 2 + 0.4, 15.2], "end": [h * (nx - 3) - 0.5, h * ny / 2,
+                                                                 h * nz / 2 + 4.1], "count": 9},
+        "points": [[h * nx / 2 + 0.7, h * (ny - 4) + 1.1, h * (nz - 5) + 0.3],
+                   [32.1, 41.7, h * nz / 2 - 0.6], [h * nx / 2, h * ny / 2, h * (nz // 2)]]}
+    return job
+
+
+def gather_of(tmp, job, device, name, ranks=1, env=None):
+    """Runs the job on a device; returns its traces and the run's stdout."""
+    job = dict(job, run={"device": device}, output={"gather": name + ".h5", "overwrite": True})
+    _, out, err = run_job(tmp, job, name=name, ranks=ranks, env=env)
+    traces = read_gather(os.path.join(tmp, name + ".h5"))["traces"]
+    check(np.isfinite(traces).all(), f"the {device} gather holds NaN or infinity")
+    if device == "cuda":
+        check("cuda backend" in out, f"the run did not use the CUDA backend:\n{out}")
+    return traces, out, err
+
+
+def difference(traces, reference, what):
+    """The largest difference over the reference's peak, checked against
+    the tolerance."""
+    peak = np.abs(reference).max()
+    check(peak > 0, "the CPU gather is empty")
+    diff = float(np.abs(traces - reference).max() / peak)
+    check(diff <= TOLERANCE, f"{what} differs from the CPU by {diff:.3g} of the peak "
+                             f"(limit {TOLERANCE:g})")
+    return diff
+
+
+def compare_with_cpu(tmp, job, gpu_ranks, cpu_ranks=1):
+    """Runs the job on the CPU and on the GPU; returns (largest difference
+    over the peak, the GPU run's stdout and stderr)."""
+    reference, _, _ = gather_of(tmp, job, "cpu", "cpu", ranks=cpu_ranks)
+    traces, out, err = gather_of(tmp, job, "cuda", "gpu", ranks=gpu_ranks)
+    return difference(traces, reference, f"GPU on {gpu_ranks} rank(s)"), out, err
+
+
+def test_one_rank_matches_cpu(tmp):
+    """CPML on all faces, layered model, off-grid source and receivers."""
+    require_gpus(1)
+    diff, _, _ = compare_with_cpu(tmp, layered_job((56, 52, 60), cpml=10), gpu_ranks=1)
+    return f"largest difference {diff:.2g} of the peak (limit {TOLERANCE:g})"
+
+
+def test_interior_kernel_matches_cpu(tmp):
+    """Grids with tiles clear of every layer, so the interior kernel runs:
+    thin layers, and none at all with an odd nx and a free surface on 2
+    ranks (tiles past the grid's edge, plane 0 held at zero)."""
+    require_gpus(1)
+    thin = layered_job((140, 76, 48), cpml=6, duration=0.15)
+    bare = layered_job((61, 45, 40), cpml=0, free_surface=True, duration=0.15)
+    worst = 0.0
+    for label, job, ranks in (("thin layers", thin, 1), ("no layers", bare, 2)):
+        reference, _, _ = gather_of(tmp, job, "cpu", "cpu")
+        traces, _, _ = gather_of(tmp, job, "cuda", "gpu", ranks=ranks)
+        worst = max(worst, difference(traces, reference, f"GPU, {label}"))
+    return f"largest difference {worst:.2g} of the peak (limit {TOLERANCE:g})"
+
+
+def test_orders_two_and_four_match_cpu(tmp):
+    require_gpus(1)
+    worst = 0.0
+    for order in (2, 4):
+        job = layered_job((40, 36, 44), cpml=8, duration=0.15)
+        job["physics"] = {"order": order}
+        diff, _, _ = compare_with_cpu(tmp, job, gpu_ranks=1)
+        worst = max(worst, diff)
+    return f"largest difference {worst:.2g} of the peak (limit {TOLERANCE:g})"
+
+
+def slab_job():
+    """Free surface; 31 planes make uneven slabs on 2 ranks (16 + 15) and
+    on 4 (8, 8, 8, 7); the 12-plane z layer at the bottom reaches across
+    slab boundaries, so its memory variable is exchanged too."""
+    return layered_job((48, 44, 31), cpml=12, free_surface=True)
+
+
+def test_two_ranks_free_surface_matches_cpu(tmp):
+    require_gpus(1)
+    diff, out, _ = compare_with_cpu(tmp, slab_job(), gpu_ranks=2)
+    check(re.search(r"halo D2H\s+\d", out), f"no halo timing in the report:\n{out}")
+    return f"largest difference {diff:.2g} of the peak (limit {TOLERANCE:g})"
+
+
+def test_four_ranks_sharing_one_gpu(tmp):
+    """Four ranks on one GPU: the same gather, and one warning for the node."""
+    require_gpus(1)
+    diff, out, err = compare_with_cpu(tmp, slab_job(), gpu_ranks=4)
+    warnings = re.findall(r"warning: host \S+: 4 ranks share 1 GPU", err)
+    if probe()["gpus"] == 1:
+        check(len(warnings) == 1, f"expected one sharing warning, got {len(warnings)}:\n{err}")
+    return f"largest difference {diff:.2g} of the peak, {len(warnings)} sharing warning"
+
+
+def test_two_ranks_on_two_gpus(tmp):
+    require_gpus(2)
+    diff, out, err = compare_with_cpu(tmp, slab_job(), gpu_ranks=2)
+    devices = set(re.findall(r"rank \d+ -> \S+, GPU (\d+) ", out))
+    check(devices == {"0", "1"}, f"ranks did not take GPUs 0 and 1:\n{out}")
+    check("share" not in err, f"unexpected sharing warning:\n{err}")
+    return f"largest difference {diff:.2g} of the peak on GPUs 0 and 1"
+
+
+def test_cuda_without_gpu_is_a_clear_error(tmp):
+    """device: cuda where no GPU is visible (or CUDA is not built in)."""
+    job = base_job(n=(30, 30, 30), cpml=5, duration=0.02)
+    job["run"] = {"device": "cuda"}
+    rc, out, err = run_job(tmp, job, ranks=2, expect_ok=False, env=NO_DEVICE)
+    check(rc != 0, f"device: cuda without a GPU was accepted:\n{out}")
+    if probe()["cuda"]:
+        pattern = r"run\.device: cuda was asked for, but rank \d+ on host \S+ sees no CUDA device"
+    else:
+        pattern = r"run\.device: cuda was asked for, but this build of seisfd has no CUDA backend"
+    check(re.search(pattern, err), f"no /{pattern}/ in:\n{err}")
+    check(err.count("seisfd: error") == 1 and "MPI_ABORT" not in err,
+          f"not one clean message:\n{err}")
+    return err.strip().splitlines()[0]
+
+
+def test_auto_without_gpu_runs_on_cpu(tmp):
+    job = base_job(n=(30, 30, 30), cpml=5, duration=0.02)
+    _, out, _ = run_job(tmp, job, env=NO_DEVICE)
+    check("cpu backend" in out, f"device: auto without a GPU did not choose the CPU:\n{out}")
+
+
+def test_job_too_large_fails_before_stepping(tmp):
+    """A grid whose fields need about 1.2 times the GPU's free memory (the
+    model on the host takes a third of that)."""
+    require_gpus(1)
+    free = probe()["free_gib"]
+    check(free > 0, "the probe found no free memory figure")
+    side = math.ceil((1.2 * free * 2**30 / 12) ** (1 / 3))
+    job = base_job(n=(side, side, side), cpml=10, duration=0.002, dt=0.001)
+    job["run"] = {"device": "cuda"}
+    rc, out, err = run_job(tmp, job, expect_ok=False)
+    check(rc != 0, f"a {side}^3 grid was accepted on a GPU with {free} GiB free")
+    pattern = (r"GPU memory: this rank's slab of \d+ x \d+ x \d+ points needs ([\d.]+) GiB, "
+               r"([\d.]+) GiB free \(of [\d.]+ GiB\) on GPU \d+ \(.+\) of host \S+, rank 0")
+    m = re.search(pattern, err)
+    check(m, f"no /{pattern}/ in:\n{err[-2000:]}")
+    check(float(m.group(1)) > float(m.group(2)), f"the message contradicts itself: {m.group(0)}")
+    check(not re.search(r"step \d+/", out), f"time stepping started:\n{out[-2000:]}")
+    return f"{side}^3: needs {m.group(1)} GiB, {m.group(2)} GiB free"
+
+
+def test_bench_runs_on_gpu(tmp):
+    require_gpus(1)
+    rc, out, err = run(["bench", "--device", "cuda", "--size", "96", "--steps", "20",
+                        "--warmup", "5", "--copy-mib", "256"], cwd=tmp)
+    check(rc == 0, f"bench failed:\n{err}")
+    rate = re.search(r"stencil kernels\s+[\d.]+ s .* = ([\d.]+) Gpoints/s", out)
+    check(rate and float(rate.group(1)) > 0, f"no kernel throughput in:\n{out}")
+    return f"96^3: {rate.group(1)} Gpoints/s in the stencil kernels"
