@@ -24,6 +24,12 @@ endif
 ifeq ($(origin YAML_LIBS),undefined)
 YAML_LIBS := $(or $(call pkg,--libs,yaml-0.1),-lyaml)
 endif
+ifeq ($(origin SEGYIO_CFLAGS),undefined)
+SEGYIO_CFLAGS := $(call pkg,--cflags,segyio)
+endif
+ifeq ($(origin SEGYIO_LIBS),undefined)
+SEGYIO_LIBS := $(or $(call pkg,--libs,segyio),-lsegyio)
+endif
 
 # CUDA backend: built when $(NVCC) is found; CUDA=0 builds without it.
 NVCC         ?= nvcc
@@ -55,8 +61,9 @@ HWLOC_LIBS := $(or $(call pkg,--libs,hwloc),-lhwloc)
 endif
 
 CFLAGS   += -std=c11 -D_POSIX_C_SOURCE=200809L -D_DEFAULT_SOURCE $(OPT_FLAGS) $(ARCH_FLAGS) \
-            $(OPENMP_FLAGS) $(WARN_FLAGS) -Iinclude $(HDF5_CFLAGS) $(YAML_CFLAGS)
-LDLIBS   += $(HDF5_LIBS) $(YAML_LIBS) -lm
+            $(OPENMP_FLAGS) $(WARN_FLAGS) -Iinclude $(HDF5_CFLAGS) $(YAML_CFLAGS) \
+            $(SEGYIO_CFLAGS)
+LDLIBS   += $(HDF5_LIBS) $(YAML_LIBS) $(SEGYIO_LIBS) -lm
 LDFLAGS  += $(OPENMP_FLAGS)
 
 BUILD    := build
@@ -136,7 +143,9 @@ deps:
 demo: deps
 	@$(MAKE) --no-print-directory all
 	$(MPIRUN) $(MPIRUN_FLAGS) -np 2 -x OMP_NUM_THREADS=1 bin/seisfd run configs/quickstart.yaml
-	@echo "demo: the shot gather is in $$(pwd)/out/quickstart/gather.h5"
+	$(PYTHON) io/seisfd_plot.py gather out/quickstart/gather.h5 out/quickstart/gather.png >/dev/null
+	@echo "demo: the shot gather is in $$(pwd)/out/quickstart/gather.h5 (SEG-Y: gather.sgy)"
+	@echo "demo: its picture is $$(pwd)/out/quickstart/gather.png"
 
 test: all bin/unit_tests
 	@$(PYTHON) tests/run_tests.py

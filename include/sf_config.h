@@ -43,6 +43,7 @@ typedef struct {
     double (*position)[3];    /* metres, in the order the job lists them */
     double sampling;          /* record interval, seconds; 0 = simulation dt */
     sf_mark mark;
+    sf_mark sampling_mark;    /* the key, or the section when it is not given */
 } sf_receiver_config;
 
 enum { SF_FACE_XMIN, SF_FACE_XMAX, SF_FACE_YMIN, SF_FACE_YMAX, SF_FACE_ZMIN, SF_FACE_ZMAX };
@@ -77,6 +78,8 @@ typedef struct {
 
     char *gather_path;
     sf_mark gather_mark;
+    char *segy_path;          /* NULL: no SEG-Y copy of the gather */
+    sf_mark segy_mark;
     int overwrite;
 
     sf_device_kind device;

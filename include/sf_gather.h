@@ -20,6 +20,9 @@ typedef struct {
     const char *config_text, *config_path;
     const char *physics;
     int order;
+    long shot_number;                       /* field record number of the shot (SEG-Y) */
+    long grid_n[3];                         /* grid described in the SEG-Y text header */
+    double grid_spacing[3], grid_origin[3];
 } sf_gather_info;
 
 /* Collective. Rank-local traces [nlocal][nsamples] belong to receivers

@@ -297,12 +297,15 @@ static void read_receivers(cfg_reader *r, sf_yaml_node *root, sf_config *c)
     sf_yaml_node *rs = cfg_section(r, root, "receivers", "", 1);
     if (!rs) return;
     c->receivers.mark = cfg_mark(rs);
+    c->receivers.sampling_mark = c->receivers.mark;
     const sf_yaml_node *sampling = sf_yaml_peek(rs, "sampling");
-    if (cfg_is_auto(sampling))
+    if (cfg_is_auto(sampling)) {
         sf_yaml_take(rs, "sampling");
-    else
+        c->receivers.sampling_mark = cfg_mark(sampling);
+    } else {
         cfg_number(r, rs, "sampling", "receivers", (cfg_range){0, 10, 1, 0}, 0,
-                   &c->receivers.sampling, NULL);
+                   &c->receivers.sampling, &c->receivers.sampling_mark);
+    }
     long capacity = 0;
     sf_yaml_node *n;
     if ((n = sf_yaml_take(rs, "points"))) read_receiver_points(r, n, c, &capacity);
@@ -319,8 +322,9 @@ static void read_output(cfg_reader *r, sf_yaml_node *root, sf_config *c)
     sf_yaml_node *o = cfg_section(r, root, "output", "", 1);
     if (!o) return;
     cfg_string(r, o, "gather", "output", 1, &c->gather_path, &c->gather_mark);
+    cfg_string(r, o, "segy", "output", 0, &c->segy_path, &c->segy_mark);
     cfg_boolean(r, o, "overwrite", "output", &c->overwrite);
-    cfg_reject_unknown(r, o, "output", "gather, overwrite");
+    cfg_reject_unknown(r, o, "output", "gather, segy, overwrite");
 }
 
 static void read_run(cfg_reader *r, sf_yaml_node *root, sf_config *c)
@@ -430,6 +434,7 @@ void sf_config_free(sf_config *c)
     free(c->model.path);
     free(c->receivers.position);
     free(c->gather_path);
+    free(c->segy_path);
     memset(c, 0, sizeof *c);
 }
 

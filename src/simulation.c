@@ -3,6 +3,7 @@
 #include "sf_gather.h"
 #include "sf_layout.h"
 #include "sf_output.h"
+#include "sf_segy.h"
 #include "sf_wavelet.h"
 
 #include <math.h>
@@ -72,6 +73,76 @@ static void check_dispersion(const sf_simulation *s)
             s->model.vmin / (RICKER_UPPER_FACTOR * h * MIN_POINTS_PER_WAVELENGTH));
 }
 
+/* What the gather writers need to know about the shot. */
+static sf_gather_info gather_info(const sf_simulation *s)
+{
+    const sf_config *c = s->cfg;
+    sf_gather_info info = {
+        .path = c->gather_path,
+        .nrec = c->receivers.count,
+        .nsamples = s->resampler.nsamples,
+        .interval = s->interval,
+        .simulation_dt = s->dt,
+        .receiver_position = (const double(*)[3])c->receivers.position,
+        .source_position = c->source.position,
+        .source_frequency = c->source.frequency,
+        .source_delay = c->source.delay,
+        .config_text = c->text,
+        .config_path = c->source_path,
+        .physics = "acoustic",
+        .order = c->order,
+        .shot_number = 1,
+    };
+    memcpy(info.grid_n, c->n, sizeof info.grid_n);
+    memcpy(info.grid_spacing, c->spacing, sizeof info.grid_spacing);
+    memcpy(info.grid_origin, c->origin, sizeof info.grid_origin);
+    return info;
+}
+
+/* SEG-Y stores the interval as whole microseconds and the sample count in
+ * 16 bits: a job whose record does not fit must fail before time stepping,
+ * not when its results are written. */
+static void check_segy_sampling(const sf_simulation *s)
+{
+    const sf_config *c = s->cfg;
+    char reason[512];
+    int us;
+    long nsamples = s->resampler.nsamples;
+    if (sf_segy_interval_us(s->interval, nsamples, &us, reason, sizeof reason) != 0) {
+        const char *defaulted =
+            c->receivers.sampling > 0 ? "" : "not given (or auto), so records are sampled at dt; ";
+        sf_config_report(c, c->receivers.sampling_mark,
+                         "receivers.sampling: %sfor output.segy, %s", defaulted, reason);
+        sf_exit_collective();
+    }
+    if (nsamples > SF_SEGY_SIGNED_SAMPLES)
+        sf_warn("%s:%d:%d: receivers.sampling: %ld samples per trace; SEG-Y readers that take "
+                "the count as signed (segyio 1.8 and older) read at most %d",
+                c->source_path, c->receivers.sampling_mark.line,
+                c->receivers.sampling_mark.column, nsamples, SF_SEGY_SIGNED_SAMPLES);
+}
+
+/* Coordinates lose precision (a warning) or do not fit at all (an error)
+ * in SEG-Y's 32-bit integers; both are known before the run. */
+static void check_segy_coordinates(const sf_simulation *s)
+{
+    const sf_config *c = s->cfg;
+    char reason[512];
+    sf_gather_info info = gather_info(s);
+    sf_segy_plan plan;
+    if (sf_segy_plan_headers(&info, &plan, reason, sizeof reason) != 0) {
+        sf_config_report(c, c->segy_mark, "output.segy: %s", reason);
+        sf_exit_collective();
+    }
+    if (plan.coordinate_scalar != SF_SEGY_CENTIMETRES ||
+        plan.elevation_scalar != SF_SEGY_CENTIMETRES)
+        sf_warn("%s:%d:%d: output.segy: coordinates too large for centimetres in 32 bits; "
+                "x and y are stored in %s (scalar %d), elevations and depths in %s (scalar %d)",
+                c->source_path, c->segy_mark.line, c->segy_mark.column,
+                sf_segy_precision(plan.coordinate_scalar), plan.coordinate_scalar,
+                sf_segy_precision(plan.elevation_scalar), plan.elevation_scalar);
+}
+
 static void resolve_record(sf_simulation *s)
 {
     const sf_config *c = s->cfg;
@@ -79,6 +150,9 @@ static void resolve_record(sf_simulation *s)
     s->interval = c->receivers.sampling > 0 ? c->receivers.sampling : s->dt;
     sf_resampler_init(&s->resampler, s->dt, s->interval, duration);
     s->steps = s->resampler.levels - 1;
+    if (!c->segy_path) return;
+    check_segy_sampling(s);
+    check_segy_coordinates(s);
 }
 
 static void build_cpml(sf_simulation *s)
@@ -309,27 +383,20 @@ void sf_simulation_run(sf_simulation *s, int progress)
 void sf_simulation_write(sf_simulation *s)
 {
     const sf_config *c = s->cfg;
-    sf_gather_info info = {
-        .path = c->gather_path,
-        .nrec = c->receivers.count,
-        .nsamples = s->resampler.nsamples,
-        .interval = s->interval,
-        .simulation_dt = s->dt,
-        .receiver_position = (const double(*)[3])c->receivers.position,
-        .source_position = c->source.position,
-        .source_frequency = c->source.frequency,
-        .source_delay = c->source.delay,
-        .config_text = c->text,
-        .config_path = c->source_path,
-        .physics = "acoustic",
-        .order = c->order,
-    };
+    sf_gather_info info = gather_info(s);
     sf_timer_start(&s->timers);
     sf_gather_write_hdf5(&info, s->slab.comm, s->acq.receiver_count, s->acq.receiver_global,
                          s->traces);
     sf_timer_stop(&s->timers, SF_PHASE_IO);
     sf_info("seisfd: gather written to %s (%ld traces x %ld samples at %.6g s)", c->gather_path,
             info.nrec, info.nsamples, info.interval);
+    if (!c->segy_path) return;
+    info.path = c->segy_path;
+    sf_timer_start(&s->timers);
+    sf_gather_write_segy(&info, s->slab.comm, s->acq.receiver_count, s->acq.receiver_global,
+                         s->traces);
+    sf_timer_stop(&s->timers, SF_PHASE_IO);
+    sf_info("seisfd: SEG-Y gather written to %s", c->segy_path);
 }
 
 enum { REPORT_EXPOSED = SF_PHASE_COUNT, REPORT_HIDDEN, REPORT_LOOP, REPORT_COLUMNS };
@@ -410,23 +477,46 @@ void sf_simulation_free(sf_simulation *s)
     free(s->traces);
 }
 
+typedef struct {
+    const char *path;         /* NULL when the job does not ask for it */
+    sf_mark mark;
+    const char *key;          /* under output. */
+} output_target;
+
+/* Rank 0: why target t cannot be written, or 0. */
+static int output_problem(const sf_config *c, const output_target *targets, int t, char *reason,
+                          size_t len)
+{
+    const char *path = targets[t].path;
+    for (int u = 0; u < t; ++u)
+        if (targets[u].path && !strcmp(targets[u].path, path)) {
+            snprintf(reason, len, "'%s' is also output.%s; give each output its own path", path,
+                     targets[u].key);
+            return 1;
+        }
+    if (!c->overwrite && sf_output_exists(path)) {
+        snprintf(reason, len, "'%s' already exists; remove it or set output.overwrite: true",
+                 path);
+        return 1;
+    }
+    return sf_output_make_parents(path, reason, len) != 0 ||
+           sf_output_check_writable(path, reason, len) != 0;
+}
+
 void sf_check_outputs(const sf_config *c, MPI_Comm comm)
 {
-    int rank, problem = 0;
-    char reason[512] = "";
-    MPI_Comm_rank(comm, &rank);
-    if (rank == 0) {
-        if (!c->overwrite && sf_output_exists(c->gather_path)) {
-            problem = 1;
-            snprintf(reason, sizeof reason, "'%s' already exists; remove it or set "
-                     "output.overwrite: true", c->gather_path);
-        } else if (sf_output_make_parents(c->gather_path, reason, sizeof reason) != 0 ||
-                   sf_output_check_writable(c->gather_path, reason, sizeof reason) != 0) {
-            problem = 1;
-        }
+    const output_target targets[] = {
+        {c->gather_path, c->gather_mark, "gather"},
+        {c->segy_path, c->segy_mark, "segy"},
+    };
+    int rank, problems = 0;
+    SF_MPI_CHECK(MPI_Comm_rank(comm, &rank), "checking outputs");
+    for (int t = 0; rank == 0 && t < (int)(sizeof targets / sizeof targets[0]); ++t) {
+        char reason[512] = "";
+        if (!targets[t].path || !output_problem(c, targets, t, reason, sizeof reason)) continue;
+        sf_config_report(c, targets[t].mark, "output.%s: %s", targets[t].key, reason);
+        ++problems;
     }
-    SF_MPI_CHECK(MPI_Bcast(&problem, 1, MPI_INT, 0, comm), "checking outputs");
-    if (!problem) return;
-    sf_config_report(c, c->gather_mark, "output.gather: %s", reason);
-    sf_exit_collective();
+    SF_MPI_CHECK(MPI_Bcast(&problems, 1, MPI_INT, 0, comm), "checking outputs");
+    if (problems) sf_exit_collective();
 }

@@ -1,0 +1,227 @@
+#!/usr/bin/env python3
+"""Pictures of seisfd outputs (PNG).
+
+  seisfd_plot.py gather GATHER.h5 OUT.png [--clip P] [--wiggle auto|on|off] [--title T]
+  seisfd_plot.py snapshot SNAPSHOTS.h5 OUT.png [--step N | --time T] [--point X Y Z]
+                 [--field F] [--clip P] [--title T]
+
+Amplitudes are shown on a symmetric colour scale clipped at the P-th
+percentile of |amplitude| (default 99), so a few large values near the
+source do not wash out the rest."""
+import argparse
+import os
+import sys
+
+import numpy as np
+
+import matplotlib
+matplotlib.use("Agg")   # files only: no display is needed or wanted
+import matplotlib.pyplot as plt  # noqa: E402  (must follow the backend choice)
+
+try:
+    import h5py
+except ImportError:  # reported as a clear message by main()
+    h5py = None
+
+WIGGLE_AUTO_MAX_TRACES = 48
+WIGGLE_EXCURSION = 0.8     # trace spacings reached by an amplitude at the clip level
+DPI = 100
+COLOUR_MAP = "seismic"
+
+
+class PlotError(Exception):
+    """A problem with the input, reported to the user as one line."""
+
+
+def open_hdf5(path):
+    if not os.path.isfile(path):
+        raise PlotError(f"no such file: '{path}'")
+    if h5py is None:
+        raise PlotError("python3-h5py is not installed (apt-get install python3-h5py)")
+    try:
+        return h5py.File(path, "r")
+    except OSError as e:
+        raise PlotError(f"'{path}' is not a readable HDF5 file ({e})")
+
+
+def clip_level(values, percentile):
+    """The amplitude at the percentile of |values|; 1 for an all-zero input
+    so that the colour scale stays defined."""
+    level = float(np.percentile(np.abs(values), percentile)) if values.size else 0.0
+    return level if level > 0 and np.isfinite(level) else 1.0
+
+
+def read_gather(path):
+    with open_hdf5(path) as f:
+        if "traces" not in f or f["traces"].ndim != 2 or "dt" not in f.attrs:
+            raise PlotError(f"'{path}' is not a seisfd gather (no 2-D /traces with a dt "
+                            "attribute); for snapshot files use: seisfd_plot.py snapshot")
+        return f["traces"][:], float(f.attrs["dt"]), float(f.attrs.get("t0", 0.0))
+
+
+def draw_wiggles(ax, traces, t, clip):
+    for i, trace in enumerate(traces):
+        x = i + WIGGLE_EXCURSION * np.clip(trace / clip, -1.0, 1.0)
+        ax.plot(x, t, color="black", linewidth=0.5)
+        ax.fill_betweenx(t, i, x, where=x > i, color="black", linewidth=0, interpolate=True)
+
+
+def plot_gather(args):
+    traces, dt, t0 = read_gather(args.input)
+    nrec, nsamples = traces.shape
+    if nrec == 0 or nsamples == 0:
+        raise PlotError(f"'{args.input}' holds no samples ({nrec} x {nsamples})")
+    t = t0 + dt * np.arange(nsamples)
+    clip = clip_level(traces, args.clip)
+    fig, ax = plt.subplots(figsize=(8, 6), layout="constrained")
+    image = ax.imshow(traces.T, aspect="auto", cmap=COLOUR_MAP, vmin=-clip, vmax=clip,
+                      extent=(-0.5, nrec - 0.5, t[-1] + dt / 2, t[0] - dt / 2),
+                      interpolation="nearest")
+    wiggle = args.wiggle == "on" or (args.wiggle == "auto" and nrec <= WIGGLE_AUTO_MAX_TRACES)
+    if wiggle:
+        draw_wiggles(ax, traces, t, clip)
+    ax.set_xlim(-0.5, nrec - 0.5)
+    ax.set_ylim(t[-1], t[0])
+    ax.set_xlabel("receiver index")
+    ax.set_ylabel("time (s)")
+    ax.set_title(args.title or f"{os.path.basename(args.input)}: {nrec} traces, "
+                               f"{nsamples} samples at {dt * 1e3:g} ms")
+    fig.colorbar(image, ax=ax, label=f"pressure (clipped at the {args.clip:g}th percentile)")
+    save(fig, args.output)
+
+
+def snapshot_layout(f, path):
+    group = f.get("snapshots")
+    needed = ("origin", "spacing", "dims", "steps", "times")
+    if not isinstance(group, h5py.Group) or any(k not in group.attrs for k in needed):
+        raise PlotError(f"'{path}' is not a seisfd snapshot file (no /snapshots group with "
+                        f"attributes {', '.join(needed)}); for gathers use: seisfd_plot.py gather")
+    a = group.attrs
+    return (group, np.asarray(a["origin"], float), np.asarray(a["spacing"], float),
+            np.asarray(a["dims"], int), np.asarray(a["steps"], int), np.asarray(a["times"], float))
+
+
+def choose_step(args, steps, times, path):
+    if len(steps) == 0:
+        raise PlotError(f"'{path}' holds no snapshots")
+    if args.step is not None:
+        if args.step not in steps:
+            shown = ", ".join(str(s) for s in steps[:20]) + (", ..." if len(steps) > 20 else "")
+            raise PlotError(f"step {args.step} is not in '{path}' (stored steps: {shown})")
+        return args.step
+    if args.time is not None:
+        return int(steps[int(np.argmin(np.abs(times - args.time)))])
+    return int(steps[-1])
+
+
+def slice_indices(point, origin, spacing, dims):
+    """Nearest stored sample to the point (x, y, z), as (i, j, k)."""
+    index = np.rint((np.asarray(point, float) - origin) / spacing).astype(int)
+    if np.any(index < 0) or np.any(index >= dims):
+        far = origin + spacing * (dims - 1)
+        raise PlotError("point ({:g}, {:g}, {:g}) m lies outside the snapshot volume "
+                        "x {:g}..{:g}, y {:g}..{:g}, z {:g}..{:g} m".format(
+                            *point, origin[0], far[0], origin[1], far[1], origin[2], far[2]))
+    return index
+
+
+def read_slices(group, field, step, index, dims, path):
+    name = f"{field}/{step:08d}"
+    if name not in group:
+        fields = ", ".join(sorted(k for k in group.keys() if isinstance(group[k], h5py.Group)))
+        raise PlotError(f"'{path}' has no snapshot /snapshots/{name} (fields: {fields or 'none'})")
+    data = group[name]
+    if tuple(data.shape) != tuple(dims[::-1]):
+        raise PlotError(f"/snapshots/{name} in '{path}' has shape {data.shape}, but the dims "
+                        f"attribute says [nz][ny][nx] = {tuple(dims[::-1])}")
+    i, j, k = index
+    time = float(data.attrs["time"]) if "time" in data.attrs else None
+    return data[k, :, :], data[:, j, :], data[:, :, i], time
+
+
+def plot_snapshot(args):
+    with open_hdf5(args.input) as f:
+        group, origin, spacing, dims, steps, times = snapshot_layout(f, args.input)
+        step = choose_step(args, steps, times, args.input)
+        point = args.point if args.point else origin + spacing * (dims - 1) / 2
+        index = slice_indices(point, origin, spacing, dims)
+        xy, xz, yz, time = read_slices(group, args.field, step, index, dims, args.input)
+    lo = origin - spacing / 2
+    hi = origin + spacing * (dims - 0.5)
+    clip = clip_level(np.concatenate([xy.ravel(), xz.ravel(), yz.ravel()]), args.clip)
+    at = origin + spacing * index
+    fig, axes = plt.subplots(1, 3, figsize=(15, 5), layout="constrained")
+    panels = (
+        (xy, (lo[0], hi[0], lo[1], hi[1]), "lower", "x (m)", "y (m)", f"z = {at[2]:g} m",
+         (at[0], at[1])),
+        (xz, (lo[0], hi[0], hi[2], lo[2]), "upper", "x (m)", "z (m, depth)", f"y = {at[1]:g} m",
+         (at[0], at[2])),
+        (yz, (lo[1], hi[1], hi[2], lo[2]), "upper", "y (m)", "z (m, depth)", f"x = {at[0]:g} m",
+         (at[1], at[2])),
+    )
+    for ax, (values, extent, origin_corner, xlabel, ylabel, where, cross) in zip(axes, panels):
+        image = ax.imshow(values, cmap=COLOUR_MAP, vmin=-clip, vmax=clip, extent=extent,
+                          origin=origin_corner, interpolation="nearest")
+        ax.axvline(cross[0], color="grey", linewidth=0.5, linestyle="--")
+        ax.axhline(cross[1], color="grey", linewidth=0.5, linestyle="--")
+        ax.set_xlabel(xlabel)
+        ax.set_ylabel(ylabel)
+        ax.set_title(where)
+    when = f"t = {time:g} s, " if time is not None else ""
+    fig.suptitle(args.title or f"{args.field}: {when}step {step}")
+    fig.colorbar(image, ax=axes, shrink=0.8, label=f"{args.field} (clipped at the "
+                                                    f"{args.clip:g}th percentile)")
+    save(fig, args.output)
+
+
+def save(fig, path):
+    try:
+        fig.savefig(path, dpi=DPI)
+    except OSError as e:
+        raise PlotError(f"cannot write '{path}': {e.strerror or e}")
+    finally:
+        plt.close(fig)
+    print(path)
+
+
+def percentile(text):
+    value = float(text)
+    if not 0 < value <= 100:
+        raise argparse.ArgumentTypeError(f"{text} is not a percentile (allowed: 0 < P <= 100)")
+    return value
+
+
+def parse(argv):
+    p = argparse.ArgumentParser(prog="seisfd_plot.py", description=__doc__.split("\n")[0])
+    sub = p.add_subparsers(dest="kind", required=True)
+    g = sub.add_parser("gather", help="traces as variable density (and wiggles)")
+    g.add_argument("--wiggle", choices=("auto", "on", "off"), default="auto",
+                   help=f"auto: wiggles when there are at most {WIGGLE_AUTO_MAX_TRACES} traces")
+    s = sub.add_parser("snapshot", help="three orthogonal slices of one wavefield snapshot")
+    which = s.add_mutually_exclusive_group()
+    which.add_argument("--step", type=int, help="time step of the snapshot (default: the last)")
+    which.add_argument("--time", type=float, help="the snapshot nearest this time, s")
+    s.add_argument("--point", type=float, nargs=3, metavar=("X", "Y", "Z"),
+                   help="where the slices cross, metres (default: the centre)")
+    s.add_argument("--field", default="p", help="snapshot field (default: p)")
+    for q in (g, s):
+        q.add_argument("input", help="HDF5 file written by seisfd")
+        q.add_argument("output", help="PNG file to write")
+        q.add_argument("--clip", type=percentile, default=99.0,
+                       help="percentile of |amplitude| at which colours saturate (default 99)")
+        q.add_argument("--title", help="title of the picture")
+    return p.parse_args(argv)
+
+
+def main(argv=None):
+    args = parse(argv)
+    try:
+        (plot_gather if args.kind == "gather" else plot_snapshot)(args)
+    except PlotError as e:
+        print(f"seisfd_plot: error: {e}", file=sys.stderr)
+        return 1
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
