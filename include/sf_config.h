@@ -9,7 +9,9 @@ typedef struct {
     int line, column;
 } sf_mark;
 
-typedef enum { SF_MODEL_HOMOGENEOUS, SF_MODEL_LAYERED, SF_MODEL_RAW } sf_model_kind;
+typedef enum { SF_MODEL_HOMOGENEOUS, SF_MODEL_LAYERED, SF_MODEL_RAW, SF_MODEL_HDF5,
+               SF_MODEL_SEGY } sf_model_kind;
+typedef enum { SF_INTERP_LINEAR, SF_INTERP_NEAREST } sf_interpolation;
 typedef enum { SF_ENDIAN_LITTLE, SF_ENDIAN_BIG } sf_endian;
 typedef enum { SF_DEVICE_AUTO, SF_DEVICE_CPU, SF_DEVICE_CUDA } sf_device_kind;
 
@@ -23,10 +25,20 @@ typedef struct {
     double vp;                /* homogeneous */
     sf_layer *layers;         /* layered, sorted by top */
     int nlayers;
-    char *path;               /* raw file */
-    long dims[3];             /* raw file dimensions nx, ny, nz */
-    sf_endian endian;
+    /* Model files (raw, hdf5, segy) on a grid of their own. */
+    char *path;
     sf_mark path_mark;
+    char *dataset;            /* hdf5: the velocity dataset */
+    long dims[3];             /* samples along x, y, z; 0 = from the file */
+    sf_mark dims_mark;
+    sf_endian endian;         /* raw */
+    double origin[3], spacing[3];
+    int origin_given, spacing_given;
+    sf_mark origin_mark, spacing_mark;
+    sf_interpolation interpolation;
+    int extend;               /* repeat edge values where the grid reaches past the model */
+    double vp_range[2];       /* accepted velocities, m/s */
+    sf_mark mark;             /* the model section */
 } sf_model_config;
 
 typedef struct {
@@ -81,6 +93,12 @@ typedef struct {
     char *segy_path;          /* NULL: no SEG-Y copy of the gather */
     sf_mark segy_mark;
     int overwrite;
+    char *snapshot_path;      /* NULL: no snapshots */
+    sf_mark snapshot_mark;
+    long snapshot_every;      /* steps between snapshots */
+    long snapshot_decimation[3];
+    char *model_output_path;  /* NULL: the model on the grid is not written */
+    sf_mark model_output_mark;
 
     sf_device_kind device;
     double progress_interval; /* seconds between progress lines */

@@ -20,4 +20,8 @@ int sf_output_exists(const char *path);
 /* Renames the finished temporary file to path; 0 or -1 with reason. */
 int sf_output_commit(const char *path, char *reason, size_t len);
 
+/* Free bytes for unprivileged writers on the file system that will hold
+ * path, and that file system's device number; 0, or -1 if unknown. */
+int sf_output_free_space(const char *path, double *bytes, unsigned long *device);
+
 #endif

@@ -48,7 +48,4 @@ void sf_simulation_report(const sf_simulation *s);
 long sf_simulation_timed_steps(const sf_simulation *s);
 void sf_simulation_free(sf_simulation *s);
 
-/* Refuses to start when an output exists and overwrite is off. */
-void sf_check_outputs(const sf_config *cfg, MPI_Comm comm);
-
 #endif

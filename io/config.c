@@ -115,40 +115,66 @@ static void read_layers(cfg_reader *r, sf_yaml_node *m, sf_config *c)
                     c->model.layers[0].top, c->origin[2]);
 }
 
-static void read_raw_model(cfg_reader *r, sf_yaml_node *m, sf_config *c)
+/* The accepted velocities of a model file; values outside are reported
+ * as errors with their index. */
+static const double DEFAULT_VP_RANGE[2] = {100.0, 15000.0};
+
+static void read_model_grid(cfg_reader *r, sf_yaml_node *m, sf_model_config *mc)
 {
-    cfg_string(r, m, "path", "model", 1, &c->model.path, &c->model.path_mark);
     double dims[3] = {0, 0, 0};
-    sf_mark dims_mark = cfg_mark(m);
-    if (cfg_vector_key(r, m, "dims", "model", 3, (cfg_range){1, MAX_GRID_POINTS, 0, 0}, 1, dims,
-                       &dims_mark) > 0) {
+    /* HDF5 datasets carry their shape; raw files cannot; SEG-Y may need it. */
+    if (mc->kind != SF_MODEL_HDF5 &&
+        cfg_vector_key(r, m, "dims", "model", 3, (cfg_range){1, MAX_GRID_POINTS, 0, 0},
+                       mc->kind == SF_MODEL_RAW, dims, &mc->dims_mark) > 0) {
         for (int a = 0; a < 3; ++a) {
-            c->model.dims[a] = (long)dims[a];
+            mc->dims[a] = (long)dims[a];
             if (dims[a] != floor(dims[a]))
-                cfg_problem(r, dims_mark.line, dims_mark.column, "model.dims",
+                cfg_problem(r, mc->dims_mark.line, mc->dims_mark.column, "model.dims",
                             "dimensions must be whole numbers");
         }
-        for (int a = 0; a < 3; ++a)
-            if (c->model.dims[a] != c->n[a]) {
-                cfg_problem(r, dims_mark.line, dims_mark.column, "model.dims",
-                            "[%ld, %ld, %ld] differ from the grid [%ld, %ld, %ld]; a raw model "
-                            "must have the grid's dimensions",
-                            c->model.dims[0], c->model.dims[1], c->model.dims[2], c->n[0],
-                            c->n[1], c->n[2]);
-                break;
-            }
     }
-    int endian = 0;
-    cfg_choice(r, m, "endian", "model", "little|big", 0, &endian, NULL);
-    c->model.endian = endian ? SF_ENDIAN_BIG : SF_ENDIAN_LITTLE;
+    mc->origin_given = cfg_vector_key(r, m, "origin", "model", 3, ANY, 0, mc->origin,
+                                      &mc->origin_mark) > 0;
+    mc->spacing_given = cfg_vector_key(r, m, "spacing", "model", 3, (cfg_range){0, 1e6, 1, 0},
+                                       mc->kind == SF_MODEL_SEGY, mc->spacing,
+                                       &mc->spacing_mark) > 0;
+    int nearest = 0;
+    cfg_choice(r, m, "interpolation", "model", "linear|nearest", 0, &nearest, NULL);
+    mc->interpolation = nearest ? SF_INTERP_NEAREST : SF_INTERP_LINEAR;
+    cfg_boolean(r, m, "extend", "model", &mc->extend);
+    mc->vp_range[0] = DEFAULT_VP_RANGE[0];
+    mc->vp_range[1] = DEFAULT_VP_RANGE[1];
+    sf_mark range_mark;
+    if (cfg_vector_key(r, m, "vp_range", "model", 2, (cfg_range){0, 1e6, 1, 0}, 0, mc->vp_range,
+                       &range_mark) > 0 &&
+        mc->vp_range[0] >= mc->vp_range[1])
+        cfg_problem(r, range_mark.line, range_mark.column, "model.vp_range",
+                    "the minimum (%g) must be below the maximum (%g)", mc->vp_range[0],
+                    mc->vp_range[1]);
+}
+
+static void read_model_file(cfg_reader *r, sf_yaml_node *m, sf_config *c)
+{
+    sf_model_config *mc = &c->model;
+    cfg_string(r, m, "path", "model", 1, &mc->path, &mc->path_mark);
+    if (mc->kind == SF_MODEL_HDF5 && cfg_string(r, m, "dataset", "model", 0, &mc->dataset, NULL) <= 0)
+        mc->dataset = sf_strdup("vp");
+    if (mc->kind == SF_MODEL_RAW) {
+        int endian = 0;
+        cfg_choice(r, m, "endian", "model", "little|big", 0, &endian, NULL);
+        mc->endian = endian ? SF_ENDIAN_BIG : SF_ENDIAN_LITTLE;
+    }
+    read_model_grid(r, m, mc);
 }
 
 static void read_model(cfg_reader *r, sf_yaml_node *root, sf_config *c)
 {
     sf_yaml_node *m = cfg_section(r, root, "model", "", 1);
     if (!m) return;
+    c->model.mark = cfg_mark(m);
     int kind = 0;
-    if (cfg_choice(r, m, "type", "model", "homogeneous|layered|raw", 1, &kind, NULL) <= 0) return;
+    if (cfg_choice(r, m, "type", "model", "homogeneous|layered|raw|hdf5|segy", 1, &kind, NULL) <= 0)
+        return;
     c->model.kind = (sf_model_kind)kind;
     switch (c->model.kind) {
     case SF_MODEL_HOMOGENEOUS:
@@ -160,8 +186,19 @@ static void read_model(cfg_reader *r, sf_yaml_node *root, sf_config *c)
         cfg_reject_unknown(r, m, "model", "type, layers");
         break;
     case SF_MODEL_RAW:
-        read_raw_model(r, m, c);
-        cfg_reject_unknown(r, m, "model", "type, path, dims, endian");
+        read_model_file(r, m, c);
+        cfg_reject_unknown(r, m, "model", "type, path, dims, endian, origin, spacing, "
+                                          "interpolation, extend, vp_range");
+        break;
+    case SF_MODEL_HDF5:
+        read_model_file(r, m, c);
+        cfg_reject_unknown(r, m, "model", "type, path, dataset, origin, spacing, interpolation, "
+                                          "extend, vp_range");
+        break;
+    case SF_MODEL_SEGY:
+        read_model_file(r, m, c);
+        cfg_reject_unknown(r, m, "model", "type, path, dims, origin, spacing, interpolation, "
+                                          "extend, vp_range");
         break;
     }
 }
@@ -317,6 +354,36 @@ static void read_receivers(cfg_reader *r, sf_yaml_node *root, sf_config *c)
                     "give at least one of points, line or grid");
 }
 
+static void read_decimation(cfg_reader *r, sf_yaml_node *snap, sf_config *c)
+{
+    sf_yaml_node *n = sf_yaml_take(snap, "decimation");
+    if (!n) return;
+    double d[3];
+    long single;
+    if (n->kind == SF_YAML_SEQUENCE) {
+        if (cfg_vector(r, n, "output.snapshots.decimation", 3, (cfg_range){1, 1000, 0, 0}, d) <= 0)
+            return;
+        for (int a = 0; a < 3; ++a) {
+            c->snapshot_decimation[a] = (long)d[a];
+            if (d[a] != (double)(long)d[a])
+                cfg_problem(r, n->line, n->column, "output.snapshots.decimation",
+                            "decimation factors must be whole numbers");
+        }
+    } else if (cfg_integer_node(r, n, "output.snapshots.decimation", 1, 1000, &single) > 0) {
+        for (int a = 0; a < 3; ++a) c->snapshot_decimation[a] = single;
+    }
+}
+
+static void read_snapshots(cfg_reader *r, sf_yaml_node *o, sf_config *c)
+{
+    sf_yaml_node *snap = cfg_section(r, o, "snapshots", "output", 0);
+    if (!snap) return;
+    cfg_string(r, snap, "path", "output.snapshots", 1, &c->snapshot_path, &c->snapshot_mark);
+    cfg_integer(r, snap, "every", "output.snapshots", 1, 100000000, 1, &c->snapshot_every, NULL);
+    read_decimation(r, snap, c);
+    cfg_reject_unknown(r, snap, "output.snapshots", "path, every, decimation");
+}
+
 static void read_output(cfg_reader *r, sf_yaml_node *root, sf_config *c)
 {
     sf_yaml_node *o = cfg_section(r, root, "output", "", 1);
@@ -324,7 +391,9 @@ static void read_output(cfg_reader *r, sf_yaml_node *root, sf_config *c)
     cfg_string(r, o, "gather", "output", 1, &c->gather_path, &c->gather_mark);
     cfg_string(r, o, "segy", "output", 0, &c->segy_path, &c->segy_mark);
     cfg_boolean(r, o, "overwrite", "output", &c->overwrite);
-    cfg_reject_unknown(r, o, "output", "gather, segy, overwrite");
+    read_snapshots(r, o, c);
+    cfg_string(r, o, "model", "output", 0, &c->model_output_path, &c->model_output_mark);
+    cfg_reject_unknown(r, o, "output", "gather, segy, overwrite, snapshots, model");
 }
 
 static void read_run(cfg_reader *r, sf_yaml_node *root, sf_config *c)
@@ -385,6 +454,7 @@ static void set_defaults(sf_config *c)
     c->source.amplitude = 1.0;
     c->progress_interval = 5.0;
     c->device = SF_DEVICE_AUTO;
+    for (int a = 0; a < 3; ++a) c->snapshot_decimation[a] = 1;
 }
 
 int sf_config_parse(const char *text, size_t length, const char *path, sf_config *c)
@@ -432,8 +502,11 @@ void sf_config_free(sf_config *c)
     free(c->text);
     free(c->model.layers);
     free(c->model.path);
+    free(c->model.dataset);
     free(c->receivers.position);
     free(c->gather_path);
+    free(c->snapshot_path);
+    free(c->model_output_path);
     free(c->segy_path);
     memset(c, 0, sizeof *c);
 }

@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/statvfs.h>
 #include <unistd.h>
 
 void sf_output_partial_name(const char *path, char *out, size_t len)
@@ -70,5 +71,24 @@ int sf_output_commit(const char *path, char *reason, size_t len)
         snprintf(reason, len, "cannot rename '%s' to '%s': %s", partial, path, strerror(errno));
         return -1;
     }
+    return 0;
+}
+
+int sf_output_free_space(const char *path, double *bytes, unsigned long *device)
+{
+    char dir[4096];
+    snprintf(dir, sizeof dir, "%s", path);
+    char *slash = strrchr(dir, '/');
+    if (!slash)
+        snprintf(dir, sizeof dir, ".");
+    else if (slash == dir)
+        slash[1] = '\0';
+    else
+        *slash = '\0';
+    struct statvfs fs;
+    struct stat st;
+    if (statvfs(dir, &fs) != 0 || stat(dir, &st) != 0) return -1;
+    *bytes = (double)fs.f_bavail * (double)fs.f_frsize;
+    *device = (unsigned long)st.st_dev;
     return 0;
 }

@@ -3,6 +3,7 @@
 #include "sf_config.h"
 #include "sf_device.h"
 #include "sf_error.h"
+#include "sf_output_plan.h"
 #include "sf_simulation.h"
 #include "sf_version.h"
 
@@ -30,6 +31,7 @@ static int run_job(const char *path, int execute)
     sf_simulation_summary(&sim);
     sf_backend_print_placement(ops, MPI_COMM_WORLD);
     if (execute) {
+        sf_check_output_space(&sim);
         sf_simulation_run(&sim, 1);
         sf_simulation_write(&sim);
         sf_simulation_report(&sim);

@@ -1,13 +1,16 @@
 #include "sf_model.h"
 #include "sf_error.h"
+#include "sf_model_sampling.h"
 #include "sf_raw_io.h"
+#include "sf_volume.h"
 
 #include <limits.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
-enum { VP_MIN = 10, VP_MAX = 20000 };  /* the range the job file accepts */
+typedef char reason_text[512];
 
 static double layered_velocity(const sf_model_config *m, double depth)
 {
@@ -16,54 +19,159 @@ static double layered_velocity(const sf_model_config *m, double depth)
     return v;
 }
 
-static void read_raw(const sf_config *c, const sf_slab *slab, float *vp)
+/* Ends the run when a step failed on any rank, with the message of the
+ * lowest failing rank, pointing at the job file's model.path. */
+static void fail_if_any(const sf_config *c, const sf_slab *slab, int failed, const char *reason)
 {
-    char reason[256] = "";
-    long long expected = (long long)c->n[0] * c->n[1] * c->n[2] * (long long)sizeof(float);
-    long long size = 0;
-    if (slab->rank == 0) size = sf_raw_file_size(c->model.path, reason, sizeof reason);
-    SF_MPI_CHECK(MPI_Bcast(&size, 1, MPI_LONG_LONG, 0, slab->comm), "sharing the model size");
-    if (size < 0)
-        sf_fail_collective("%s:%d:%d: model.path: cannot read '%s': %s", c->source_path,
-                           c->model.path_mark.line, c->model.path_mark.column, c->model.path,
-                           reason);
-    if (size != expected)
-        sf_fail_collective("%s:%d:%d: model.path: '%s' holds %lld bytes, but dims %ld x %ld x %ld "
-                           "of float32 need %lld",
-                           c->source_path, c->model.path_mark.line, c->model.path_mark.column,
-                           c->model.path, size, c->n[0], c->n[1], c->n[2], expected);
-    if (sf_raw_read_planes(c->model.path, c->n[0], c->n[1], slab->z0, slab->nz, c->model.endian,
-                           vp, reason, sizeof reason) != 0)
-        sf_fatal("reading planes %ld..%ld of model file '%s': %s", slab->z0,
-                 slab->z0 + slab->nz - 1, c->model.path, reason);
+    int mine = failed ? slab->rank : INT_MAX, first;
+    SF_MPI_CHECK(MPI_Allreduce(&mine, &first, 1, MPI_INT, MPI_MIN, slab->comm), "model errors");
+    if (first == INT_MAX) return;
+    reason_text text;
+    snprintf(text, sizeof text, "%s", reason);
+    SF_MPI_CHECK(MPI_Bcast(text, sizeof text, MPI_CHAR, first, slab->comm), "model errors");
+    sf_config_report(c, c->model.path_mark, "model.path: %s", text);
+    sf_exit_collective();
 }
 
-/* Finds the first invalid velocity over all ranks and reports it once. */
-static void check_values(const sf_config *c, const sf_slab *slab, const float *vp)
+static void raw_shape(const sf_config *c, const sf_slab *slab, sf_volume_grid *g)
 {
-    long plane = c->n[0] * c->n[1], count = plane * slab->nz, bad_local = LONG_MAX;
-    for (long n = 0; n < count; ++n)
-        if (!(vp[n] >= VP_MIN && vp[n] <= VP_MAX)) {  /* NaN fails both */
-            bad_local = slab->z0 * plane + n;
+    const sf_model_config *mc = &c->model;
+    memcpy(g->n, mc->dims, sizeof g->n);
+    snprintf(g->name, sizeof g->name, "%s", mc->path);
+    reason_text reason = "";
+    long long expected = (long long)g->n[0] * g->n[1] * g->n[2] * (long long)sizeof(float);
+    long long size = slab->rank == 0 ? sf_raw_file_size(mc->path, reason, sizeof reason) : 0;
+    SF_MPI_CHECK(MPI_Bcast(&size, 1, MPI_LONG_LONG, 0, slab->comm), "sharing the model size");
+    if (size >= 0 && size != expected)
+        snprintf(reason, sizeof reason, "'%s' holds %lld bytes, but dims %ld x %ld x %ld of float32 "
+                 "need %lld", mc->path, size, g->n[0], g->n[1], g->n[2], expected);
+    else if (size < 0) {
+        char why[256];
+        snprintf(why, sizeof why, "%s", reason);
+        snprintf(reason, sizeof reason, "cannot read '%s': %s", mc->path, why);
+    }
+    fail_if_any(c, slab, slab->rank == 0 && size != expected, reason);
+}
+
+/* SEG-Y headers are read once, on rank 0, and shared. */
+static void segy_shape(const sf_config *c, const sf_slab *slab, sf_volume_grid *g)
+{
+    const sf_model_config *mc = &c->model;
+    reason_text reason = "";
+    int failed = 0;
+    if (slab->rank == 0)
+        failed = sf_segy_volume_shape(mc->path, mc->dims[0] ? mc->dims : NULL, g, reason,
+                                      sizeof reason) != 0;
+    fail_if_any(c, slab, failed, reason);
+    SF_MPI_CHECK(MPI_Bcast(g, sizeof *g, MPI_BYTE, 0, slab->comm), "sharing the model shape");
+}
+
+static void file_shape(const sf_config *c, const sf_slab *slab, sf_volume_grid *g)
+{
+    const sf_model_config *mc = &c->model;
+    reason_text reason = "";
+    memset(g, 0, sizeof *g);
+    switch (mc->kind) {
+    case SF_MODEL_RAW: raw_shape(c, slab, g); break;
+    case SF_MODEL_SEGY: segy_shape(c, slab, g); break;
+    default:
+        fail_if_any(c, slab, sf_hdf5_volume_shape(mc->path, mc->dataset, slab->comm, g, reason,
+                                                  sizeof reason) != 0,
+                    reason);
+    }
+    /* The job's keys win over the file's attributes; the simulation grid's
+     * origin and spacing are the last resort. */
+    for (int a = 0; a < 3; ++a) {
+        g->origin[a] = mc->origin_given ? mc->origin[a] : g->has_origin ? g->origin[a] : c->origin[a];
+        g->spacing[a] = mc->spacing_given ? mc->spacing[a]
+                        : g->has_spacing  ? g->spacing[a]
+                                          : c->spacing[a];
+    }
+}
+
+static void check_coverage(const sf_config *c, const sf_volume_grid *g)
+{
+    static const char axis[3] = {'x', 'y', 'z'};
+    if (c->model.extend) return;
+    for (int a = 0; a < 3; ++a) {
+        if (g->n[a] == 1) continue;
+        double lo = g->origin[a], hi = lo + (double)(g->n[a] - 1) * g->spacing[a];
+        double glo = c->origin[a], ghi = glo + (double)(c->n[a] - 1) * c->spacing[a];
+        double tol = 1e-6 * g->spacing[a];
+        if (glo >= lo - tol && ghi <= hi + tol) continue;
+        sf_mark mark = c->model.origin_given ? c->model.origin_mark : c->model.path_mark;
+        sf_config_report(c, mark, "model: '%s' covers %c = %g .. %g m, but the grid spans %c = %g "
+                         ".. %g m; move or enlarge the model (model.origin, model.spacing) or set "
+                         "model.extend: true to repeat its edge values outward",
+                         g->name, axis[a], lo, hi, axis[a], glo, ghi);
+        sf_exit_collective();
+    }
+}
+
+static void read_planes(const sf_config *c, const sf_slab *slab, const sf_volume_grid *g, long k0,
+                        long nk, float *out)
+{
+    const sf_model_config *mc = &c->model;
+    reason_text reason = "";
+    int failed = 0;
+    switch (mc->kind) {
+    case SF_MODEL_RAW:
+        failed = nk > 0 && sf_raw_read_planes(mc->path, g->n[0], g->n[1], k0, nk, mc->endian, out,
+                                              reason, sizeof reason) != 0;
+        break;
+    case SF_MODEL_SEGY:
+        failed = sf_segy_volume_read(mc->path, g, k0, nk, out, reason, sizeof reason) != 0;
+        break;
+    default:
+        failed = sf_hdf5_volume_read(mc->path, mc->dataset, slab->comm, g, k0, nk, out, reason,
+                                     sizeof reason) != 0;
+    }
+    fail_if_any(c, slab, failed, reason);
+}
+
+/* Reports the first velocity outside the accepted range, by its index in
+ * the model file, over all ranks. */
+static void check_values(const sf_config *c, const sf_slab *slab, const sf_volume_grid *g,
+                         const float *planes, long k0, long nk)
+{
+    const double lo = c->model.vp_range[0], hi = c->model.vp_range[1];
+    const long plane = g->n[0] * g->n[1];
+    long bad_local = LONG_MAX;
+    for (long n = 0; n < plane * nk; ++n)
+        if (!(planes[n] >= lo && planes[n] <= hi)) {  /* NaN fails both */
+            bad_local = k0 * plane + n;
             break;
         }
-    long bad = LONG_MAX;
+    long bad;
     SF_MPI_CHECK(MPI_Allreduce(&bad_local, &bad, 1, MPI_LONG, MPI_MIN, slab->comm),
                  "checking model values");
     if (bad == LONG_MAX) return;
-    float value = bad == bad_local ? vp[bad - slab->z0 * plane] : 0.0f;
-    long k = bad / plane, j = (bad % plane) / c->n[0], i = bad % c->n[0];
-    long z0;
-    int owner = 0;
-    for (int r = 0; r < slab->nranks; ++r) {
-        long nz = sf_slab_planes(c->n[2], slab->nranks, r, &z0);
-        if (k >= z0 && k < z0 + nz) owner = r;
-    }
+    int mine = bad == bad_local ? slab->rank : INT_MAX, owner;
+    SF_MPI_CHECK(MPI_Allreduce(&mine, &owner, 1, MPI_INT, MPI_MIN, slab->comm), "model values");
+    float value = bad == bad_local ? planes[bad - k0 * plane] : 0.0f;
     SF_MPI_CHECK(MPI_Bcast(&value, 1, MPI_FLOAT, owner, slab->comm), "reporting a model value");
-    sf_fail_collective("%s: model file '%s': vp at index (i=%ld, j=%ld, k=%ld) is %g; velocities "
-                       "must be finite and within %d..%d m/s",
-                       c->source_path, c->model.path ? c->model.path : "", i, j, k, value, VP_MIN,
-                       VP_MAX);
+    long k = bad / plane, j = (bad % plane) / g->n[0], i = bad % g->n[0];
+    sf_config_report(c, c->model.path_mark,
+                     "model.path: model file '%s': vp at index (i=%ld, j=%ld, k=%ld) is %g; "
+                     "velocities must be finite and within %g..%g m/s (model.vp_range)",
+                     g->name, i, j, k, value, lo, hi);
+    sf_exit_collective();
+}
+
+/* Reads the model planes this slab needs and samples them onto its planes. */
+static void build_from_file(sf_model *m, const sf_config *c, const sf_slab *slab)
+{
+    sf_volume_grid g;
+    file_shape(c, slab, &g);
+    check_coverage(c, &g);
+    long k0, k1;
+    sf_model_plane_range(&g, c, slab->z0, slab->nz, &k0, &k1);
+    size_t count = (size_t)g.n[0] * (size_t)g.n[1] * (size_t)(k1 - k0);
+    float *planes = sf_malloc(count * sizeof(float), "the model planes of this slab");
+    read_planes(c, slab, &g, k0, k1 - k0, planes);
+    check_values(c, slab, &g, planes, k0, k1 - k0);
+    sf_model_resample(&g, planes, k0, c, slab->z0, slab->nz, m->vp);
+    free(planes);
 }
 
 void sf_model_build(sf_model *m, const sf_config *c, const sf_slab *slab)
@@ -81,10 +189,8 @@ void sf_model_build(sf_model *m, const sf_config *c, const sf_slab *slab)
             for (long n = 0; n < plane; ++n) m->vp[k * plane + n] = v;
         }
         break;
-    case SF_MODEL_RAW:
-        read_raw(c, slab, m->vp);
-        check_values(c, slab, m->vp);
-        break;
+    default:
+        build_from_file(m, c, slab);
     }
     double lo = INFINITY, hi = -INFINITY;
     for (long n = 0; n < plane * slab->nz; ++n) {

@@ -4,6 +4,8 @@
 #include "sf_layout.h"
 #include "sf_output.h"
 #include "sf_segy.h"
+#include "sf_snapshot.h"
+#include "sf_volume.h"
 #include "sf_wavelet.h"
 
 #include <math.h>
@@ -337,6 +339,21 @@ static void print_progress(const sf_simulation *s, long done, double started)
             (double)done * s->dt, 100.0 * done / s->steps, rate / 1e6, eta);
 }
 
+/* Stores the current time level of step n in the snapshot file. */
+static void take_snapshot(sf_simulation *s, sf_snapshot_file *f, long n, float *buffer)
+{
+    sf_timer_start(&s->timers);
+    s->ops->fetch_wavefield(s->backend, &f->lattice, buffer);
+    sf_snapshot_write(f, n, (double)n * s->dt, buffer);
+    sf_timer_stop(&s->timers, SF_PHASE_IO);
+}
+
+static float *snapshot_buffer(const sf_snapshot_file *f)
+{
+    size_t count = (size_t)f->planes * (size_t)f->dims[0] * (size_t)f->dims[1];
+    return sf_malloc(count * sizeof(float), "a snapshot of this slab");
+}
+
 void sf_simulation_run(sf_simulation *s, int progress)
 {
     const sf_backend_ops *ops = s->ops;
@@ -345,9 +362,22 @@ void sf_simulation_run(sf_simulation *s, int progress)
                                  (size_t)(s->acq.receiver_count ? s->acq.receiver_count : 1) *
                                  sizeof(float),
                              "a block of receiver samples");
+    const sf_config *c = s->cfg;
+    if (c->model_output_path) {
+        sf_timer_start(&s->timers);
+        sf_hdf5_volume_write(c->model_output_path, s->slab.comm, c->n, c->origin, c->spacing,
+                             s->slab.z0, s->slab.nz, s->model.vp, c->text);
+        sf_timer_stop(&s->timers, SF_PHASE_IO);
+    }
     SF_MPI_CHECK(MPI_Barrier(s->slab.comm), "starting the time loop");
     s->setup_timers = s->timers;
     start_timing(s);
+    sf_snapshot_file snapshots;
+    float *snapshot = NULL;
+    if (c->snapshot_path) {
+        sf_snapshot_open(&snapshots, c, &s->slab);
+        snapshot = snapshot_buffer(&snapshots);
+    }
     double started = sf_now(), last_print = started;
     for (long n = 0; n <= s->steps; ++n) {
         if (n == s->warmup_steps && n > 0) {
@@ -358,6 +388,7 @@ void sf_simulation_run(sf_simulation *s, int progress)
             started = sf_now();
         }
         ops->mirror_free_surface(b);
+        if (snapshot && n > 0 && n % c->snapshot_every == 0) take_snapshot(s, &snapshots, n, snapshot);
 
         sf_timer_start(&s->timers);
         int slot = (int)(n % SAMPLE_BLOCK);
@@ -378,6 +409,12 @@ void sf_simulation_run(sf_simulation *s, int progress)
     ops->take_timers(b, s->timers.seconds);
     s->loop_timers = s->timers;
     free(block);
+    if (snapshot) {
+        sf_timer_start(&s->timers);
+        sf_snapshot_close(&snapshots);
+        sf_timer_stop(&s->timers, SF_PHASE_IO);
+        free(snapshot);
+    }
 }
 
 void sf_simulation_write(sf_simulation *s)
@@ -475,48 +512,4 @@ void sf_simulation_free(sf_simulation *s)
     sf_acquisition_free(&s->acq);
     sf_model_free(&s->model);
     free(s->traces);
-}
-
-typedef struct {
-    const char *path;         /* NULL when the job does not ask for it */
-    sf_mark mark;
-    const char *key;          /* under output. */
-} output_target;
-
-/* Rank 0: why target t cannot be written, or 0. */
-static int output_problem(const sf_config *c, const output_target *targets, int t, char *reason,
-                          size_t len)
-{
-    const char *path = targets[t].path;
-    for (int u = 0; u < t; ++u)
-        if (targets[u].path && !strcmp(targets[u].path, path)) {
-            snprintf(reason, len, "'%s' is also output.%s; give each output its own path", path,
-                     targets[u].key);
-            return 1;
-        }
-    if (!c->overwrite && sf_output_exists(path)) {
-        snprintf(reason, len, "'%s' already exists; remove it or set output.overwrite: true",
-                 path);
-        return 1;
-    }
-    return sf_output_make_parents(path, reason, len) != 0 ||
-           sf_output_check_writable(path, reason, len) != 0;
-}
-
-void sf_check_outputs(const sf_config *c, MPI_Comm comm)
-{
-    const output_target targets[] = {
-        {c->gather_path, c->gather_mark, "gather"},
-        {c->segy_path, c->segy_mark, "segy"},
-    };
-    int rank, problems = 0;
-    SF_MPI_CHECK(MPI_Comm_rank(comm, &rank), "checking outputs");
-    for (int t = 0; rank == 0 && t < (int)(sizeof targets / sizeof targets[0]); ++t) {
-        char reason[512] = "";
-        if (!targets[t].path || !output_problem(c, targets, t, reason, sizeof reason)) continue;
-        sf_config_report(c, targets[t].mark, "output.%s: %s", targets[t].key, reason);
-        ++problems;
-    }
-    SF_MPI_CHECK(MPI_Bcast(&problems, 1, MPI_INT, 0, comm), "checking outputs");
-    if (problems) sf_exit_collective();
 }

@@ -223,4 +223,5 @@ def test_raw_model_nan_and_negative(tmp):
     v[25, 3, 7] = 2000.0
     write_raw(os.path.join(tmp, "bad.bin"), v)
     expect_error(tmp, raw_job("bad.bin"), r"vp at index \(i=0, j=0, k=31\) is -1; velocities must "
-                                          r"be finite and within 10\.\.20000 m/s", ranks=2)
+                                          r"be finite and within 100\.\.15000 m/s "
+                                          r"\(model\.vp_range\)", ranks=2)

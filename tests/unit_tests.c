@@ -3,6 +3,7 @@
 #include "sf_cpml.h"
 #include "sf_decomp.h"
 #include "sf_hicks.h"
+#include "sf_model_sampling.h"
 #include "sf_resample.h"
 #include "sf_stencil.h"
 
@@ -210,6 +211,28 @@ static int decomposition_splits(void)
     return 1;
 }
 
+/* Model axis sampling: exact on samples (also after metre rounding),
+ * linear weights between, clamped at the ends, one sample serving all. */
+static int model_axis_sampling(void)
+{
+    for (long k = 0; k < 7; ++k) {
+        sf_axis_sample s = sf_axis_sample_at(-30.0 + 12.5 * (double)k * (1.0 + 1e-15), 7, -30.0,
+                                             12.5, SF_INTERP_LINEAR);
+        CHECK(s.i == k && s.w == 0.0, "sample %ld gave (%ld, %g)", k, s.i, s.w);
+    }
+    sf_axis_sample s = sf_axis_sample_at(-30.0 + 12.5 * 2.25, 7, -30.0, 12.5, SF_INTERP_LINEAR);
+    CHECK(s.i == 2 && fabs(s.w - 0.25) < 1e-12, "2.25 gave (%ld, %g)", s.i, s.w);
+    s = sf_axis_sample_at(-30.0 + 12.5 * 2.75, 7, -30.0, 12.5, SF_INTERP_NEAREST);
+    CHECK(s.i == 3 && s.w == 0.0, "nearest 2.75 gave (%ld, %g)", s.i, s.w);
+    s = sf_axis_sample_at(-100.0, 7, -30.0, 12.5, SF_INTERP_LINEAR);
+    CHECK(s.i == 0 && s.w == 0.0, "below the axis gave (%ld, %g)", s.i, s.w);
+    s = sf_axis_sample_at(500.0, 7, -30.0, 12.5, SF_INTERP_LINEAR);
+    CHECK(s.i == 6 && s.w == 0.0, "above the axis gave (%ld, %g)", s.i, s.w);
+    s = sf_axis_sample_at(123.0, 1, 0.0, 10.0, SF_INTERP_LINEAR);
+    CHECK(s.i == 0 && s.w == 0.0, "a one-sample axis gave (%ld, %g)", s.i, s.w);
+    return 1;
+}
+
 static int resample_exact_copy(void)
 {
     sf_resampler r;
@@ -262,6 +285,7 @@ int main(int argc, char **argv)
     report("unit.hicks_truncation_and_free_surface_mirror", hicks_truncation_and_mirror());
     report("unit.cpml_profiles", cpml_profiles());
     report("unit.decomposition_splits", decomposition_splits());
+    report("unit.model_axis_sampling", model_axis_sampling());
     report("unit.resample_exact_copy", resample_exact_copy());
     report("unit.resample_band_limited", resample_band_limited());
     MPI_Finalize();

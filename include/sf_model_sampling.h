@@ -1,0 +1,32 @@
+/* Sampling a velocity volume given on its own regular grid onto the
+ * simulation grid: trilinear (or nearest-sample) interpolation, axis by
+ * axis; an axis with a single sample extends the model along it (a 2D
+ * section [nz][nx] is extruded along y). */
+#ifndef SF_MODEL_SAMPLING_H
+#define SF_MODEL_SAMPLING_H
+
+#include "sf_config.h"
+#include "sf_volume.h"
+
+/* value = (1 - w) v[i] + w v[i + 1], with w = 0 where one sample serves. */
+typedef struct {
+    long i;
+    double w;
+} sf_axis_sample;
+
+/* Where coordinate x falls on an axis of n samples at origin + k spacing,
+ * clamped to the axis. Positions within 1e-6 of a sample snap to it, so
+ * coincident grids copy values exactly. */
+sf_axis_sample sf_axis_sample_at(double x, long n, double origin, double spacing,
+                                 sf_interpolation how);
+
+/* The model planes [*k0, *k1) that simulation planes [z0, z0 + nz) read. */
+void sf_model_plane_range(const sf_volume_grid *m, const sf_config *c, long z0, long nz,
+                          long *k0, long *k1);
+
+/* Fills out[nz][ny][nx] for simulation planes [z0, z0 + nz) from model
+ * planes [k0, k0 + nk) held as planes[nk][my][mx]. */
+void sf_model_resample(const sf_volume_grid *m, const float *planes, long k0, const sf_config *c,
+                       long z0, long nz, float *out);
+
+#endif

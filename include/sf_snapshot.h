@@ -1,0 +1,41 @@
+/* Wavefield snapshots: every `every` steps the current pressure, decimated
+ * in space, goes into one HDF5 file per run, written collectively, with
+ * an XDMF sidecar so ParaView and VisIt open the time series directly.
+ * Layout (README, "Snapshots"): /snapshots/p/<step, 8 digits> float32
+ * [nz][ny][nx] with attributes step and time; /snapshots carries origin,
+ * spacing, decimation, dims, steps and times. */
+#ifndef SF_SNAPSHOT_H
+#define SF_SNAPSHOT_H
+
+#include "sf_backend.h"
+#include "sf_config.h"
+#include "sf_decomp.h"
+#include "sf_hdf5_write.h"
+
+typedef struct {
+    sf_h5_output out;
+    hid_t group;              /* /snapshots */
+    hid_t field;              /* /snapshots/p */
+    long dims[3];             /* stored samples along x, y, z */
+    sf_sampling_lattice lattice; /* this rank's samples, in its local planes */
+    long plane0, planes;      /* this rank's first stored plane and how many */
+    long count, capacity;
+    long *steps;
+    double *times;
+    const sf_config *cfg;
+} sf_snapshot_file;
+
+/* Stored samples along an axis of n points decimated by d. */
+long sf_snapshot_samples(long n, long d);
+
+/* Collective: creates <path>.partial (see sf_h5_output). */
+void sf_snapshot_open(sf_snapshot_file *f, const sf_config *c, const sf_slab *slab);
+/* Collective: stores this rank's samples, lattice order, for one step. */
+void sf_snapshot_write(sf_snapshot_file *f, long step, double time, const float *samples);
+/* Collective: writes the attributes and the XDMF sidecar, then renames both. */
+void sf_snapshot_close(sf_snapshot_file *f);
+
+/* The XDMF sidecar's name for a snapshot file: the extension replaced. */
+void sf_snapshot_xdmf_name(const char *path, char *out, size_t len);
+
+#endif

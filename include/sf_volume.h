@@ -1,0 +1,45 @@
+/* Velocity volumes stored in files (HDF5, SEG-Y, raw float32), each on a
+ * regular grid of its own. Readers fill the volume's shape and read a
+ * range of its z planes, so that a rank reads only what its slab needs.
+ * Planes are returned as [nk][ny][nx] floats, x fastest. */
+#ifndef SF_VOLUME_H
+#define SF_VOLUME_H
+
+#include "sf_config.h"
+
+#include <mpi.h>
+#include <stddef.h>
+
+typedef struct {
+    long n[3];                  /* samples along x, y, z */
+    double origin[3], spacing[3];
+    int has_origin, has_spacing;/* the file itself gives them */
+    char name[512];             /* "file" or "file:/dataset", for messages */
+} sf_volume_grid;
+
+/* Each returns 0, or -1 with reason filled. The HDF5 calls are collective
+ * over comm; every rank gets the same answer from the shape calls. */
+int sf_hdf5_volume_shape(const char *path, const char *dataset, MPI_Comm comm, sf_volume_grid *g,
+                         char *reason, size_t len);
+int sf_hdf5_volume_read(const char *path, const char *dataset, MPI_Comm comm,
+                        const sf_volume_grid *g, long k0, long nk, float *out, char *reason,
+                        size_t len);
+
+/* dims: the volume's shape when the job gives it (all > 0), else NULL to
+ * infer it from the trace headers (inline/crossline at bytes 189/193; a
+ * file without two varying line numbers is a 2D section). Traces run x
+ * fastest: the file's fast line direction is x, its slow one y; samples
+ * are z. */
+int sf_segy_volume_shape(const char *path, const long *dims, sf_volume_grid *g, char *reason,
+                         size_t len);
+int sf_segy_volume_read(const char *path, const sf_volume_grid *g, long k0, long nk, float *out,
+                        char *reason, size_t len);
+
+/* Collective: writes the planes [z0, z0 + nz) each rank holds of an
+ * n[0] x n[1] x n[2] volume as dataset `vp` in the layout the HDF5 reader
+ * takes (origin and spacing attributes on the dataset). */
+void sf_hdf5_volume_write(const char *path, MPI_Comm comm, const long n[3], const double origin[3],
+                          const double spacing[3], long z0, long nz, const float *planes,
+                          const char *config_text);
+
+#endif

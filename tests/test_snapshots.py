@@ -1,0 +1,200 @@
+"""Snapshots (HDF5 + XDMF) and the safety of outputs: a killed run or a
+full disk never leaves a file that looks complete, and earlier outputs
+stay intact."""
+import hashlib
+import os
+import resource
+import signal
+import subprocess
+import sys
+import time
+import xml.etree.ElementTree as ET
+
+import h5py
+import numpy as np
+
+from testlib import ROOT, MPIRUN, MPIRUN_FLAGS, SEISFD, Skipped, base_job, check, read_gather, \
+    run_job, write_job
+
+DECIMATION = [2, 1, 3]
+PLOT = os.path.join(ROOT, "io", "seisfd_plot.py")
+
+
+def snapshot_job(every=10, nt=40):
+    job = base_job(n=(30, 26, 31), h=10.0, cpml=5, dt=0.0015, duration=None,
+                   source=[151.3, 128.2, 90.7], frequency=12.0, gather="gather.h5")
+    job["time"] = {"dt": 0.0015, "nt": nt}
+    job["boundaries"]["free_surface"] = True
+    # A receiver on a node of the snapshot lattice (i=8, j=13, k=18).
+    job["receivers"] = {"points": [[80.0, 130.0, 180.0]]}
+    job["output"]["snapshots"] = {"path": "snaps/run.h5", "every": every,
+                                  "decimation": DECIMATION}
+    return job
+
+
+def read_xdmf(path):
+    grids = ET.parse(path).getroot().findall("./Domain/Grid/Grid")
+    check(grids, "the XDMF file has no grids")
+    out = []
+    for g in grids:
+        item = g.find("./Attribute/DataItem")
+        out.append({"time": float(g.find("Time").get("Value")),
+                    "topology": g.find("Topology").get("Dimensions"),
+                    "geometry": [d.text.split() for d in g.findall("./Geometry/DataItem")],
+                    "dims": item.get("Dimensions"), "ref": item.text.strip()})
+    return out
+
+
+def test_snapshots_xdmf_and_serial_equality(tmp):
+    """The XDMF index parses and matches the HDF5 file; 1 and 3 ranks write
+    the same values; a snapshot value equals the receiver on that node."""
+    snaps = {}
+    for ranks in (1, 3):
+        job = snapshot_job()
+        job["output"]["snapshots"]["path"] = f"snaps/run{ranks}.h5"
+        job["output"]["gather"] = f"gather{ranks}.h5"
+        run_job(tmp, job, name=f"snap{ranks}", ranks=ranks)
+        snaps[ranks] = os.path.join(tmp, "snaps", f"run{ranks}.h5")
+    grids = read_xdmf(os.path.join(tmp, "snaps", "run3.xdmf"))
+    gather = read_gather(os.path.join(tmp, "gather1.h5"))
+    with h5py.File(snaps[1], "r") as serial, h5py.File(snaps[3], "r") as parallel:
+        group = parallel["snapshots"]
+        steps = list(group.attrs["steps"])
+        check(steps == [10, 20, 30, 40], f"snapshot steps {steps}")
+        check(list(group.attrs["dims"]) == [15, 26, 11], f"dims {list(group.attrs['dims'])}")
+        check(len(grids) == len(steps), f"{len(grids)} XDMF grids for {len(steps)} snapshots")
+        for grid, step, t in zip(grids, steps, group.attrs["times"]):
+            name = f"{step:08d}"
+            check(grid["ref"] == f"run3.h5:/snapshots/p/{name}", f"XDMF points at {grid['ref']}")
+            data = group["p"][name]
+            shape = " ".join(str(n) for n in data.shape)
+            check(grid["dims"] == shape and grid["topology"] == shape,
+                  f"XDMF dimensions {grid['dims']} / {grid['topology']} vs dataset {shape}")
+            check(abs(grid["time"] - t) < 1e-9 and abs(data.attrs["time"] - t) < 1e-12,
+                  f"time of step {step}")
+            check(grid["geometry"][1] == ["30", "10", "20"], f"spacing {grid['geometry'][1]}")
+            check(np.array_equal(data[:], serial["snapshots"]["p"][name][:]),
+                  f"step {step}: 3 ranks differ from 1 rank")
+            check(np.abs(data[:]).max() > 0, f"step {step} is empty")
+            node = data[18 // 3, 13, 8 // 2]
+            trace = gather["traces"][0][step]
+            check(abs(node - trace) <= 1e-6 * np.abs(gather["traces"]).max(),
+                  f"step {step}: snapshot {node} but the receiver on that node {trace}")
+    png = os.path.join(tmp, "slices.png")
+    plot = subprocess.run([sys.executable, PLOT, "snapshot", snaps[3], png, "--step", "30"],
+                          capture_output=True, text=True)
+    check(plot.returncode == 0 and open(png, "rb").read(8) == b"\x89PNG\r\n\x1a\n",
+          f"the plot tool did not draw the snapshot:\n{plot.stderr}")
+    return f"{len(steps)} snapshots, XDMF consistent, 1 == 3 ranks, plotted"
+
+
+def digest(path):
+    with open(path, "rb") as f:
+        return hashlib.sha256(f.read()).hexdigest()
+
+
+def start_group(tmp, job, name, ranks=2):
+    """Starts seisfd in a process group of its own (to kill it whole)."""
+    path = write_job(os.path.join(tmp, name + ".yaml"), job)
+    env = dict(os.environ, OMP_NUM_THREADS="1")
+    cmd = [MPIRUN, *MPIRUN_FLAGS, "-np", str(ranks), "-x", "OMP_NUM_THREADS", SEISFD, "run", path]
+    return subprocess.Popen(cmd, cwd=tmp, env=env, stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE, text=True, start_new_session=True)
+
+
+def kill_when(proc, condition, timeout=120):
+    end = time.time() + timeout
+    while not condition():
+        check(proc.poll() is None, "the run ended before it could be killed")
+        check(time.time() < end, "the run never reached the point to kill it")
+        time.sleep(0.05)
+    os.killpg(proc.pid, signal.SIGKILL)
+    proc.communicate()
+
+
+OUTPUTS = ["gather.h5", "gather.sgy", "snaps/run.h5", "snaps/run.xdmf"]
+
+
+def long_job():
+    job = snapshot_job(every=5, nt=20000)
+    job["receivers"]["sampling"] = 0.003
+    job["output"]["segy"] = "gather.sgy"
+    return job
+
+
+def test_killed_run_leaves_no_complete_output(tmp):
+    """SIGKILL mid-run: no output appears under its final name, and the
+    outputs of an earlier complete run stay byte for byte."""
+    proc = start_group(tmp, long_job(), "killed")
+    partial = os.path.join(tmp, "snaps", "run.h5.partial")
+    kill_when(proc, lambda: os.path.exists(partial) and os.path.getsize(partial) > 0)
+    for name in OUTPUTS:
+        check(not os.path.exists(os.path.join(tmp, name)), f"{name} exists after the kill")
+
+    done = long_job()
+    done["time"]["nt"] = 20
+    run_job(tmp, done, name="complete", ranks=2)
+    before = {name: digest(os.path.join(tmp, name)) for name in OUTPUTS}
+    proc = start_group(tmp, long_job(), "killed-again")
+    started = time.time()
+    kill_when(proc, lambda: os.path.exists(partial) and os.path.getmtime(partial) > started)
+    for name in OUTPUTS:
+        check(digest(os.path.join(tmp, name)) == before[name],
+              f"{name} of the earlier run changed when a later run was killed")
+    return "nothing complete-looking after two kills; earlier outputs unchanged"
+
+
+def test_full_disk_is_a_clear_error(tmp):
+    """Outputs that do not fit are refused before time stepping; a write
+    that fails mid-run ends with a clear message and no complete output."""
+    disk = os.path.join(tmp, "disk")
+    os.makedirs(disk)
+    mounted = subprocess.run(["mount", "-t", "tmpfs", "-o", "size=256k", "tmpfs", disk],
+                             capture_output=True, text=True)
+    if mounted.returncode != 0:
+        raise Skipped(f"cannot mount a small tmpfs here: {mounted.stderr.strip()}")
+    try:
+        job = snapshot_job()
+        job["receivers"] = {"line": {"start": [60, 100, 100], "end": [240, 100, 100],
+                                     "count": 400}}
+        job["output"] = {"gather": "disk/first.h5", "overwrite": True}
+        job["time"]["nt"] = 5
+        run_job(tmp, job, name="fits", ranks=2)
+        before = digest(os.path.join(disk, "first.h5"))
+        job["time"]["nt"] = 400
+        rc, out, err = run_job(tmp, job, name="full", ranks=2, expect_ok=False)
+        check(rc != 0, "a gather larger than the disk was accepted")
+        check("full.yaml" in err and "output.gather: the outputs on the file system of "
+              "'disk/first.h5' need" in err and "MB free" in err, f"unclear error:\n{err}")
+        check(digest(os.path.join(disk, "first.h5")) == before, "the earlier gather changed")
+    finally:
+        subprocess.run(["umount", disk], capture_output=True)
+    return "refused before stepping; earlier output intact"
+
+
+def test_failed_write_mid_run(tmp):
+    """A write that fails at the end (file size limit imposed on the running
+    ranks) reports the HDF5 failure and leaves only the .partial file."""
+    job = snapshot_job(nt=300)
+    job["output"] = {"gather": "out/g.h5"}
+    job["receivers"] = {"line": {"start": [60, 100, 100], "end": [240, 100, 100], "count": 300}}
+    path = write_job(os.path.join(tmp, "limited.yaml"), job)
+    env = dict(os.environ, OMP_NUM_THREADS="1")
+    cmd = [MPIRUN, *MPIRUN_FLAGS, "-np", "2", "-x", "OMP_NUM_THREADS", SEISFD, "run", path]
+    proc = subprocess.Popen(cmd, cwd=tmp, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                            text=True, start_new_session=True,
+                            preexec_fn=lambda: signal.signal(signal.SIGXFSZ, signal.SIG_IGN))
+    # Once the summary is out MPI is up; limit the ranks' file size then.
+    for line in proc.stdout:
+        if line.startswith("seisfd:"):
+            break
+    ranks = subprocess.run(["pgrep", "-f", f"seisfd run {path}"], capture_output=True,
+                           text=True).stdout.split()
+    for pid in ranks:
+        if int(pid) != proc.pid:
+            resource.prlimit(int(pid), resource.RLIMIT_FSIZE, (8192, 8192))
+    out, err = proc.communicate(timeout=300)
+    check(proc.returncode != 0, "the run succeeded despite the failed write")
+    check("HDF5 failed while" in err and "out/g.h5.partial" in err, f"unclear error:\n{err}")
+    check(not os.path.exists(os.path.join(tmp, "out", "g.h5")), "g.h5 exists after the failure")
+    return "HDF5 failure reported, no complete-looking file"
