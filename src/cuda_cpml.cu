@@ -9,8 +9,9 @@ extern "C" {
 enum { THREADS = 256 };
 static const int MAX_GRID_Y = 65535;
 
-/* One thread per half point of an x-y slice of the box, looping over its
- * planes; half point n + 1/2 lies between points n and n + 1. */
+/* The x and y layers: one thread per half point of an x-y slice of the
+ * box, looping over its planes; half point n + 1/2 lies between points n
+ * and n + 1. */
 template <int R>
 __global__ void __launch_bounds__(THREADS)
     memory_kernel(const __grid_constant__ sf_cuda_memory_box box, const float *__restrict__ p,
@@ -35,17 +36,59 @@ __global__ void __launch_bounds__(THREADS)
     }
 }
 
+/* The z layer's half-planes: one thread per column, marching along z with
+ * the 2R values of p its derivative needs in registers, so each plane of p
+ * is read once (not once per half-plane that uses it). */
+template <int R>
+__global__ void __launch_bounds__(THREADS)
+    memory_z_kernel(const __grid_constant__ sf_cuda_memory_box box, const float *__restrict__ p,
+                    const sf_cuda_grid g)
+{
+    const long t = (long)blockIdx.x * THREADS + threadIdx.x;
+    if (t >= (long)box.n[0] * box.n[1]) return;
+    const int i = (int)(t % box.n[0]), j = (int)(t / box.n[0]);
+    const long sp = g.sp;
+    const long at = (long)(box.lo[2] + SF_HALO) * sp + (long)(j + SF_PAD) * g.sx + g.gx + i;
+    /* q[x] = p(w - R + 1 + x) for the half-plane w being updated. */
+    float q[2 * R];
+#pragma unroll
+    for (int x = 0; x < 2 * R - 1; ++x) q[x] = __ldg(p + at + (x - R + 1) * sp);
+    float *psi = box.psi + box.psi_base + i + (long)j * box.psi_stride[1];
+    for (int w = 0; w < box.n[2]; ++w) {
+        q[2 * R - 1] = __ldg(p + at + (long)(w + R) * sp);
+        float d = 0.0f;
+#pragma unroll
+        for (int m = 1; m <= R; ++m) d += box.first[m] * (q[R - 1 + m] - q[R - m]);
+        const int n = box.lo[2] + w + box.coefficient_shift;
+        float *here = psi + w * box.psi_stride[2];
+        *here = __ldg(box.b_half + n) * *here + __ldg(box.a_half + n) * d;
+#pragma unroll
+        for (int x = 0; x + 1 < 2 * R; ++x) q[x] = q[x + 1];
+    }
+}
+
+template <int R>
+static void launch_memory(const sf_cuda_memory_box *box, const float *p, sf_cuda_grid g,
+                          cudaStream_t stream)
+{
+    const long slice = (long)box->n[0] * box->n[1];
+    const unsigned blocks = (unsigned)((slice + THREADS - 1) / THREADS);
+    if (box->axis == 2) {
+        memory_z_kernel<R><<<blocks, THREADS, 0, stream>>>(*box, p, g);
+        return;
+    }
+    const dim3 grid(blocks, (unsigned)(box->n[2] < MAX_GRID_Y ? box->n[2] : MAX_GRID_Y));
+    memory_kernel<R><<<grid, THREADS, 0, stream>>>(*box, p, g);
+}
+
 void sf_cuda_update_memory(const sf_cuda_memory_box *box, const float *p, sf_cuda_grid g,
                            int radius, cudaStream_t stream)
 {
-    const long slice = (long)box->n[0] * box->n[1];
-    if (slice == 0 || box->n[2] == 0) return;
-    const dim3 grid((unsigned)((slice + THREADS - 1) / THREADS),
-                    (unsigned)(box->n[2] < MAX_GRID_Y ? box->n[2] : MAX_GRID_Y));
+    if ((long)box->n[0] * box->n[1] == 0 || box->n[2] == 0) return;
     switch (radius) {
-    case 1: memory_kernel<1><<<grid, THREADS, 0, stream>>>(*box, p, g); break;
-    case 2: memory_kernel<2><<<grid, THREADS, 0, stream>>>(*box, p, g); break;
-    case 4: memory_kernel<4><<<grid, THREADS, 0, stream>>>(*box, p, g); break;
+    case 1: launch_memory<1>(box, p, g, stream); break;
+    case 2: launch_memory<2>(box, p, g, stream); break;
+    case 4: launch_memory<4>(box, p, g, stream); break;
     default: sf_fatal("the CUDA CPML kernel has no radius %d", radius);
     }
     SF_CUDA_CHECK(cudaGetLastError(), "launching the CPML memory kernel");

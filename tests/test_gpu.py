@@ -203,3 +203,26 @@ def test_bench_runs_on_gpu(tmp):
     rate = re.search(r"stencil kernels\s+[\d.]+ s .* = ([\d.]+) Gpoints/s", out)
     check(rate and float(rate.group(1)) > 0, f"no kernel throughput in:\n{out}")
     return f"96^3: {rate.group(1)} Gpoints/s in the stencil kernels"
+
+
+def test_snapshots_match_cpu(tmp):
+    """Snapshots copied from the GPU (decimated lattice, 2 ranks) equal the
+    CPU's to 1e-5 of their peak."""
+    require_gpus(1)
+    import h5py
+    snaps = {}
+    for device in ("cpu", "cuda"):
+        job = layered_job((44, 40, 37), cpml=8, free_surface=True, duration=0.12)
+        job["run"] = {"device": device}
+        job["output"] = {"gather": f"{device}.h5", "overwrite": True,
+                         "snapshots": {"path": f"{device}-snaps.h5", "every": 40,
+                                       "decimation": [2, 1, 3]}}
+        run_job(tmp, job, name=device, ranks=2)
+        with h5py.File(os.path.join(tmp, f"{device}-snaps.h5"), "r") as f:
+            snaps[device] = {k: v[:] for k, v in f["snapshots/p"].items()}
+    check(snaps["cpu"].keys() == snaps["cuda"].keys() and snaps["cpu"],
+          f"snapshot steps differ: {sorted(snaps['cpu'])} vs {sorted(snaps['cuda'])}")
+    worst = 0.0
+    for step, reference in snaps["cpu"].items():
+        worst = max(worst, difference(snaps["cuda"][step], reference, f"snapshot {step}"))
+    return f"{len(snaps['cpu'])} snapshots, largest difference {worst:.2g} of the peak"
