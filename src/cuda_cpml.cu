@@ -7,32 +7,38 @@ extern "C" {
 }
 
 enum { THREADS = 256 };
-static const int MAX_GRID_Y = 65535;
 
 /* The x and y layers: one thread per half point of an x-y slice of the
- * box, looping over its planes; half point n + 1/2 lies between points n
+ * box and a run of PLANES planes, unrolled so that the loads of all of
+ * them are in flight together; half point n + 1/2 lies between points n
  * and n + 1. */
+enum { PLANES = 8 };
+
 template <int R>
 __global__ void __launch_bounds__(THREADS)
     memory_kernel(const __grid_constant__ sf_cuda_memory_box box, const float *__restrict__ p,
                   const sf_cuda_grid g)
 {
-    const long slice = (long)box.n[0] * box.n[1];
     const long t = (long)blockIdx.x * THREADS + threadIdx.x;
-    if (t >= slice) return;
+    if (t >= (long)box.n[0] * box.n[1]) return;
     const int u = (int)(t % box.n[0]), v = (int)(t / box.n[0]);
-    const long step = box.axis == 0 ? 1 : box.axis == 1 ? g.sx : g.sp;
-    for (int w = blockIdx.y; w < box.n[2]; w += gridDim.y) {
-        const int i = box.lo[0] + u, j = box.lo[1] + v, k = box.lo[2] + w;
-        const long at = (long)(k + SF_HALO) * g.sp + (long)(j + SF_PAD) * g.sx + g.gx + i;
+    const int i = box.lo[0] + u, j = box.lo[1] + v, w0 = (int)blockIdx.y * PLANES;
+    const long step = box.axis == 0 ? 1 : g.sx;
+    const int n = (box.axis == 0 ? i : j) + box.coefficient_shift;
+    const float a = __ldg(box.a_half + n), b = __ldg(box.b_half + n);
+    const long at0 = (long)(box.lo[2] + w0 + SF_HALO) * g.sp + (long)(j + SF_PAD) * g.sx + g.gx + i;
+    float *psi0 = box.psi + box.psi_base + u * box.psi_stride[0] + v * box.psi_stride[1] +
+                  w0 * box.psi_stride[2];
+#pragma unroll
+    for (int w = 0; w < PLANES; ++w) {
+        if (w0 + w >= box.n[2]) break;
+        const long at = at0 + w * g.sp;
         float d = 0.0f;
 #pragma unroll
         for (int m = 1; m <= R; ++m)
             d += box.first[m] * (__ldg(p + at + m * step) - __ldg(p + at - (m - 1) * step));
-        const int n = (box.axis == 0 ? i : box.axis == 1 ? j : k) + box.coefficient_shift;
-        float *psi = box.psi + box.psi_base + u * box.psi_stride[0] + v * box.psi_stride[1] +
-                     w * box.psi_stride[2];
-        *psi = __ldg(box.b_half + n) * *psi + __ldg(box.a_half + n) * d;
+        float *psi = psi0 + w * box.psi_stride[2];
+        *psi = b * *psi + a * d;
     }
 }
 
@@ -77,7 +83,7 @@ static void launch_memory(const sf_cuda_memory_box *box, const float *p, sf_cuda
         memory_z_kernel<R><<<blocks, THREADS, 0, stream>>>(*box, p, g);
         return;
     }
-    const dim3 grid(blocks, (unsigned)(box->n[2] < MAX_GRID_Y ? box->n[2] : MAX_GRID_Y));
+    const dim3 grid(blocks, (unsigned)((box->n[2] + PLANES - 1) / PLANES));
     memory_kernel<R><<<grid, THREADS, 0, stream>>>(*box, p, g);
 }
 
