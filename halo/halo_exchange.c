@@ -39,34 +39,42 @@ void sf_halo_begin(const sf_halo *h, const sf_backend_ops *ops, sf_backend *b, s
         if (h->peer[g][s] != MPI_PROC_NULL) ops->halo_pack(b, g, (sf_side)s);
 }
 
+void sf_halo_swap(const sf_slab *slab, const int peer[2], int tag, size_t count,
+                  float *const send[2], float *const recv[2], sf_timers *t)
+{
+    const int lower = peer[SF_SIDE_LOWER], upper = peer[SF_SIDE_UPPER];
+    if (count > INT_MAX)
+        sf_fatal("a halo of %zu floats exceeds what one MPI message can carry; "
+                 "use more ranks or a smaller nx*ny", count);
+    sf_timer_start(t);
+    const int tag_down = tag, tag_up = tag + 1;
+    MPI_Comm comm = slab->comm;
+    char what[96];
+    snprintf(what, sizeof what, "exchanging halo group %d with ranks %d and %d", tag / 2, lower,
+             upper);
+    /* Send down / receive from above, then send up / receive from below. */
+    SF_MPI_CHECK(MPI_Sendrecv(send[SF_SIDE_LOWER], (int)count, MPI_FLOAT, lower, tag_down,
+                              recv[SF_SIDE_UPPER], (int)count, MPI_FLOAT, upper, tag_down, comm,
+                              MPI_STATUS_IGNORE),
+                 what);
+    SF_MPI_CHECK(MPI_Sendrecv(send[SF_SIDE_UPPER], (int)count, MPI_FLOAT, upper, tag_up,
+                              recv[SF_SIDE_LOWER], (int)count, MPI_FLOAT, lower, tag_up, comm,
+                              MPI_STATUS_IGNORE),
+                 what);
+    sf_timer_stop(t, SF_PHASE_HALO_MPI);
+}
+
 void sf_halo_finish(const sf_halo *h, const sf_backend_ops *ops, sf_backend *b, sf_halo_group g,
                     sf_timers *t)
 {
     if (!has_peer(h, g)) return;
-    const int lower = h->peer[g][SF_SIDE_LOWER], upper = h->peer[g][SF_SIDE_UPPER];
     size_t count = ops->halo_count(b, g);
-    if (count > INT_MAX)
-        sf_fatal("a halo of %zu floats exceeds what one MPI message can carry; "
-                 "use more ranks or a smaller nx*ny", count);
     ops->halo_wait_packed(b);
-
-    sf_timer_start(t);
-    const int tag_down = 2 * (int)g, tag_up = 2 * (int)g + 1;
-    MPI_Comm comm = h->slab->comm;
-    char what[96];
-    snprintf(what, sizeof what, "exchanging halo group %d with ranks %d and %d", (int)g, lower,
-             upper);
-    /* Send down / receive from above, then send up / receive from below. */
-    SF_MPI_CHECK(MPI_Sendrecv(ops->halo_send_buffer(b, g, SF_SIDE_LOWER), (int)count, MPI_FLOAT,
-                              lower, tag_down, ops->halo_recv_buffer(b, g, SF_SIDE_UPPER),
-                              (int)count, MPI_FLOAT, upper, tag_down, comm, MPI_STATUS_IGNORE),
-                 what);
-    SF_MPI_CHECK(MPI_Sendrecv(ops->halo_send_buffer(b, g, SF_SIDE_UPPER), (int)count, MPI_FLOAT,
-                              upper, tag_up, ops->halo_recv_buffer(b, g, SF_SIDE_LOWER),
-                              (int)count, MPI_FLOAT, lower, tag_up, comm, MPI_STATUS_IGNORE),
-                 what);
-    sf_timer_stop(t, SF_PHASE_HALO_MPI);
-
+    float *const send[2] = {ops->halo_send_buffer(b, g, SF_SIDE_LOWER),
+                            ops->halo_send_buffer(b, g, SF_SIDE_UPPER)};
+    float *const recv[2] = {ops->halo_recv_buffer(b, g, SF_SIDE_LOWER),
+                            ops->halo_recv_buffer(b, g, SF_SIDE_UPPER)};
+    sf_halo_swap(h->slab, h->peer[g], 2 * (int)g, count, send, recv, t);
     for (int s = 0; s < 2; ++s)
         if (h->peer[g][s] != MPI_PROC_NULL) ops->halo_unpack(b, g, (sf_side)s);
 }

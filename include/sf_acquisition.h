@@ -7,6 +7,7 @@
 #include "sf_backend.h"
 #include "sf_config.h"
 #include "sf_decomp.h"
+#include "sf_hicks.h"
 
 typedef struct {
     sf_point_weight *source;
@@ -23,5 +24,13 @@ void sf_acquisition_free(sf_acquisition *a);
 /* Interpolation weights of a point at position pos (metres): fills
  * first[3] and w[3][SF_HICKS_WIDTH] (see sf_hicks_axis). */
 void sf_point_stencil(const sf_config *c, const double pos[3], long first[3], double w[3][8]);
+
+/* Appends the non-zero tensor-product weights w[0][i] w[1][j] w[2][k] *
+ * scale of a stencil starting at first[3], keeping those whose global
+ * plane lies in [zlo, zhi), with planes made local to z0; returns how many
+ * were appended. */
+long sf_append_weights(const long first[3], double w[3][SF_HICKS_WIDTH], long zlo, long zhi,
+                       long z0, double scale, sf_point_weight **list, long *count,
+                       long *capacity);
 
 #endif

@@ -14,21 +14,37 @@ typedef enum { SF_MODEL_HOMOGENEOUS, SF_MODEL_LAYERED, SF_MODEL_RAW, SF_MODEL_HD
 typedef enum { SF_INTERP_LINEAR, SF_INTERP_NEAREST } sf_interpolation;
 typedef enum { SF_ENDIAN_LITTLE, SF_ENDIAN_BIG } sf_endian;
 typedef enum { SF_DEVICE_AUTO, SF_DEVICE_CPU, SF_DEVICE_CUDA } sf_device_kind;
+typedef enum { SF_PHYSICS_ACOUSTIC, SF_PHYSICS_ELASTIC } sf_physics;
+
+/* The material parameters a model gives: acoustic jobs use vp alone. */
+typedef enum { SF_PARAM_VP, SF_PARAM_VS, SF_PARAM_RHO, SF_PARAMS } sf_parameter;
+
+/* What receivers record and snapshots store: particle velocity (elastic)
+ * and pressure. */
+typedef enum { SF_COMPONENT_VX, SF_COMPONENT_VY, SF_COMPONENT_VZ, SF_COMPONENT_P,
+               SF_COMPONENTS } sf_component;
+
+/* An isotropic solid needs a positive bulk modulus: vs < sqrt(3)/2 vp. */
+#define SF_VS_OVER_VP_MAX 0.8660254037844386
+
+typedef enum { SF_SOURCE_PRESSURE, SF_SOURCE_EXPLOSIVE, SF_SOURCE_FORCE,
+               SF_SOURCE_MOMENT } sf_source_type;
 
 typedef struct {
-    double top;   /* depth of the top of the layer, metres */
-    double vp;
+    double top;                 /* depth of the top of the layer, metres */
+    double value[SF_PARAMS];    /* vp, vs (m/s), rho (kg/m^3) */
 } sf_layer;
 
 typedef struct {
     sf_model_kind kind;
-    double vp;                /* homogeneous */
+    double value[SF_PARAMS];  /* homogeneous: vp, vs, rho */
     sf_layer *layers;         /* layered, sorted by top */
     int nlayers;
-    /* Model files (raw, hdf5, segy) on a grid of their own. */
-    char *path;
-    sf_mark path_mark;
-    char *dataset;            /* hdf5: the velocity dataset */
+    /* Model files (raw, hdf5, segy) on a grid of their own: the file and
+     * dataset of each parameter (hdf5: one file for all). */
+    char *path[SF_PARAMS];
+    sf_mark path_mark[SF_PARAMS];
+    char *dataset[SF_PARAMS];
     long dims[3];             /* samples along x, y, z; 0 = from the file */
     sf_mark dims_mark;
     sf_endian endian;         /* raw */
@@ -37,15 +53,19 @@ typedef struct {
     sf_mark origin_mark, spacing_mark;
     sf_interpolation interpolation;
     int extend;               /* repeat edge values where the grid reaches past the model */
-    double vp_range[2];       /* accepted velocities, m/s */
+    double range[SF_PARAMS][2]; /* accepted values of each parameter */
     sf_mark mark;             /* the model section */
 } sf_model_config;
 
 typedef struct {
+    sf_source_type type;
     double position[3];
     double frequency;         /* Ricker peak frequency, Hz */
     double delay;             /* seconds */
     double amplitude;
+    double direction[3];      /* force: x, y, z components, N per unit amplitude */
+    double moment[6];         /* moment: mxx, myy, mzz, mxy, mxz, myz, N m per unit amplitude */
+    sf_mark type_mark;
     sf_mark position_mark;
     sf_mark frequency_mark;
 } sf_source_config;
@@ -54,6 +74,8 @@ typedef struct {
     long count;
     double (*position)[3];    /* metres, in the order the job lists them */
     double sampling;          /* record interval, seconds; 0 = simulation dt */
+    sf_component component[SF_COMPONENTS];   /* recorded, in job order */
+    int ncomponents;
     sf_mark mark;
     sf_mark sampling_mark;    /* the key, or the section when it is not given */
 } sf_receiver_config;
@@ -76,6 +98,8 @@ typedef struct {
     double duration;          /* seconds; 0 if nt was given */
     sf_mark dt_mark;
 
+    sf_physics physics;
+    sf_mark physics_mark;
     int order;                /* spatial order: 2, 4 or 8 */
     sf_mark order_mark;
 
@@ -97,12 +121,21 @@ typedef struct {
     sf_mark snapshot_mark;
     long snapshot_every;      /* steps between snapshots */
     long snapshot_decimation[3];
+    sf_component snapshot_field[SF_COMPONENTS];
+    int snapshot_nfields;
+    char *energy_path;        /* NULL: no energy time series (elastic only) */
+    sf_mark energy_mark;
     char *model_output_path;  /* NULL: the model on the grid is not written */
     sf_mark model_output_mark;
 
     sf_device_kind device;
     double progress_interval; /* seconds between progress lines */
 } sf_config;
+
+const char *sf_parameter_name(sf_parameter p);   /* "vp", "vs", "rho" */
+const char *sf_component_name(sf_component c);   /* "vx", "vy", "vz", "p" */
+/* The parameters a job's physics needs: 1 (vp) or SF_PARAMS. */
+int sf_config_parameters(const sf_config *cfg);
 
 /* Reads and validates a job from YAML text. Every problem found is printed
  * (by rank 0) as "file:line:column: key: message"; returns 0 when the job is

@@ -5,6 +5,7 @@
 
 #include "sf_backend.h"
 #include "sf_config.h"
+#include "sf_elastic_backend.h"
 
 #include <mpi.h>
 
@@ -15,8 +16,14 @@
  * in messages, e.g. "job.yaml: run.device". */
 const sf_backend_ops *sf_backend_choose(sf_device_kind kind, const char *what, MPI_Comm comm);
 
+/* The elastic backend for run.device (or bench --device): the CPU; cuda is
+ * an error naming `what`, since elastic physics has no CUDA backend yet. */
+const sf_elastic_backend_ops *sf_elastic_backend_choose(sf_device_kind kind, const char *what,
+                                                        MPI_Comm comm);
+
 /* Collective: the set-up lines saying where each rank computes (threads
- * per rank; for CUDA each rank's host, GPU and cores). */
+ * per rank; for CUDA each rank's host, GPU and cores); ops may be NULL
+ * (an elastic job, on the CPU). */
 void sf_backend_print_placement(const sf_backend_ops *ops, MPI_Comm comm);
 
 /* The backends this build has and the GPUs it sees, for --version. */

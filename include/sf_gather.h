@@ -1,9 +1,11 @@
 /* Shot gathers as parallel HDF5: every rank writes the traces of its own
  * receivers in one collective write. Layout (see README, "Gather file"):
- *   /traces              float32 [nrec][nsamples]
+ *   /traces              float32 [nrec][nsamples] (acoustic), or
+ *                        [ncomponents][nrec][nsamples] (elastic)
  *   /receiver_positions  float64 [nrec][3]  x, y, z in metres
  *   /source_position     float64 [3]
- * with the sampling, units and the job echoed as root attributes. */
+ * with the sampling, units, components and the job echoed as root
+ * attributes. */
 #ifndef SF_GATHER_H
 #define SF_GATHER_H
 
@@ -20,14 +22,19 @@ typedef struct {
     const char *config_text, *config_path;
     const char *physics;
     int order;
+    int component_axis;                     /* traces have a leading component axis (elastic) */
+    int ncomponents;
+    const char *component[4];               /* names, gather order ("p"; "vx", ...) */
+    const char *trace_units;
     long shot_number;                       /* field record number of the shot (SEG-Y) */
     long grid_n[3];                         /* grid described in the SEG-Y text header */
     double grid_spacing[3], grid_origin[3];
 } sf_gather_info;
 
-/* Collective. Rank-local traces [nlocal][nsamples] belong to receivers
- * global_index[0..nlocal), which must increase. Written to a partial file
- * first and renamed when complete. */
+/* Collective. Rank-local traces [nlocal][nsamples] are rows
+ * global_index[0..nlocal) of the gather, which must increase: receiver
+ * indices, or with a component axis component * nrec + receiver. Written
+ * to a partial file first and renamed when complete. */
 void sf_gather_write_hdf5(const sf_gather_info *info, MPI_Comm comm, long nlocal,
                           const long *global_index, const float *traces);
 

@@ -27,6 +27,11 @@ void sf_halo_begin(const sf_halo *h, const sf_backend_ops *ops, sf_backend *b, s
  * t) and queues the unpacking of what arrived. */
 void sf_halo_finish(const sf_halo *h, const sf_backend_ops *ops, sf_backend *b, sf_halo_group g,
                     sf_timers *t);
+/* The MPI part, for any backend: sends send[LOWER] to peer[LOWER] while
+ * receiving recv[UPPER] from peer[UPPER] (tag), then the other way round
+ * (tag + 1); count floats each way, MPI time to t. */
+void sf_halo_swap(const sf_slab *slab, const int peer[2], int tag, size_t count,
+                  float *const send[2], float *const recv[2], sf_timers *t);
 /* Both, back to back. */
 void sf_halo_exchange(const sf_halo *h, const sf_backend_ops *ops, sf_backend *b,
                       sf_halo_group g, sf_timers *t);

@@ -19,4 +19,23 @@ double sf_hicks_beta(int radius);
  * sign and the weight on the surface itself is dropped. */
 void sf_hicks_axis(double u, long n, int mirror, long *first, double w[SF_HICKS_WIDTH]);
 
+/* What happens to weights that fall below index 0 of an axis with a free
+ * surface there (images of the fields above it). */
+typedef enum {
+    SF_FOLD_NONE,      /* dropped, like weights past either end */
+    SF_FOLD_ODD,       /* odd image about node 0, whose own weight is dropped (pressure) */
+    SF_FOLD_EVEN_NODE, /* even image about node 0 (fields on the nodes) */
+    SF_FOLD_EVEN_HALF  /* even image about -1/2 (fields half a cell above the nodes) */
+} sf_hicks_fold;
+
+/* sf_hicks_axis for a point at u index units of a field whose n samples
+ * may be staggered (u from -1/2 for a field half a cell off the nodes),
+ * with the given fold at the low end; u is used as given (snap it with
+ * sf_hicks_snap). */
+void sf_hicks_axis_fold(double u, long n, sf_hicks_fold fold, long *first,
+                        double w[SF_HICKS_WIDTH]);
+
+/* u rounded to the nearest index when within 1e-9 of it. */
+double sf_hicks_snap(double u);
+
 #endif

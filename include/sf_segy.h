@@ -35,6 +35,10 @@ int sf_segy_plan_headers(const sf_gather_info *info, sf_segy_plan *plan, char *r
 /* Precision a SEG-Y scalar keeps, in words ("centimetres"). */
 const char *sf_segy_precision(int scalar);
 
+/* The file of one component of an elastic gather: "_<component>" before
+ * the extension of path (out/shot.sgy -> out/shot_vx.sgy). */
+void sf_segy_component_path(const char *path, const char *component, char *out, size_t len);
+
 /* Collective, with the arguments of sf_gather_write_hdf5. Rank 0 writes the
  * headers and sizes the file, then every rank writes its own traces; the
  * file appears at info->path only when complete. */

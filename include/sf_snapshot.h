@@ -1,9 +1,10 @@
-/* Wavefield snapshots: every `every` steps the current pressure, decimated
- * in space, goes into one HDF5 file per run, written collectively, with
- * an XDMF sidecar so ParaView and VisIt open the time series directly.
- * Layout (README, "Snapshots"): /snapshots/p/<step, 8 digits> float32
+/* Wavefield snapshots: every `every` steps the job's snapshot fields
+ * (pressure; for elastic jobs also particle velocity), decimated in space,
+ * go into one HDF5 file per run, written collectively, with an XDMF
+ * sidecar so ParaView and VisIt open the time series directly. Layout
+ * (README, "Snapshots"): /snapshots/<field>/<step, 8 digits> float32
  * [nz][ny][nx] with attributes step and time; /snapshots carries origin,
- * spacing, decimation, dims, steps and times. */
+ * spacing, decimation, dims, steps, times and the field names. */
 #ifndef SF_SNAPSHOT_H
 #define SF_SNAPSHOT_H
 
@@ -15,7 +16,8 @@
 typedef struct {
     sf_h5_output out;
     hid_t group;              /* /snapshots */
-    hid_t field;              /* /snapshots/p */
+    hid_t field[SF_COMPONENTS];  /* /snapshots/<field>, in the job's order */
+    int nfields;
     long dims[3];             /* stored samples along x, y, z */
     sf_sampling_lattice lattice; /* this rank's samples, in its local planes */
     long plane0, planes;      /* this rank's first stored plane and how many */
@@ -30,8 +32,11 @@ long sf_snapshot_samples(long n, long d);
 
 /* Collective: creates <path>.partial (see sf_h5_output). */
 void sf_snapshot_open(sf_snapshot_file *f, const sf_config *c, const sf_slab *slab);
-/* Collective: stores this rank's samples, lattice order, for one step. */
-void sf_snapshot_write(sf_snapshot_file *f, long step, double time, const float *samples);
+/* This rank's samples of one field of one snapshot. */
+size_t sf_snapshot_local_count(const sf_snapshot_file *f);
+/* Collective: stores this rank's samples, lattice order, of every field
+ * (samples[q] for the job's q-th snapshot field) for one step. */
+void sf_snapshot_write(sf_snapshot_file *f, long step, double time, float *const *samples);
 /* Collective: writes the attributes and the XDMF sidecar, then renames both. */
 void sf_snapshot_close(sf_snapshot_file *f);
 

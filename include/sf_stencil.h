@@ -22,4 +22,13 @@ double sf_stencil_symbol_max(const sf_stencil *s);
  * this stencil on spacing h[3] and maximum velocity vmax. */
 double sf_cfl_dt_max(const sf_stencil *s, const double h[3], double vmax);
 
+/* The largest magnitude of the staggered first-derivative symbol (unit
+ * spacing): 2 for order 2, 7/3 for order 4, about 2.5726 for order 8. */
+double sf_stencil_first_symbol_max(const sf_stencil *s);
+
+/* Largest stable dt of the staggered velocity-stress (elastic) leapfrog
+ * scheme with this stencil on spacing h[3], vmax being the fastest (P)
+ * wave speed. */
+double sf_staggered_dt_max(const sf_stencil *s, const double h[3], double vmax);
+
 #endif

@@ -35,11 +35,13 @@ int sf_segy_volume_shape(const char *path, const long *dims, sf_volume_grid *g, 
 int sf_segy_volume_read(const char *path, const sf_volume_grid *g, long k0, long nk, float *out,
                         char *reason, size_t len);
 
-/* Collective: writes the planes [z0, z0 + nz) each rank holds of an
- * n[0] x n[1] x n[2] volume as dataset `vp` in the layout the HDF5 reader
- * takes (origin and spacing attributes on the dataset). */
-void sf_hdf5_volume_write(const char *path, MPI_Comm comm, const long n[3], const double origin[3],
-                          const double spacing[3], long z0, long nz, const float *planes,
-                          const char *config_text);
+/* Collective: writes the planes [z0, z0 + nz) each rank holds of `count`
+ * n[0] x n[1] x n[2] volumes as datasets names[q] (vp, vs, rho) in the
+ * layout the HDF5 reader takes (origin and spacing attributes on each
+ * dataset). */
+void sf_hdf5_volumes_write(const char *path, MPI_Comm comm, const long n[3],
+                           const double origin[3], const double spacing[3], long z0, long nz,
+                           int count, const char *const *names, const float *const *planes,
+                           const char *config_text);
 
 #endif

@@ -14,7 +14,6 @@
 
 static const cfg_range ANY = {-INFINITY, INFINITY, 0, 0};
 static const cfg_range POSITIVE = {0, INFINITY, 1, 0};
-static const cfg_range VELOCITY = {10, 20000, 0, 0}; /* m/s: air to the fastest rocks */
 
 enum { MAX_GRID_POINTS = 1000000 };
 
@@ -64,11 +63,39 @@ static void read_physics(cfg_reader *r, sf_yaml_node *root, sf_config *c)
     sf_yaml_node *p = cfg_section(r, root, "physics", "", 0);
     if (!p) return;
     int type = 0;
-    cfg_choice(r, p, "type", "physics", "acoustic", 0, &type, NULL);
+    if (cfg_choice(r, p, "type", "physics", "acoustic|elastic", 0, &type, &c->physics_mark) > 0)
+        c->physics = (sf_physics)type;
     int order_index = 2;
     if (cfg_choice(r, p, "order", "physics", "2|4|8", 0, &order_index, &c->order_mark) > 0)
         c->order = 2 << order_index;
     cfg_reject_unknown(r, p, "physics", "type, order");
+}
+
+static int is_elastic(const sf_config *c) { return c->physics == SF_PHYSICS_ELASTIC; }
+
+/* Keys only an elastic job takes: on an acoustic job each one is reported
+ * where it is written (and consumed, so it is not also an unknown key). */
+static void reject_elastic_keys(cfg_reader *r, sf_yaml_node *map, const char *path,
+                                const sf_config *c, const char *const *keys)
+{
+    if (is_elastic(c)) return;
+    for (; *keys; ++keys) {
+        const sf_yaml_node *n = sf_yaml_take(map, *keys);
+        if (!n) continue;
+        char full[256];
+        snprintf(full, sizeof full, "%s%s%s", path, *path ? "." : "", *keys);
+        cfg_problem(r, n->line, n->column, full,
+                    "only an elastic job takes this key (physics.type: elastic); this job is "
+                    "acoustic");
+    }
+}
+
+/* A key of the other physics' spelling, with the spelling to use instead. */
+static void reject_misplaced(cfg_reader *r, sf_yaml_node *map, const char *key, const char *path,
+                             const char *advice)
+{
+    const sf_yaml_node *n = sf_yaml_take(map, key);
+    if (n) cfg_problem(r, n->line, n->column, path, "%s", advice);
 }
 
 static int compare_layers(const void *a, const void *b)
@@ -77,16 +104,55 @@ static int compare_layers(const void *a, const void *b)
     return (ta > tb) - (ta < tb);
 }
 
+static const cfg_range PARAMETER_RANGE[SF_PARAMS] = {
+    {10, 20000, 0, 0},   /* vp, m/s: air to the fastest rocks */
+    {0, 20000, 0, 0},    /* vs, m/s: 0 in fluids */
+    {1, 25000, 0, 0},    /* rho, kg/m^3 */
+};
+
+/* vp, and for an elastic job vs and rho, of a homogeneous model or a layer. */
+static void read_parameters(cfg_reader *r, sf_yaml_node *map, const char *path, const sf_config *c,
+                            double value[SF_PARAMS])
+{
+    static const char *const elastic_keys[] = {"vs", "rho", NULL};
+    int ok = cfg_number(r, map, "vp", path, PARAMETER_RANGE[SF_PARAM_VP], 1, &value[SF_PARAM_VP],
+                        NULL) > 0;
+    reject_elastic_keys(r, map, path, c, elastic_keys);
+    if (!is_elastic(c)) return;
+    sf_mark vs_mark = cfg_mark(map);
+    for (int p = SF_PARAM_VS; p < SF_PARAMS; ++p) {
+        const char *name = sf_parameter_name((sf_parameter)p);
+        int got = cfg_number(r, map, name, path, PARAMETER_RANGE[p], 0, &value[p],
+                             p == SF_PARAM_VS ? &vs_mark : NULL);
+        char full[96];
+        snprintf(full, sizeof full, "%s.%s", path, name);
+        if (got == 0)
+            cfg_problem(r, map->line, map->column, full, "required key is missing (physics: "
+                        "elastic needs vp, vs and rho)");
+        ok &= got > 0;
+    }
+    char vs_key[96];
+    snprintf(vs_key, sizeof vs_key, "%s.vs", path);
+    if (ok && value[SF_PARAM_VS] >= SF_VS_OVER_VP_MAX * value[SF_PARAM_VP])
+        cfg_problem(r, vs_mark.line, vs_mark.column, vs_key,
+                    "%g m/s is too close to vp = %g m/s: an isotropic solid needs "
+                    "vs < %.4f vp = %g m/s (a positive bulk modulus)",
+                    value[SF_PARAM_VS], value[SF_PARAM_VP], SF_VS_OVER_VP_MAX,
+                    SF_VS_OVER_VP_MAX * value[SF_PARAM_VP]);
+}
+
 static void read_layers(cfg_reader *r, sf_yaml_node *m, sf_config *c)
 {
+    const char *entry = is_elastic(c) ? "{top: depth, vp: velocity, vs: velocity, rho: density}"
+                                      : "{top: depth, vp: velocity}";
     sf_yaml_node *list = sf_yaml_take(m, "layers");
     if (!list) {
         cfg_problem(r, m->line, m->column, "model.layers", "required key is missing");
         return;
     }
     if (list->kind != SF_YAML_SEQUENCE || list->count == 0) {
-        cfg_problem(r, list->line, list->column, "model.layers",
-                    "expected a list of {top: depth, vp: velocity} entries");
+        cfg_problem(r, list->line, list->column, "model.layers", "expected a list of %s entries",
+                    entry);
         return;
     }
     c->model.nlayers = (int)list->count;
@@ -96,12 +162,12 @@ static void read_layers(cfg_reader *r, sf_yaml_node *m, sf_config *c)
         snprintf(path, sizeof path, "model.layers[%zu]", i);
         sf_yaml_node *item = list->items[i];
         if (item->kind != SF_YAML_MAPPING) {
-            cfg_problem(r, item->line, item->column, path, "expected {top: depth, vp: velocity}");
+            cfg_problem(r, item->line, item->column, path, "expected %s", entry);
             continue;
         }
         cfg_number(r, item, "top", path, ANY, 1, &c->model.layers[i].top, NULL);
-        cfg_number(r, item, "vp", path, VELOCITY, 1, &c->model.layers[i].vp, NULL);
-        cfg_reject_unknown(r, item, path, "top, vp");
+        read_parameters(r, item, path, c, c->model.layers[i].value);
+        cfg_reject_unknown(r, item, path, is_elastic(c) ? "top, vp, vs, rho" : "top, vp");
         if (i > 0 && c->model.layers[i].top <= c->model.layers[i - 1].top)
             cfg_problem(r, item->line, item->column, path,
                         "layer tops must increase with depth (%g follows %g)",
@@ -115,12 +181,35 @@ static void read_layers(cfg_reader *r, sf_yaml_node *m, sf_config *c)
                     c->model.layers[0].top, c->origin[2]);
 }
 
-/* The accepted velocities of a model file; values outside are reported
+/* The accepted values of a model file's parameters; others are reported
  * as errors with their index. */
-static const double DEFAULT_VP_RANGE[2] = {100.0, 15000.0};
+static const double DEFAULT_RANGE[SF_PARAMS][2] = {{100.0, 15000.0}, {0.0, 15000.0},
+                                                   {100.0, 25000.0}};
 
-static void read_model_grid(cfg_reader *r, sf_yaml_node *m, sf_model_config *mc)
+static void read_ranges(cfg_reader *r, sf_yaml_node *m, sf_config *c)
 {
+    static const char *const keys[SF_PARAMS] = {"vp_range", "vs_range", "rho_range"};
+    static const char *const elastic_keys[] = {"vs_range", "rho_range", NULL};
+    sf_model_config *mc = &c->model;
+    reject_elastic_keys(r, m, "model", c, elastic_keys);
+    for (int p = 0; p < sf_config_parameters(c); ++p) {
+        mc->range[p][0] = DEFAULT_RANGE[p][0];
+        mc->range[p][1] = DEFAULT_RANGE[p][1];
+        char full[64];
+        snprintf(full, sizeof full, "model.%s", keys[p]);
+        sf_mark mark;
+        if (cfg_vector_key(r, m, keys[p], "model", 2, (cfg_range){0, 1e6, p != SF_PARAM_VS, 0}, 0,
+                           mc->range[p], &mark) > 0 &&
+            mc->range[p][0] >= mc->range[p][1])
+            cfg_problem(r, mark.line, mark.column, full,
+                        "the minimum (%g) must be below the maximum (%g)", mc->range[p][0],
+                        mc->range[p][1]);
+    }
+}
+
+static void read_model_grid(cfg_reader *r, sf_yaml_node *m, sf_config *c)
+{
+    sf_model_config *mc = &c->model;
     double dims[3] = {0, 0, 0};
     /* HDF5 datasets carry their shape; raw files cannot; SEG-Y may need it. */
     if (mc->kind != SF_MODEL_HDF5 &&
@@ -142,29 +231,89 @@ static void read_model_grid(cfg_reader *r, sf_yaml_node *m, sf_model_config *mc)
     cfg_choice(r, m, "interpolation", "model", "linear|nearest", 0, &nearest, NULL);
     mc->interpolation = nearest ? SF_INTERP_NEAREST : SF_INTERP_LINEAR;
     cfg_boolean(r, m, "extend", "model", &mc->extend);
-    mc->vp_range[0] = DEFAULT_VP_RANGE[0];
-    mc->vp_range[1] = DEFAULT_VP_RANGE[1];
-    sf_mark range_mark;
-    if (cfg_vector_key(r, m, "vp_range", "model", 2, (cfg_range){0, 1e6, 1, 0}, 0, mc->vp_range,
-                       &range_mark) > 0 &&
-        mc->vp_range[0] >= mc->vp_range[1])
-        cfg_problem(r, range_mark.line, range_mark.column, "model.vp_range",
-                    "the minimum (%g) must be below the maximum (%g)", mc->vp_range[0],
-                    mc->vp_range[1]);
+    read_ranges(r, m, c);
+}
+
+/* An elastic raw or SEG-Y model: one file per parameter, all required. */
+static void read_model_paths(cfg_reader *r, sf_yaml_node *m, sf_config *c)
+{
+    sf_model_config *mc = &c->model;
+    reject_misplaced(r, m, "path", "model.path",
+                     "an elastic model in raw or SEG-Y files has one file per parameter: give "
+                     "model.paths: {vp: FILE, vs: FILE, rho: FILE}");
+    sf_yaml_node *paths = cfg_section(r, m, "paths", "model", 1);
+    if (!paths) return;
+    for (int p = 0; p < SF_PARAMS; ++p)
+        cfg_string(r, paths, sf_parameter_name((sf_parameter)p), "model.paths", 1, &mc->path[p],
+                   &mc->path_mark[p]);
+    cfg_reject_unknown(r, paths, "model.paths", "vp, vs, rho");
+}
+
+/* An elastic HDF5 model: one file, a dataset per parameter (default: its name). */
+static void read_model_datasets(cfg_reader *r, sf_yaml_node *m, sf_config *c)
+{
+    sf_model_config *mc = &c->model;
+    reject_misplaced(r, m, "dataset", "model.dataset",
+                     "an elastic model reads one dataset per parameter: give model.datasets: "
+                     "{vp: NAME, vs: NAME, rho: NAME} (default: vp, vs, rho)");
+    sf_yaml_node *names = cfg_section(r, m, "datasets", "model", 0);
+    for (int p = 0; p < SF_PARAMS; ++p) {
+        const char *name = sf_parameter_name((sf_parameter)p);
+        if (!names || cfg_string(r, names, name, "model.datasets", 0, &mc->dataset[p], NULL) <= 0)
+            mc->dataset[p] = sf_strdup(name);
+    }
+    if (names) cfg_reject_unknown(r, names, "model.datasets", "vp, vs, rho");
 }
 
 static void read_model_file(cfg_reader *r, sf_yaml_node *m, sf_config *c)
 {
+    static const char *const elastic_keys[] = {"paths", "datasets", NULL};
     sf_model_config *mc = &c->model;
-    cfg_string(r, m, "path", "model", 1, &mc->path, &mc->path_mark);
-    if (mc->kind == SF_MODEL_HDF5 && cfg_string(r, m, "dataset", "model", 0, &mc->dataset, NULL) <= 0)
-        mc->dataset = sf_strdup("vp");
+    reject_elastic_keys(r, m, "model", c, elastic_keys);
+    if (is_elastic(c) && mc->kind != SF_MODEL_HDF5) {
+        read_model_paths(r, m, c);
+    } else {
+        cfg_string(r, m, "path", "model", 1, &mc->path[0], &mc->path_mark[0]);
+        for (int p = 1; p < sf_config_parameters(c) && mc->path[0]; ++p) {
+            mc->path[p] = sf_strdup(mc->path[0]);
+            mc->path_mark[p] = mc->path_mark[0];
+        }
+    }
+    if (mc->kind == SF_MODEL_HDF5 && is_elastic(c))
+        read_model_datasets(r, m, c);
+    else if (mc->kind == SF_MODEL_HDF5 &&
+             cfg_string(r, m, "dataset", "model", 0, &mc->dataset[0], NULL) <= 0)
+        mc->dataset[0] = sf_strdup("vp");
     if (mc->kind == SF_MODEL_RAW) {
         int endian = 0;
         cfg_choice(r, m, "endian", "model", "little|big", 0, &endian, NULL);
         mc->endian = endian ? SF_ENDIAN_BIG : SF_ENDIAN_LITTLE;
     }
-    read_model_grid(r, m, mc);
+    read_model_grid(r, m, c);
+}
+
+/* The keys a model type takes, for the unknown-key message. */
+static const char *model_keys(const sf_config *c)
+{
+    static const char *const acoustic[] = {
+        [SF_MODEL_HOMOGENEOUS] = "type, vp",
+        [SF_MODEL_LAYERED] = "type, layers",
+        [SF_MODEL_RAW] = "type, path, dims, endian, origin, spacing, interpolation, extend, "
+                         "vp_range",
+        [SF_MODEL_HDF5] = "type, path, dataset, origin, spacing, interpolation, extend, vp_range",
+        [SF_MODEL_SEGY] = "type, path, dims, origin, spacing, interpolation, extend, vp_range",
+    };
+    static const char *const elastic[] = {
+        [SF_MODEL_HOMOGENEOUS] = "type, vp, vs, rho",
+        [SF_MODEL_LAYERED] = "type, layers",
+        [SF_MODEL_RAW] = "type, paths, dims, endian, origin, spacing, interpolation, extend, "
+                         "vp_range, vs_range, rho_range",
+        [SF_MODEL_HDF5] = "type, path, datasets, origin, spacing, interpolation, extend, "
+                          "vp_range, vs_range, rho_range",
+        [SF_MODEL_SEGY] = "type, paths, dims, origin, spacing, interpolation, extend, vp_range, "
+                          "vs_range, rho_range",
+    };
+    return (is_elastic(c) ? elastic : acoustic)[c->model.kind];
 }
 
 static void read_model(cfg_reader *r, sf_yaml_node *root, sf_config *c)
@@ -177,30 +326,11 @@ static void read_model(cfg_reader *r, sf_yaml_node *root, sf_config *c)
         return;
     c->model.kind = (sf_model_kind)kind;
     switch (c->model.kind) {
-    case SF_MODEL_HOMOGENEOUS:
-        cfg_number(r, m, "vp", "model", VELOCITY, 1, &c->model.vp, NULL);
-        cfg_reject_unknown(r, m, "model", "type, vp");
-        break;
-    case SF_MODEL_LAYERED:
-        read_layers(r, m, c);
-        cfg_reject_unknown(r, m, "model", "type, layers");
-        break;
-    case SF_MODEL_RAW:
-        read_model_file(r, m, c);
-        cfg_reject_unknown(r, m, "model", "type, path, dims, endian, origin, spacing, "
-                                          "interpolation, extend, vp_range");
-        break;
-    case SF_MODEL_HDF5:
-        read_model_file(r, m, c);
-        cfg_reject_unknown(r, m, "model", "type, path, dataset, origin, spacing, interpolation, "
-                                          "extend, vp_range");
-        break;
-    case SF_MODEL_SEGY:
-        read_model_file(r, m, c);
-        cfg_reject_unknown(r, m, "model", "type, path, dims, origin, spacing, interpolation, "
-                                          "extend, vp_range");
-        break;
+    case SF_MODEL_HOMOGENEOUS: read_parameters(r, m, "model", c, c->model.value); break;
+    case SF_MODEL_LAYERED: read_layers(r, m, c); break;
+    default: read_model_file(r, m, c);
     }
+    cfg_reject_unknown(r, m, "model", model_keys(c));
 }
 
 static void read_cpml(cfg_reader *r, sf_yaml_node *b, sf_config *c)
@@ -242,10 +372,63 @@ static void read_boundaries(cfg_reader *r, sf_yaml_node *root, sf_config *c)
     }
 }
 
+/* The source type: a pressure source for acoustic jobs; for elastic ones
+ * an explosion (the default), a force or a moment tensor. */
+static void read_source_type(cfg_reader *r, sf_yaml_node *s, sf_config *c)
+{
+    sf_source_config *src = &c->source;
+    int type = is_elastic(c) ? SF_SOURCE_EXPLOSIVE : SF_SOURCE_PRESSURE;
+    src->type_mark = cfg_mark(s);
+    if (cfg_choice(r, s, "type", "source", "pressure|explosive|force|moment", 0, &type,
+                   &src->type_mark) <= 0) {
+        src->type = (sf_source_type)type;
+        return;
+    }
+    src->type = (sf_source_type)type;
+    /* A type of the other physics is reported once; the job goes on as its
+     * default type so that no key is asked for because of it. */
+    if (!is_elastic(c) && src->type != SF_SOURCE_PRESSURE) {
+        cfg_problem(r, src->type_mark.line, src->type_mark.column, "source.type",
+                    "%s sources need physics.type: elastic (an acoustic job takes pressure only)",
+                    type == SF_SOURCE_FORCE ? "force" : type == SF_SOURCE_MOMENT ? "moment"
+                                                                                 : "explosive");
+        src->type = SF_SOURCE_PRESSURE;
+    }
+    if (is_elastic(c) && src->type == SF_SOURCE_PRESSURE) {
+        cfg_problem(r, src->type_mark.line, src->type_mark.column, "source.type",
+                    "pressure is the acoustic source; an elastic job takes explosive, force or "
+                    "moment");
+        src->type = SF_SOURCE_EXPLOSIVE;
+    }
+}
+
+/* A list of numbers that only one source type takes, required there and
+ * not all zero. */
+static void read_source_vector(cfg_reader *r, sf_yaml_node *s, const char *key, int n,
+                               sf_source_type owner, const char *owner_name, sf_config *c,
+                               double *out)
+{
+    char full[64];
+    snprintf(full, sizeof full, "source.%s", key);
+    if (c->source.type != owner) {
+        const sf_yaml_node *v = sf_yaml_take(s, key);
+        if (v) cfg_problem(r, v->line, v->column, full, "only for source.type: %s", owner_name);
+        return;
+    }
+    sf_mark mark;
+    if (cfg_vector_key(r, s, key, "source", n, ANY, 1, out, &mark) <= 0) return;
+    double norm = 0.0;
+    for (int i = 0; i < n; ++i) norm += fabs(out[i]);
+    if (norm == 0.0)
+        cfg_problem(r, mark.line, mark.column, full, "all components are zero: the source would "
+                    "radiate nothing");
+}
+
 static void read_source(cfg_reader *r, sf_yaml_node *root, sf_config *c)
 {
     sf_yaml_node *s = cfg_section(r, root, "source", "", 1);
     if (!s) return;
+    read_source_type(r, s, c);
     cfg_vector_key(r, s, "position", "source", 3, ANY, 1, c->source.position,
                    &c->source.position_mark);
     int wavelet = 0;
@@ -261,7 +444,12 @@ static void read_source(cfg_reader *r, sf_yaml_node *root, sf_config *c)
     if (c->source.delay == 0 && (!delay || cfg_is_auto(delay)) && c->source.frequency > 0)
         c->source.delay = 1.5 / c->source.frequency;
     cfg_number(r, s, "amplitude", "source", ANY, 0, &c->source.amplitude, NULL);
-    cfg_reject_unknown(r, s, "source", "position, wavelet, frequency, delay, amplitude");
+    read_source_vector(r, s, "direction", 3, SF_SOURCE_FORCE, "force", c, c->source.direction);
+    read_source_vector(r, s, "moment", 6, SF_SOURCE_MOMENT, "moment", c, c->source.moment);
+    cfg_reject_unknown(r, s, "source",
+                       is_elastic(c) ? "type, position, wavelet, frequency, delay, amplitude, "
+                                       "direction, moment"
+                                     : "type, position, wavelet, frequency, delay, amplitude");
 }
 
 static void add_receiver(sf_receiver_config *rc, long *capacity, const double p[3])
@@ -329,6 +517,59 @@ static void read_receiver_grid(cfg_reader *r, sf_yaml_node *g, sf_config *c, lon
         }
 }
 
+/* A list of distinct components (or snapshot fields); an acoustic job
+ * has pressure only. Returns how many were read, 0 when the key is absent. */
+static int read_components(cfg_reader *r, sf_yaml_node *map, const char *key, const char *path,
+                           const sf_config *c, sf_component out[SF_COMPONENTS])
+{
+    char full[64];
+    snprintf(full, sizeof full, "%s.%s", path, key);
+    sf_yaml_node *n = sf_yaml_take(map, key);
+    if (!n) return 0;
+    if (n->kind != SF_YAML_SEQUENCE || n->count == 0 || n->count > SF_COMPONENTS) {
+        cfg_problem(r, n->line, n->column, full, "expected a list of distinct names out of "
+                    "[vx, vy, vz, p]");
+        return -1;
+    }
+    int count = 0, seen[SF_COMPONENTS] = {0};
+    for (size_t i = 0; i < n->count; ++i) {
+        const sf_yaml_node *item = n->items[i];
+        int found = -1;
+        for (int k = 0; item->kind == SF_YAML_SCALAR && k < SF_COMPONENTS; ++k)
+            if (!strcmp(item->value, sf_component_name((sf_component)k))) found = k;
+        if (found < 0 || seen[found]) {
+            cfg_problem(r, item->line, item->column, full, found < 0 ? "expected one of vx, vy, "
+                        "vz, p, got '%s'" : "'%s' is listed twice",
+                        item->kind == SF_YAML_SCALAR ? item->value : sf_yaml_kind_name(item->kind));
+            continue;
+        }
+        if (!is_elastic(c) && found != SF_COMPONENT_P) {
+            cfg_problem(r, item->line, item->column, full, "an acoustic job has pressure (p) "
+                        "only; particle velocity needs physics.type: elastic");
+            continue;
+        }
+        seen[found] = 1;
+        out[count++] = (sf_component)found;
+    }
+    return count;
+}
+
+/* Receivers record vx, vy and vz by default in an elastic job, p in an acoustic one. */
+static void read_receiver_components(cfg_reader *r, sf_yaml_node *rs, sf_config *c)
+{
+    sf_receiver_config *rc = &c->receivers;
+    int n = read_components(r, rs, "components", "receivers", c, rc->component);
+    if (n > 0) {
+        rc->ncomponents = n;
+    } else if (is_elastic(c)) {
+        rc->ncomponents = 3;
+        for (int k = 0; k < 3; ++k) rc->component[k] = (sf_component)k;
+    } else {
+        rc->ncomponents = 1;
+        rc->component[0] = SF_COMPONENT_P;
+    }
+}
+
 static void read_receivers(cfg_reader *r, sf_yaml_node *root, sf_config *c)
 {
     sf_yaml_node *rs = cfg_section(r, root, "receivers", "", 1);
@@ -343,12 +584,13 @@ static void read_receivers(cfg_reader *r, sf_yaml_node *root, sf_config *c)
         cfg_number(r, rs, "sampling", "receivers", (cfg_range){0, 10, 1, 0}, 0,
                    &c->receivers.sampling, &c->receivers.sampling_mark);
     }
+    read_receiver_components(r, rs, c);
     long capacity = 0;
     sf_yaml_node *n;
     if ((n = sf_yaml_take(rs, "points"))) read_receiver_points(r, n, c, &capacity);
     if ((n = cfg_section(r, rs, "line", "receivers", 0))) read_receiver_line(r, n, c, &capacity);
     if ((n = cfg_section(r, rs, "grid", "receivers", 0))) read_receiver_grid(r, n, c, &capacity);
-    cfg_reject_unknown(r, rs, "receivers", "sampling, points, line, grid");
+    cfg_reject_unknown(r, rs, "receivers", "sampling, components, points, line, grid");
     if (!sf_yaml_peek(rs, "points") && !sf_yaml_peek(rs, "line") && !sf_yaml_peek(rs, "grid"))
         cfg_problem(r, rs->line, rs->column, "receivers",
                     "give at least one of points, line or grid");
@@ -374,6 +616,20 @@ static void read_decimation(cfg_reader *r, sf_yaml_node *snap, sf_config *c)
     }
 }
 
+/* Snapshots store p in an acoustic job; in an elastic one vx, vy, vz and
+ * p unless `fields` chooses. */
+static void read_snapshot_fields(cfg_reader *r, sf_yaml_node *snap, sf_config *c)
+{
+    int n = read_components(r, snap, "fields", "output.snapshots", c, c->snapshot_field);
+    if (n > 0) {
+        c->snapshot_nfields = n;
+        return;
+    }
+    c->snapshot_nfields = is_elastic(c) ? SF_COMPONENTS : 1;
+    for (int k = 0; k < c->snapshot_nfields; ++k)
+        c->snapshot_field[k] = is_elastic(c) ? (sf_component)k : SF_COMPONENT_P;
+}
+
 static void read_snapshots(cfg_reader *r, sf_yaml_node *o, sf_config *c)
 {
     sf_yaml_node *snap = cfg_section(r, o, "snapshots", "output", 0);
@@ -381,11 +637,13 @@ static void read_snapshots(cfg_reader *r, sf_yaml_node *o, sf_config *c)
     cfg_string(r, snap, "path", "output.snapshots", 1, &c->snapshot_path, &c->snapshot_mark);
     cfg_integer(r, snap, "every", "output.snapshots", 1, 100000000, 1, &c->snapshot_every, NULL);
     read_decimation(r, snap, c);
-    cfg_reject_unknown(r, snap, "output.snapshots", "path, every, decimation");
+    read_snapshot_fields(r, snap, c);
+    cfg_reject_unknown(r, snap, "output.snapshots", "path, every, decimation, fields");
 }
 
 static void read_output(cfg_reader *r, sf_yaml_node *root, sf_config *c)
 {
+    static const char *const elastic_keys[] = {"energy", NULL};
     sf_yaml_node *o = cfg_section(r, root, "output", "", 1);
     if (!o) return;
     cfg_string(r, o, "gather", "output", 1, &c->gather_path, &c->gather_mark);
@@ -393,7 +651,11 @@ static void read_output(cfg_reader *r, sf_yaml_node *root, sf_config *c)
     cfg_boolean(r, o, "overwrite", "output", &c->overwrite);
     read_snapshots(r, o, c);
     cfg_string(r, o, "model", "output", 0, &c->model_output_path, &c->model_output_mark);
-    cfg_reject_unknown(r, o, "output", "gather, segy, overwrite, snapshots, model");
+    reject_elastic_keys(r, o, "output", c, elastic_keys);
+    cfg_string(r, o, "energy", "output", 0, &c->energy_path, &c->energy_mark);
+    cfg_reject_unknown(r, o, "output", is_elastic(c)
+                                           ? "gather, segy, overwrite, snapshots, model, energy"
+                                           : "gather, segy, overwrite, snapshots, model");
 }
 
 static void read_run(cfg_reader *r, sf_yaml_node *root, sf_config *c)
@@ -457,6 +719,20 @@ static void set_defaults(sf_config *c)
     for (int a = 0; a < 3; ++a) c->snapshot_decimation[a] = 1;
 }
 
+const char *sf_parameter_name(sf_parameter p)
+{
+    static const char *const names[SF_PARAMS] = {"vp", "vs", "rho"};
+    return (unsigned)p < SF_PARAMS ? names[p] : "?";
+}
+
+const char *sf_component_name(sf_component c)
+{
+    static const char *const names[SF_COMPONENTS] = {"vx", "vy", "vz", "p"};
+    return (unsigned)c < SF_COMPONENTS ? names[c] : "?";
+}
+
+int sf_config_parameters(const sf_config *c) { return is_elastic(c) ? SF_PARAMS : 1; }
+
 int sf_config_parse(const char *text, size_t length, const char *path, sf_config *c)
 {
     int rank = 0;
@@ -501,13 +777,16 @@ void sf_config_free(sf_config *c)
     free(c->source_path);
     free(c->text);
     free(c->model.layers);
-    free(c->model.path);
-    free(c->model.dataset);
+    for (int p = 0; p < SF_PARAMS; ++p) {
+        free(c->model.path[p]);
+        free(c->model.dataset[p]);
+    }
     free(c->receivers.position);
     free(c->gather_path);
     free(c->snapshot_path);
     free(c->model_output_path);
     free(c->segy_path);
+    free(c->energy_path);
     memset(c, 0, sizeof *c);
 }
 

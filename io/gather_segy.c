@@ -70,6 +70,15 @@ int sf_segy_interval_us(double interval, long nsamples, int *us, char *reason, s
     return 0;
 }
 
+void sf_segy_component_path(const char *path, const char *component, char *out, size_t len)
+{
+    const char *slash = strrchr(path, '/'), *dot = strrchr(path, '.');
+    size_t stem = dot && (!slash || dot > slash) && dot != path && (!slash || dot > slash + 1)
+                      ? (size_t)(dot - path)
+                      : strlen(path);
+    snprintf(out, len, "%.*s_%s%s", (int)stem, path, component, path + stem);
+}
+
 /* Stored value = metres x factor; a negative scalar divides on reading. */
 static double scalar_factor(int scalar) { return scalar < 0 ? -scalar : 1.0 / scalar; }
 
@@ -233,8 +242,9 @@ static void describe_job(const sf_gather_info *g, const sf_segy_plan *plan, char
     text_card(text, 2, "%s%s", job_label,
               path_tail(g->config_path, CARD_WIDTH - CARD_PREFIX - (sizeof job_label - 1), job,
                         sizeof job));
-    text_card(text, 3, "physics: %s, spatial order %d; samples: pressure p", g->physics,
-              g->order);
+    text_card(text, 3, "physics: %s, spatial order %d; samples: %s %s", g->physics, g->order,
+              strcmp(g->component[0], "p") ? "particle velocity (m/s)" : "pressure",
+              g->component[0]);
     text_card(text, 4, "grid: %ld x %ld x %ld points, spacing %g x %g x %g m", g->grid_n[0],
               g->grid_n[1], g->grid_n[2], g->grid_spacing[0], g->grid_spacing[1],
               g->grid_spacing[2]);

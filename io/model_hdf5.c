@@ -174,19 +174,24 @@ int sf_hdf5_volume_read(const char *path, const char *dataset, MPI_Comm comm,
     return rc;
 }
 
-void sf_hdf5_volume_write(const char *path, MPI_Comm comm, const long n[3], const double origin[3],
-                          const double spacing[3], long z0, long nz, const float *planes,
-                          const char *config_text)
+void sf_hdf5_volumes_write(const char *path, MPI_Comm comm, const long n[3],
+                           const double origin[3], const double spacing[3], long z0, long nz,
+                           int count, const char *const *names, const float *const *planes,
+                           const char *config_text)
 {
     sf_h5_output o;
     sf_h5_output_create(&o, path, comm);
     hsize_t dims[3] = {(hsize_t)n[2], (hsize_t)n[1], (hsize_t)n[0]};
-    hid_t d = sf_h5_dataset(&o, o.file, "vp", H5T_IEEE_F32LE, 3, dims, NULL);
-    sf_h5_write_rows(&o, d, H5T_NATIVE_FLOAT, (hsize_t)z0, (hsize_t)nz, planes);
-    sf_h5_attr_doubles(&o, d, "origin", origin, 3);
-    sf_h5_attr_doubles(&o, d, "spacing", spacing, 3);
-    sf_h5_attr_text(&o, d, "units", "m/s; origin and spacing in m, x y z, z is depth");
-    H5Dclose(d);
+    for (int q = 0; q < count; ++q) {
+        hid_t d = sf_h5_dataset(&o, o.file, names[q], H5T_IEEE_F32LE, 3, dims, NULL);
+        sf_h5_write_rows(&o, d, H5T_NATIVE_FLOAT, (hsize_t)z0, (hsize_t)nz, planes[q]);
+        sf_h5_attr_doubles(&o, d, "origin", origin, 3);
+        sf_h5_attr_doubles(&o, d, "spacing", spacing, 3);
+        sf_h5_attr_text(&o, d, "units", strcmp(names[q], "rho")
+                                            ? "m/s; origin and spacing in m, x y z, z is depth"
+                                            : "kg/m^3; origin and spacing in m, x y z, z is depth");
+        H5Dclose(d);
+    }
     sf_h5_attr_text(&o, o.file, "config", config_text);
     sf_h5_attr_text(&o, o.file, "creator", "seisfd " SEISFD_VERSION);
     sf_h5_output_commit(&o);

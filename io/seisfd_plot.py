@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 """Pictures of seisfd outputs (PNG).
 
-  seisfd_plot.py gather GATHER.h5 OUT.png [--clip P] [--wiggle auto|on|off] [--title T]
+  seisfd_plot.py gather GATHER.h5 OUT.png [--component C] [--clip P] [--wiggle auto|on|off]
+                 [--title T]
   seisfd_plot.py snapshot SNAPSHOTS.h5 OUT.png [--step N | --time T] [--point X Y Z]
                  [--field F] [--clip P] [--title T]
 
@@ -51,12 +52,31 @@ def clip_level(values, percentile):
     return level if level > 0 and np.isfinite(level) else 1.0
 
 
-def read_gather(path):
+def gather_components(f):
+    """The component names of a gather: its `components` attribute (elastic,
+    traces [component][receiver][sample]) or its single `component`."""
+    if "components" in f.attrs:
+        return str(f.attrs["components"]).split(",")
+    return [str(f.attrs.get("component", "p"))]
+
+
+def read_gather(path, component=None):
+    """Traces [receiver][sample] of one component (default: the first),
+    the record interval and t0, the component's name and whether the gather
+    has a component axis (elastic)."""
     with open_hdf5(path) as f:
-        if "traces" not in f or f["traces"].ndim != 2 or "dt" not in f.attrs:
-            raise PlotError(f"'{path}' is not a seisfd gather (no 2-D /traces with a dt "
+        traces = f.get("traces")
+        layered = "components" in f.attrs
+        if not isinstance(traces, h5py.Dataset) or traces.ndim != (3 if layered else 2) \
+                or "dt" not in f.attrs:
+            raise PlotError(f"'{path}' is not a seisfd gather (no /traces with a dt "
                             "attribute); for snapshot files use: seisfd_plot.py snapshot")
-        return f["traces"][:], float(f.attrs["dt"]), float(f.attrs.get("t0", 0.0))
+        names = gather_components(f)
+        name = component or names[0]
+        if name not in names:
+            raise PlotError(f"'{path}' has no component {name} (components: {', '.join(names)})")
+        data = traces[names.index(name)] if layered else traces[:]
+        return data, float(f.attrs["dt"]), float(f.attrs.get("t0", 0.0)), name, layered
 
 
 def draw_wiggles(ax, traces, t, clip):
@@ -67,7 +87,7 @@ def draw_wiggles(ax, traces, t, clip):
 
 
 def plot_gather(args):
-    traces, dt, t0 = read_gather(args.input)
+    traces, dt, t0, component, layered = read_gather(args.input, args.component)
     nrec, nsamples = traces.shape
     if nrec == 0 or nsamples == 0:
         raise PlotError(f"'{args.input}' holds no samples ({nrec} x {nsamples})")
@@ -84,9 +104,11 @@ def plot_gather(args):
     ax.set_ylim(t[-1], t[0])
     ax.set_xlabel("receiver index")
     ax.set_ylabel("time (s)")
-    ax.set_title(args.title or f"{os.path.basename(args.input)}: {nrec} traces, "
+    label = f"{component}, " if layered else ""
+    ax.set_title(args.title or f"{os.path.basename(args.input)}: {label}{nrec} traces, "
                                f"{nsamples} samples at {dt * 1e3:g} ms")
-    fig.colorbar(image, ax=ax, label=f"pressure (clipped at the {args.clip:g}th percentile)")
+    quantity = "pressure" if component == "p" else f"particle velocity {component}"
+    fig.colorbar(image, ax=ax, label=f"{quantity} (clipped at the {args.clip:g}th percentile)")
     save(fig, args.output)
 
 
@@ -195,6 +217,8 @@ def parse(argv):
     p = argparse.ArgumentParser(prog="seisfd_plot.py", description=__doc__.split("\n")[0])
     sub = p.add_subparsers(dest="kind", required=True)
     g = sub.add_parser("gather", help="traces as variable density (and wiggles)")
+    g.add_argument("--component", help="component of an elastic gather (vx, vy, vz or p; "
+                                       "default: its first)")
     g.add_argument("--wiggle", choices=("auto", "on", "off"), default="auto",
                    help=f"auto: wiggles when there are at most {WIGGLE_AUTO_MAX_TRACES} traces")
     s = sub.add_parser("snapshot", help="three orthogonal slices of one wavefield snapshot")

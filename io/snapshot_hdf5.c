@@ -38,8 +38,16 @@ void sf_snapshot_open(sf_snapshot_file *f, const sf_config *c, const sf_slab *sl
     sf_h5_output_create(&f->out, c->snapshot_path, slab->comm);
     f->group = sf_h5(H5Gcreate2(f->out.file, "snapshots", H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT),
                      "creating group /snapshots in", f->out.partial);
-    f->field = sf_h5(H5Gcreate2(f->group, "p", H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT),
-                     "creating group /snapshots/p in", f->out.partial);
+    f->nfields = c->snapshot_nfields;
+    for (int q = 0; q < f->nfields; ++q)
+        f->field[q] = sf_h5(H5Gcreate2(f->group, sf_component_name(c->snapshot_field[q]),
+                                       H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT),
+                            "creating a field group under /snapshots in", f->out.partial);
+}
+
+size_t sf_snapshot_local_count(const sf_snapshot_file *f)
+{
+    return (size_t)f->planes * (size_t)f->dims[0] * (size_t)f->dims[1];
 }
 
 static void remember(sf_snapshot_file *f, long step, double time)
@@ -54,18 +62,29 @@ static void remember(sf_snapshot_file *f, long step, double time)
     f->times[f->count++] = time;
 }
 
-void sf_snapshot_write(sf_snapshot_file *f, long step, double time, const float *samples)
+void sf_snapshot_write(sf_snapshot_file *f, long step, double time, float *const *samples)
 {
     char name[32];
     snprintf(name, sizeof name, "%08ld", step);
     hsize_t dims[3] = {(hsize_t)f->dims[2], (hsize_t)f->dims[1], (hsize_t)f->dims[0]};
-    hid_t d = sf_h5_dataset(&f->out, f->field, name, H5T_IEEE_F32LE, 3, dims, NULL);
-    sf_h5_write_rows(&f->out, d, H5T_NATIVE_FLOAT, (hsize_t)f->plane0, (hsize_t)f->planes,
-                     samples);
-    sf_h5_attr_long(&f->out, d, "step", step);
-    sf_h5_attr_double(&f->out, d, "time", time);
-    H5Dclose(d);
+    for (int q = 0; q < f->nfields; ++q) {
+        hid_t d = sf_h5_dataset(&f->out, f->field[q], name, H5T_IEEE_F32LE, 3, dims, NULL);
+        sf_h5_write_rows(&f->out, d, H5T_NATIVE_FLOAT, (hsize_t)f->plane0, (hsize_t)f->planes,
+                         samples[q]);
+        sf_h5_attr_long(&f->out, d, "step", step);
+        sf_h5_attr_double(&f->out, d, "time", time);
+        H5Dclose(d);
+    }
     remember(f, step, time);
+}
+
+/* The field names joined by commas ("p", "vx,vy,vz,p"). */
+static void field_list(const sf_snapshot_file *f, char *out, size_t len)
+{
+    out[0] = '\0';
+    for (int q = 0; q < f->nfields; ++q)
+        snprintf(out + strlen(out), len - strlen(out), "%s%s", q ? "," : "",
+                 sf_component_name(f->cfg->snapshot_field[q]));
 }
 
 static void write_attributes(sf_snapshot_file *f)
@@ -79,9 +98,14 @@ static void write_attributes(sf_snapshot_file *f)
     sf_h5_attr_longs(&f->out, f->group, "dims", f->dims, 3);
     sf_h5_attr_longs(&f->out, f->group, "steps", f->steps, f->count);
     sf_h5_attr_doubles(&f->out, f->group, "times", f->times, f->count);
-    sf_h5_attr_text(&f->out, f->group, "fields", "p");
-    sf_h5_attr_text(&f->out, f->group, "units", "coordinates in m (z is depth), time in s, p as "
-                    "in the gather");
+    char fields[64];
+    field_list(f, fields, sizeof fields);
+    sf_h5_attr_text(&f->out, f->group, "fields", fields);
+    sf_h5_attr_text(&f->out, f->group, "units",
+                    c->physics == SF_PHYSICS_ELASTIC
+                        ? "coordinates in m (z is depth), time in s, fields as in the gather "
+                          "(velocities averaged onto the nodes)"
+                        : "coordinates in m (z is depth), time in s, p as in the gather");
     sf_h5_attr_text(&f->out, f->out.file, "config", c->text);
     sf_h5_attr_text(&f->out, f->out.file, "config_path", c->source_path);
     sf_h5_attr_text(&f->out, f->out.file, "creator", "seisfd " SEISFD_VERSION);
@@ -107,11 +131,16 @@ static void write_xdmf_grids(FILE *x, const sf_snapshot_file *f, const char *h5n
                 c->spacing[1] * (double)c->snapshot_decimation[1],
                 c->spacing[0] * (double)c->snapshot_decimation[0]);
         fprintf(x, "        </Geometry>\n");
-        fprintf(x, "        <Attribute Name=\"p\" AttributeType=\"Scalar\" Center=\"Node\">\n");
-        fprintf(x, "          <DataItem Dimensions=\"%ld %ld %ld\" NumberType=\"Float\" "
-                   "Precision=\"4\" Format=\"HDF\">%s:/snapshots/p/%08ld</DataItem>\n",
-                f->dims[2], f->dims[1], f->dims[0], h5name, f->steps[s]);
-        fprintf(x, "        </Attribute>\n      </Grid>\n");
+        for (int q = 0; q < f->nfields; ++q) {
+            const char *name = sf_component_name(c->snapshot_field[q]);
+            fprintf(x, "        <Attribute Name=\"%s\" AttributeType=\"Scalar\" "
+                       "Center=\"Node\">\n", name);
+            fprintf(x, "          <DataItem Dimensions=\"%ld %ld %ld\" NumberType=\"Float\" "
+                       "Precision=\"4\" Format=\"HDF\">%s:/snapshots/%s/%08ld</DataItem>\n",
+                    f->dims[2], f->dims[1], f->dims[0], h5name, name, f->steps[s]);
+            fprintf(x, "        </Attribute>\n");
+        }
+        fprintf(x, "      </Grid>\n");
     }
 }
 
@@ -141,7 +170,7 @@ static int write_xdmf(const sf_snapshot_file *f, const char *partial, char *reas
 void sf_snapshot_close(sf_snapshot_file *f)
 {
     write_attributes(f);
-    H5Gclose(f->field);
+    for (int q = 0; q < f->nfields; ++q) H5Gclose(f->field[q]);
     H5Gclose(f->group);
     sf_h5_output_commit(&f->out);
     int rank;

@@ -14,15 +14,10 @@ void sf_point_stencil(const sf_config *c, const double pos[3], long first[3], do
     }
 }
 
-/* Appends the non-zero tensor-product weights whose global plane lies in
- * [zlo, zhi); returns how many were appended. */
-static long append_points(const sf_config *c, const double pos[3], long zlo, long zhi,
-                          long z0, double scale, sf_point_weight **list, long *count,
-                          long *capacity)
+long sf_append_weights(const long first[3], double w[3][SF_HICKS_WIDTH], long zlo, long zhi,
+                       long z0, double scale, sf_point_weight **list, long *count,
+                       long *capacity)
 {
-    long first[3];
-    double w[3][8];
-    sf_point_stencil(c, pos, first, w);
     long added = 0;
     for (int kz = 0; kz < SF_HICKS_WIDTH; ++kz) {
         long gz = first[2] + kz;
@@ -45,6 +40,17 @@ static long append_points(const sf_config *c, const double pos[3], long zlo, lon
         }
     }
     return added;
+}
+
+/* The weights of a point at pos whose global plane lies in [zlo, zhi). */
+static long append_points(const sf_config *c, const double pos[3], long zlo, long zhi,
+                          long z0, double scale, sf_point_weight **list, long *count,
+                          long *capacity)
+{
+    long first[3];
+    double w[3][8];
+    sf_point_stencil(c, pos, first, w);
+    return sf_append_weights(first, w, zlo, zhi, z0, scale, list, count, capacity);
 }
 
 /* The plane an interpolation stencil is anchored on: its owner samples it. */

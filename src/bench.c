@@ -15,7 +15,7 @@
 
 typedef struct {
     long size, steps, warmup;   /* size 0: the backend's default */
-    int order, cpml;
+    int order, cpml, elastic;
     long copy_mib;
     sf_device_kind device;
 } bench_options;
@@ -23,11 +23,15 @@ typedef struct {
 /* A grid that fills the device: 1000^3 takes about 14 GiB on a GPU. */
 enum { CPU_DEFAULT_SIZE = 256, GPU_DEFAULT_SIZE = 1000 };
 
-static const double BYTES_PER_POINT = 16.0;   /* read p, p_prev, v^2dt^2; write p_next */
+/* The least DRAM traffic of one point update: acoustic: read p, p_prev and
+ * v^2dt^2, write p_next; elastic: 9 wavefield components read and written
+ * plus 3 material parameters read once. */
+static const double BYTES_PER_POINT[2] = {16.0, 120.0};
 
-static void usage_error(const char *msg)
+static SF_NORETURN void usage_error(const char *msg)
 {
-    sf_fail_collective("bench: %s\nusage: seisfd bench [--device cpu|cuda|auto] [--size N] "
+    sf_fail_collective("bench: %s\nusage: seisfd bench [--device cpu|cuda|auto] "
+                       "[--physics acoustic|elastic] [--size N] "
                        "[--steps S] [--warmup W] [--order 2|4|8] [--cpml C] [--copy-mib M]",
                        msg);
 }
@@ -44,6 +48,13 @@ static long parse_long(const char *flag, const char *value, long lo, long hi)
     return v;
 }
 
+static int parse_physics(const char *value)
+{
+    if (value && !strcmp(value, "acoustic")) return 0;
+    if (value && !strcmp(value, "elastic")) return 1;
+    usage_error("--physics expects acoustic or elastic");
+}
+
 static sf_device_kind parse_device(const char *value)
 {
     if (value && !strcmp(value, "cpu")) return SF_DEVICE_CPU;
@@ -58,7 +69,8 @@ static bench_options parse_options(int argc, char **argv)
                        .copy_mib = 1024, .device = SF_DEVICE_AUTO};
     for (int i = 0; i < argc; ++i) {
         const char *flag = argv[i], *value = i + 1 < argc ? argv[i + 1] : NULL;
-        if (!strcmp(flag, "--size")) o.size = parse_long(flag, value, 16, 100000);
+        if (!strcmp(flag, "--physics")) o.elastic = parse_physics(value);
+        else if (!strcmp(flag, "--size")) o.size = parse_long(flag, value, 16, 100000);
         else if (!strcmp(flag, "--steps")) o.steps = parse_long(flag, value, 1, 10000000);
         else if (!strcmp(flag, "--warmup")) o.warmup = parse_long(flag, value, 0, 10000000);
         else if (!strcmp(flag, "--order")) o.order = (int)parse_long(flag, value, 2, 8);
@@ -118,7 +130,11 @@ static void bench_config(sf_config *c, const bench_options *o)
     c->order = o->order;
     for (int f = 0; f < 6; ++f) c->cpml[f] = o->cpml;
     c->model.kind = SF_MODEL_HOMOGENEOUS;
-    c->model.vp = 3000.0;
+    c->model.value[SF_PARAM_VP] = 3000.0;
+    c->model.value[SF_PARAM_VS] = 1700.0;
+    c->model.value[SF_PARAM_RHO] = 2200.0;
+    c->physics = o->elastic ? SF_PHYSICS_ELASTIC : SF_PHYSICS_ACOUSTIC;
+    c->source.type = o->elastic ? SF_SOURCE_EXPLOSIVE : SF_SOURCE_PRESSURE;
     double centre = 10.0 * (double)(o->size / 2) + 3.3;
     for (int a = 0; a < 3; ++a) c->source.position[a] = centre;
     c->source.frequency = 10.0;
@@ -134,6 +150,9 @@ static void bench_config(sf_config *c, const bench_options *o)
     }
     c->receivers.count = 16;
     c->receivers.position = receivers;
+    c->receivers.ncomponents = o->elastic ? 3 : 1;
+    for (int q = 0; q < c->receivers.ncomponents; ++q)
+        c->receivers.component[q] = o->elastic ? (sf_component)q : SF_COMPONENT_P;
     c->progress_interval = 1e30;
 }
 
@@ -142,10 +161,10 @@ static int is_cuda(const sf_backend_ops *ops) { return !strcmp(ops->name, "cuda"
 /* The copy bandwidth of all ranks together: host memory, or each GPU
  * (device-to-device copies timed with CUDA events, by the first of the
  * ranks sharing it). */
-static double copy_bandwidth(const sf_backend_ops *ops, long mib)
+static double copy_bandwidth(int cuda, long mib)
 {
 #if SF_HAVE_CUDA
-    if (is_cuda(ops)) {
+    if (cuda) {
         int first = sf_gpu_first_on_device(MPI_COMM_WORLD);
         double mine = first ? sf_gpu_copy_bandwidth(mib) : 0.0, sum = 0.0;
         SF_MPI_CHECK(MPI_Allreduce(&mine, &sum, 1, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD),
@@ -153,51 +172,60 @@ static double copy_bandwidth(const sf_backend_ops *ops, long mib)
         return sum;
     }
 #endif
-    (void)ops;
+    (void)cuda;
     return host_copy_bandwidth(mib);
 }
 
 int sf_bench_main(int argc, char **argv)
 {
     bench_options o = parse_options(argc, argv);
-    const sf_backend_ops *ops = sf_backend_choose(o.device, "bench: --device", MPI_COMM_WORLD);
-    if (o.size == 0) o.size = is_cuda(ops) ? GPU_DEFAULT_SIZE : CPU_DEFAULT_SIZE;
+    const sf_backend_ops *ops = NULL;
+    const sf_elastic_backend_ops *elastic = NULL;
+    if (o.elastic)
+        elastic = sf_elastic_backend_choose(o.device, "bench: --device", MPI_COMM_WORLD);
+    else
+        ops = sf_backend_choose(o.device, "bench: --device", MPI_COMM_WORLD);
+    const int cuda = ops && is_cuda(ops);
+    if (o.size == 0) o.size = cuda ? GPU_DEFAULT_SIZE : CPU_DEFAULT_SIZE;
     if (2 * o.cpml >= o.size) usage_error("--cpml leaves no interior for this --size");
     int ranks;
     MPI_Comm_size(MPI_COMM_WORLD, &ranks);
-    if (is_cuda(ops))
-        sf_info("seisfd bench: cuda backend, %d rank%s, one GPU each", ranks, ranks == 1 ? "" : "s");
+    const char *physics = o.elastic ? "elastic" : "acoustic";
+    if (cuda)
+        sf_info("seisfd bench: %s, cuda backend, %d rank%s, one GPU each", physics, ranks,
+                ranks == 1 ? "" : "s");
     else
-        sf_info("seisfd bench: %s backend, %d rank%s x %d OpenMP thread%s", ops->name, ranks,
+        sf_info("seisfd bench: %s, cpu backend, %d rank%s x %d OpenMP thread%s", physics, ranks,
                 ranks == 1 ? "" : "s", omp_get_max_threads(),
                 omp_get_max_threads() == 1 ? "" : "s");
     sf_backend_print_placement(ops, MPI_COMM_WORLD);
-    double copy = copy_bandwidth(ops, o.copy_mib);
+    double copy = copy_bandwidth(cuda, o.copy_mib);
     sf_info("  copy bandwidth      %.2f GB/s (%s, read + write, %ld MiB per %s, best of 10)",
-            copy / 1e9, is_cuda(ops) ? "device to device" : "host memory", o.copy_mib,
-            is_cuda(ops) ? "GPU" : "rank");
+            copy / 1e9, cuda ? "device to device" : "host memory", o.copy_mib,
+            cuda ? "GPU" : "rank");
 
     sf_config c;
     bench_config(&c, &o);
     sf_simulation s;
-    sf_simulation_setup(&s, &c, MPI_COMM_WORLD, ops);
+    sf_simulation_setup(&s, &c, MPI_COMM_WORLD, ops, elastic);
     s.warmup_steps = o.warmup;
     sf_simulation_run(&s, 0);
     double points = (double)o.size * o.size * o.size * (double)o.steps;
     double rate = points / s.loop_seconds;
-    sf_info("  acoustic step       %ld^3 points, order %d, CPML %d on all faces, %ld steps after "
+    const double bytes = BYTES_PER_POINT[o.elastic];
+    sf_info("  %-8s step       %ld^3 points, order %d, CPML %d on all faces, %ld steps after "
             "%ld warm-up, %.4f s",
-            o.size, o.order, o.cpml, o.steps, o.warmup, s.loop_seconds);
+            physics, o.size, o.order, o.cpml, o.steps, o.warmup, s.loop_seconds);
     sf_info("  throughput          %.4f Gpoints/s", rate / 1e9);
     sf_info("  effective bandwidth %.2f GB/s at %.0f B/point = %.3f of copy bandwidth",
-            rate * BYTES_PER_POINT / 1e9, BYTES_PER_POINT, rate * BYTES_PER_POINT / copy);
-    if (is_cuda(ops)) {
+            rate * bytes / 1e9, bytes, rate * bytes / copy);
+    if (cuda) {
         /* Rank 0's kernels alone, from CUDA events: the rate without gaps
          * between kernels, launches or halo waits. */
         double kernels = s.loop_timers.seconds[SF_PHASE_STENCIL];
         sf_info("  stencil kernels     %.4f s (CUDA events, rank 0) = %.4f Gpoints/s = %.3f of "
                 "copy bandwidth",
-                kernels, points / kernels / 1e9, points / kernels * BYTES_PER_POINT / copy);
+                kernels, points / kernels / 1e9, points / kernels * bytes / copy);
     }
     sf_simulation_report(&s);
     sf_simulation_free(&s);

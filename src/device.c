@@ -5,6 +5,17 @@
 
 #include <omp.h>
 
+const sf_elastic_backend_ops *sf_elastic_backend_choose(sf_device_kind kind, const char *what,
+                                                        MPI_Comm comm)
+{
+    (void)comm;
+    if (kind == SF_DEVICE_CUDA)
+        sf_fail_collective("%s: cuda was asked for, but elastic physics has no CUDA backend in "
+                           "this version; use cpu or auto (auto runs elastic jobs on the CPU)",
+                           what);
+    return sf_elastic_backend_cpu();
+}
+
 #ifndef SF_HAVE_CUDA
 #define SF_HAVE_CUDA 0
 #endif
@@ -28,7 +39,7 @@ const sf_backend_ops *sf_backend_choose(sf_device_kind kind, const char *what, M
 
 void sf_backend_print_placement(const sf_backend_ops *ops, MPI_Comm comm)
 {
-    if (ops == sf_backend_cuda())
+    if (ops && ops == sf_backend_cuda())
         sf_gpu_print_binding(comm);
     else
         sf_info("  threads per rank  %d", omp_get_max_threads());

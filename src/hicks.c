@@ -47,14 +47,27 @@ static double node_weight(int m, double frac, double beta)
     return sinc * bessel_i0(beta * sqrt(1.0 - ratio * ratio)) / bessel_i0(beta);
 }
 
-void sf_hicks_axis(double u, long n, int mirror, long *first, double w[SF_HICKS_WIDTH])
+/* Where node `node` of the axis lands after folding at the low end, and
+ * the sign its weight takes; returns 0 when the weight is dropped. */
+static int fold_node(sf_hicks_fold fold, long *node, double *value)
+{
+    if (*node > 0 || (*node == 0 && fold != SF_FOLD_ODD)) return 1;
+    switch (fold) {
+    case SF_FOLD_ODD:
+        if (*node == 0) return 0;   /* p = 0 on the surface */
+        *node = -*node;
+        *value = -*value;
+        return 1;
+    case SF_FOLD_EVEN_NODE: *node = -*node; return 1;
+    case SF_FOLD_EVEN_HALF: *node = -1 - *node; return 1;
+    default: return 1;              /* dropped below as lying outside */
+    }
+}
+
+void sf_hicks_axis_fold(double u, long n, sf_hicks_fold fold, long *first,
+                        double w[SF_HICKS_WIDTH])
 {
     const double beta = sf_hicks_beta(SF_HICKS_RADIUS);
-    /* Positions computed from metres carry rounding: snap to a node when
-     * within 1e-9 of a grid interval, and keep inside the axis. */
-    if (fabs(u - round(u)) < 1e-9) u = round(u);
-    if (u < 0.0) u = 0.0;
-    if (u > (double)(n - 1)) u = (double)(n - 1);
     long base = (long)floor(u);
     double frac = u - (double)base;
     *first = base - (SF_HICKS_RADIUS - 1);
@@ -62,13 +75,22 @@ void sf_hicks_axis(double u, long n, int mirror, long *first, double w[SF_HICKS_
     for (int m = -(SF_HICKS_RADIUS - 1); m <= SF_HICKS_RADIUS; ++m) {
         long node = base + m;
         double value = node_weight(m, frac, beta);
-        if (mirror && node <= 0) {
-            if (node == 0) continue;   /* p = 0 on the surface */
-            node = -node;
-            value = -value;
-        }
+        if (!fold_node(fold, &node, &value)) continue;
         if (node < 0 || node >= n) continue;
         long slot = node - *first;
         if (slot >= 0 && slot < SF_HICKS_WIDTH) w[slot] += value;
     }
+}
+
+/* Positions computed from metres carry rounding: snap to a node when
+ * within 1e-9 of a grid interval. */
+double sf_hicks_snap(double u) { return fabs(u - round(u)) < 1e-9 ? round(u) : u; }
+
+void sf_hicks_axis(double u, long n, int mirror, long *first, double w[SF_HICKS_WIDTH])
+{
+    /* Keep inside the axis. */
+    u = sf_hicks_snap(u);
+    if (u < 0.0) u = 0.0;
+    if (u > (double)(n - 1)) u = (double)(n - 1);
+    sf_hicks_axis_fold(u, n, mirror ? SF_FOLD_ODD : SF_FOLD_NONE, first, w);
 }

@@ -15,7 +15,8 @@ static const char USAGE[] =
     "usage: seisfd run JOB.yaml      run the job and write its gather\n"
     "       seisfd check JOB.yaml    validate the job and print its set-up, without running\n"
     "       seisfd bench [options]   measure copy bandwidth and time-step throughput\n"
-    "                                (--device D --size N --steps S --warmup W --order O --cpml C)\n"
+    "                                (--device D --physics P --size N --steps S --warmup W\n"
+    "                                --order O --cpml C)\n"
     "       seisfd --version         the version, the backends built in and the GPUs visible\n";
 
 static int run_job(const char *path, int execute)
@@ -25,11 +26,16 @@ static int run_job(const char *path, int execute)
     if (execute) sf_check_outputs(&cfg, MPI_COMM_WORLD);
     char what[600];
     snprintf(what, sizeof what, "%s: run.device", path);
-    const sf_backend_ops *ops = sf_backend_choose(cfg.device, what, MPI_COMM_WORLD);
+    const sf_backend_ops *acoustic = NULL;
+    const sf_elastic_backend_ops *elastic = NULL;
+    if (cfg.physics == SF_PHYSICS_ELASTIC)
+        elastic = sf_elastic_backend_choose(cfg.device, what, MPI_COMM_WORLD);
+    else
+        acoustic = sf_backend_choose(cfg.device, what, MPI_COMM_WORLD);
     sf_simulation sim;
-    sf_simulation_setup(&sim, &cfg, MPI_COMM_WORLD, ops);
+    sf_simulation_setup(&sim, &cfg, MPI_COMM_WORLD, acoustic, elastic);
     sf_simulation_summary(&sim);
-    sf_backend_print_placement(ops, MPI_COMM_WORLD);
+    sf_backend_print_placement(acoustic, MPI_COMM_WORLD);
     if (execute) {
         sf_check_output_space(&sim);
         sf_simulation_run(&sim, 1);

@@ -12,16 +12,26 @@
 
 typedef char reason_text[512];
 
-static double layered_velocity(const sf_model_config *m, double depth)
+static double layered_value(const sf_model_config *m, sf_parameter p, double depth)
 {
-    double v = m->layers[0].vp;
-    for (int l = 0; l < m->nlayers && m->layers[l].top <= depth; ++l) v = m->layers[l].vp;
+    double v = m->layers[0].value[p];
+    for (int l = 0; l < m->nlayers && m->layers[l].top <= depth; ++l) v = m->layers[l].value[p];
     return v;
 }
 
+/* The job-file key naming parameter p's file, for messages. */
+static void path_key(const sf_config *c, sf_parameter p, char *key, size_t len)
+{
+    if (c->physics == SF_PHYSICS_ELASTIC && c->model.kind != SF_MODEL_HDF5)
+        snprintf(key, len, "model.paths.%s", sf_parameter_name(p));
+    else
+        snprintf(key, len, "model.path");
+}
+
 /* Ends the run when a step failed on any rank, with the message of the
- * lowest failing rank, pointing at the job file's model.path. */
-static void fail_if_any(const sf_config *c, const sf_slab *slab, int failed, const char *reason)
+ * lowest failing rank, pointing at the job file's key for p's file. */
+static void fail_if_any(const sf_config *c, sf_parameter p, const sf_slab *slab, int failed,
+                        const char *reason)
 {
     int mine = failed ? slab->rank : INT_MAX, first;
     SF_MPI_CHECK(MPI_Allreduce(&mine, &first, 1, MPI_INT, MPI_MIN, slab->comm), "model errors");
@@ -29,54 +39,57 @@ static void fail_if_any(const sf_config *c, const sf_slab *slab, int failed, con
     reason_text text;
     snprintf(text, sizeof text, "%s", reason);
     SF_MPI_CHECK(MPI_Bcast(text, sizeof text, MPI_CHAR, first, slab->comm), "model errors");
-    sf_config_report(c, c->model.path_mark, "model.path: %s", text);
+    char key[64];
+    path_key(c, p, key, sizeof key);
+    sf_config_report(c, c->model.path_mark[p], "%s: %s", key, text);
     sf_exit_collective();
 }
 
-static void raw_shape(const sf_config *c, const sf_slab *slab, sf_volume_grid *g)
+static void raw_shape(const sf_config *c, sf_parameter p, const sf_slab *slab, sf_volume_grid *g)
 {
     const sf_model_config *mc = &c->model;
+    const char *path = mc->path[p];
     memcpy(g->n, mc->dims, sizeof g->n);
-    snprintf(g->name, sizeof g->name, "%s", mc->path);
+    snprintf(g->name, sizeof g->name, "%s", path);
     reason_text reason = "";
     long long expected = (long long)g->n[0] * g->n[1] * g->n[2] * (long long)sizeof(float);
-    long long size = slab->rank == 0 ? sf_raw_file_size(mc->path, reason, sizeof reason) : 0;
+    long long size = slab->rank == 0 ? sf_raw_file_size(path, reason, sizeof reason) : 0;
     SF_MPI_CHECK(MPI_Bcast(&size, 1, MPI_LONG_LONG, 0, slab->comm), "sharing the model size");
     if (size >= 0 && size != expected)
         snprintf(reason, sizeof reason, "'%s' holds %lld bytes, but dims %ld x %ld x %ld of float32 "
-                 "need %lld", mc->path, size, g->n[0], g->n[1], g->n[2], expected);
+                 "need %lld", path, size, g->n[0], g->n[1], g->n[2], expected);
     else if (size < 0) {
         char why[256];
         snprintf(why, sizeof why, "%s", reason);
-        snprintf(reason, sizeof reason, "cannot read '%s': %s", mc->path, why);
+        snprintf(reason, sizeof reason, "cannot read '%s': %s", path, why);
     }
-    fail_if_any(c, slab, slab->rank == 0 && size != expected, reason);
+    fail_if_any(c, p, slab, slab->rank == 0 && size != expected, reason);
 }
 
 /* SEG-Y headers are read once, on rank 0, and shared. */
-static void segy_shape(const sf_config *c, const sf_slab *slab, sf_volume_grid *g)
+static void segy_shape(const sf_config *c, sf_parameter p, const sf_slab *slab, sf_volume_grid *g)
 {
     const sf_model_config *mc = &c->model;
     reason_text reason = "";
     int failed = 0;
     if (slab->rank == 0)
-        failed = sf_segy_volume_shape(mc->path, mc->dims[0] ? mc->dims : NULL, g, reason,
+        failed = sf_segy_volume_shape(mc->path[p], mc->dims[0] ? mc->dims : NULL, g, reason,
                                       sizeof reason) != 0;
-    fail_if_any(c, slab, failed, reason);
+    fail_if_any(c, p, slab, failed, reason);
     SF_MPI_CHECK(MPI_Bcast(g, sizeof *g, MPI_BYTE, 0, slab->comm), "sharing the model shape");
 }
 
-static void file_shape(const sf_config *c, const sf_slab *slab, sf_volume_grid *g)
+static void file_shape(const sf_config *c, sf_parameter p, const sf_slab *slab, sf_volume_grid *g)
 {
     const sf_model_config *mc = &c->model;
     reason_text reason = "";
     memset(g, 0, sizeof *g);
     switch (mc->kind) {
-    case SF_MODEL_RAW: raw_shape(c, slab, g); break;
-    case SF_MODEL_SEGY: segy_shape(c, slab, g); break;
+    case SF_MODEL_RAW: raw_shape(c, p, slab, g); break;
+    case SF_MODEL_SEGY: segy_shape(c, p, slab, g); break;
     default:
-        fail_if_any(c, slab, sf_hdf5_volume_shape(mc->path, mc->dataset, slab->comm, g, reason,
-                                                  sizeof reason) != 0,
+        fail_if_any(c, p, slab, sf_hdf5_volume_shape(mc->path[p], mc->dataset[p], slab->comm, g,
+                                                     reason, sizeof reason) != 0,
                     reason);
     }
     /* The job's keys win over the file's attributes; the simulation grid's
@@ -89,7 +102,7 @@ static void file_shape(const sf_config *c, const sf_slab *slab, sf_volume_grid *
     }
 }
 
-static void check_coverage(const sf_config *c, const sf_volume_grid *g)
+static void check_coverage(const sf_config *c, sf_parameter p, const sf_volume_grid *g)
 {
     static const char axis[3] = {'x', 'y', 'z'};
     if (c->model.extend) return;
@@ -99,7 +112,7 @@ static void check_coverage(const sf_config *c, const sf_volume_grid *g)
         double glo = c->origin[a], ghi = glo + (double)(c->n[a] - 1) * c->spacing[a];
         double tol = 1e-6 * g->spacing[a];
         if (glo >= lo - tol && ghi <= hi + tol) continue;
-        sf_mark mark = c->model.origin_given ? c->model.origin_mark : c->model.path_mark;
+        sf_mark mark = c->model.origin_given ? c->model.origin_mark : c->model.path_mark[p];
         sf_config_report(c, mark, "model: '%s' covers %c = %g .. %g m, but the grid spans %c = %g "
                          ".. %g m; move or enlarge the model (model.origin, model.spacing) or set "
                          "model.extend: true to repeat its edge values outward",
@@ -108,33 +121,33 @@ static void check_coverage(const sf_config *c, const sf_volume_grid *g)
     }
 }
 
-static void read_planes(const sf_config *c, const sf_slab *slab, const sf_volume_grid *g, long k0,
-                        long nk, float *out)
+static void read_planes(const sf_config *c, sf_parameter p, const sf_slab *slab,
+                        const sf_volume_grid *g, long k0, long nk, float *out)
 {
     const sf_model_config *mc = &c->model;
     reason_text reason = "";
     int failed = 0;
     switch (mc->kind) {
     case SF_MODEL_RAW:
-        failed = nk > 0 && sf_raw_read_planes(mc->path, g->n[0], g->n[1], k0, nk, mc->endian, out,
-                                              reason, sizeof reason) != 0;
+        failed = nk > 0 && sf_raw_read_planes(mc->path[p], g->n[0], g->n[1], k0, nk, mc->endian,
+                                              out, reason, sizeof reason) != 0;
         break;
     case SF_MODEL_SEGY:
-        failed = sf_segy_volume_read(mc->path, g, k0, nk, out, reason, sizeof reason) != 0;
+        failed = sf_segy_volume_read(mc->path[p], g, k0, nk, out, reason, sizeof reason) != 0;
         break;
     default:
-        failed = sf_hdf5_volume_read(mc->path, mc->dataset, slab->comm, g, k0, nk, out, reason,
-                                     sizeof reason) != 0;
+        failed = sf_hdf5_volume_read(mc->path[p], mc->dataset[p], slab->comm, g, k0, nk, out,
+                                     reason, sizeof reason) != 0;
     }
-    fail_if_any(c, slab, failed, reason);
+    fail_if_any(c, p, slab, failed, reason);
 }
 
-/* Reports the first velocity outside the accepted range, by its index in
- * the model file, over all ranks. */
-static void check_values(const sf_config *c, const sf_slab *slab, const sf_volume_grid *g,
-                         const float *planes, long k0, long nk)
+/* Reports the first value outside the accepted range, by its index in the
+ * model file, over all ranks. */
+static void check_values(const sf_config *c, sf_parameter p, const sf_slab *slab,
+                         const sf_volume_grid *g, const float *planes, long k0, long nk)
 {
-    const double lo = c->model.vp_range[0], hi = c->model.vp_range[1];
+    const double lo = c->model.range[p][0], hi = c->model.range[p][1];
     const long plane = g->n[0] * g->n[1];
     long bad_local = LONG_MAX;
     for (long n = 0; n < plane * nk; ++n)
@@ -151,58 +164,132 @@ static void check_values(const sf_config *c, const sf_slab *slab, const sf_volum
     float value = bad == bad_local ? planes[bad - k0 * plane] : 0.0f;
     SF_MPI_CHECK(MPI_Bcast(&value, 1, MPI_FLOAT, owner, slab->comm), "reporting a model value");
     long k = bad / plane, j = (bad % plane) / g->n[0], i = bad % g->n[0];
-    sf_config_report(c, c->model.path_mark,
-                     "model.path: model file '%s': vp at index (i=%ld, j=%ld, k=%ld) is %g; "
-                     "velocities must be finite and within %g..%g m/s (model.vp_range)",
-                     g->name, i, j, k, value, lo, hi);
+    char key[64];
+    path_key(c, p, key, sizeof key);
+    int density = p == SF_PARAM_RHO;
+    sf_config_report(c, c->model.path_mark[p],
+                     "%s: model file '%s': %s at index (i=%ld, j=%ld, k=%ld) is %g; "
+                     "%s must be finite and within %g..%g %s (model.%s_range)",
+                     key, g->name, sf_parameter_name(p), i, j, k, value,
+                     density ? "densities" : "velocities", lo, hi, density ? "kg/m^3" : "m/s",
+                     sf_parameter_name(p));
     sf_exit_collective();
 }
 
 /* Reads the model planes this slab needs and samples them onto its planes. */
-static void build_from_file(sf_model *m, const sf_config *c, const sf_slab *slab)
+static void build_from_file(float *out, const sf_config *c, sf_parameter p, const sf_slab *slab)
 {
     sf_volume_grid g;
-    file_shape(c, slab, &g);
-    check_coverage(c, &g);
+    file_shape(c, p, slab, &g);
+    check_coverage(c, p, &g);
     long k0, k1;
     sf_model_plane_range(&g, c, slab->z0, slab->nz, &k0, &k1);
     size_t count = (size_t)g.n[0] * (size_t)g.n[1] * (size_t)(k1 - k0);
     float *planes = sf_malloc(count * sizeof(float), "the model planes of this slab");
-    read_planes(c, slab, &g, k0, k1 - k0, planes);
-    check_values(c, slab, &g, planes, k0, k1 - k0);
-    sf_model_resample(&g, planes, k0, c, slab->z0, slab->nz, m->vp);
+    read_planes(c, p, slab, &g, k0, k1 - k0, planes);
+    check_values(c, p, slab, &g, planes, k0, k1 - k0);
+    sf_model_resample(&g, planes, k0, c, slab->z0, slab->nz, out);
     free(planes);
 }
 
-void sf_model_build(sf_model *m, const sf_config *c, const sf_slab *slab)
+static float *build_parameter(const sf_config *c, sf_parameter p, const sf_slab *slab)
 {
     long nx = c->n[0], ny = c->n[1], plane = nx * ny;
-    m->vp = sf_malloc((size_t)plane * (size_t)slab->nz * sizeof(float), "the velocity model");
+    float *out = sf_malloc((size_t)plane * (size_t)slab->nz * sizeof(float),
+                           p == SF_PARAM_VP ? "the velocity model" : "the elastic model");
     switch (c->model.kind) {
     case SF_MODEL_HOMOGENEOUS:
-        for (long n = 0; n < plane * slab->nz; ++n) m->vp[n] = (float)c->model.vp;
+        for (long n = 0; n < plane * slab->nz; ++n) out[n] = (float)c->model.value[p];
         break;
     case SF_MODEL_LAYERED:
         for (long k = 0; k < slab->nz; ++k) {
             double depth = c->origin[2] + (double)(slab->z0 + k) * c->spacing[2];
-            float v = (float)layered_velocity(&c->model, depth);
-            for (long n = 0; n < plane; ++n) m->vp[k * plane + n] = v;
+            float v = (float)layered_value(&c->model, p, depth);
+            for (long n = 0; n < plane; ++n) out[k * plane + n] = v;
         }
         break;
     default:
-        build_from_file(m, c, slab);
+        build_from_file(out, c, p, slab);
     }
+    return out;
+}
+
+/* Global minimum and maximum of values[n]. */
+static void global_range(const float *values, long n, MPI_Comm comm, double *min, double *max)
+{
     double lo = INFINITY, hi = -INFINITY;
-    for (long n = 0; n < plane * slab->nz; ++n) {
-        if (m->vp[n] < lo) lo = m->vp[n];
-        if (m->vp[n] > hi) hi = m->vp[n];
+    for (long i = 0; i < n; ++i) {
+        if (values[i] < lo) lo = values[i];
+        if (values[i] > hi) hi = values[i];
     }
-    SF_MPI_CHECK(MPI_Allreduce(&lo, &m->vmin, 1, MPI_DOUBLE, MPI_MIN, slab->comm), "model min");
-    SF_MPI_CHECK(MPI_Allreduce(&hi, &m->vmax, 1, MPI_DOUBLE, MPI_MAX, slab->comm), "model max");
+    SF_MPI_CHECK(MPI_Allreduce(&lo, min, 1, MPI_DOUBLE, MPI_MIN, comm), "model min");
+    SF_MPI_CHECK(MPI_Allreduce(&hi, max, 1, MPI_DOUBLE, MPI_MAX, comm), "model max");
+}
+
+/* The slowest wave anywhere: vs, or vp where vs = 0 (a fluid). */
+static double slowest_wave(const sf_model *m, long n, MPI_Comm comm)
+{
+    double lo = INFINITY, slowest;
+    for (long i = 0; i < n; ++i) {
+        double v = m->vs[i] > 0.0f ? m->vs[i] : m->vp[i];
+        if (v < lo) lo = v;
+    }
+    SF_MPI_CHECK(MPI_Allreduce(&lo, &slowest, 1, MPI_DOUBLE, MPI_MIN, comm), "model min");
+    return slowest;
+}
+
+/* A grid point whose vs is not below sqrt(3)/2 vp (no positive bulk
+ * modulus) ends the run; the layer and homogeneous values were checked
+ * with the job, so this catches model files. */
+static void check_elastic_ratio(const sf_model *m, const sf_config *c, const sf_slab *slab)
+{
+    const long plane = c->n[0] * c->n[1];
+    long bad_local = LONG_MAX, bad;
+    for (long n = 0; n < plane * slab->nz && bad_local == LONG_MAX; ++n)
+        if (!(m->vs[n] < SF_VS_OVER_VP_MAX * m->vp[n])) bad_local = slab->z0 * plane + n;
+    SF_MPI_CHECK(MPI_Allreduce(&bad_local, &bad, 1, MPI_LONG, MPI_MIN, slab->comm),
+                 "checking vs against vp");
+    if (bad == LONG_MAX) return;
+    int mine = bad == bad_local ? slab->rank : INT_MAX, owner;
+    SF_MPI_CHECK(MPI_Allreduce(&mine, &owner, 1, MPI_INT, MPI_MIN, slab->comm), "vs against vp");
+    float pair[2] = {0.0f, 0.0f};
+    if (bad == bad_local) {
+        pair[0] = m->vp[bad - slab->z0 * plane];
+        pair[1] = m->vs[bad - slab->z0 * plane];
+    }
+    SF_MPI_CHECK(MPI_Bcast(pair, 2, MPI_FLOAT, owner, slab->comm), "reporting vs against vp");
+    long k = bad / plane, j = (bad % plane) / c->n[0], i = bad % c->n[0];
+    sf_config_report(c, c->model.path_mark[SF_PARAM_VS],
+                     "model: at grid point (i=%ld, j=%ld, k=%ld), (%g, %g, %g) m, vs = %g m/s is "
+                     "not below %.4f vp = %g m/s (vp = %g m/s): an isotropic solid needs a "
+                     "positive bulk modulus",
+                     i, j, k, c->origin[0] + (double)i * c->spacing[0],
+                     c->origin[1] + (double)j * c->spacing[1],
+                     c->origin[2] + (double)k * c->spacing[2], pair[1], SF_VS_OVER_VP_MAX,
+                     SF_VS_OVER_VP_MAX * pair[0], pair[0]);
+    sf_exit_collective();
+}
+
+void sf_model_build(sf_model *m, const sf_config *c, const sf_slab *slab)
+{
+    memset(m, 0, sizeof *m);
+    const long count = c->n[0] * c->n[1] * slab->nz;
+    m->vp = build_parameter(c, SF_PARAM_VP, slab);
+    global_range(m->vp, count, slab->comm, &m->vmin, &m->vmax);
+    m->slowest = m->vmin;
+    if (c->physics != SF_PHYSICS_ELASTIC) return;
+    m->vs = build_parameter(c, SF_PARAM_VS, slab);
+    m->rho = build_parameter(c, SF_PARAM_RHO, slab);
+    check_elastic_ratio(m, c, slab);
+    global_range(m->vs, count, slab->comm, &m->vs_min, &m->vs_max);
+    global_range(m->rho, count, slab->comm, &m->rho_min, &m->rho_max);
+    m->slowest = slowest_wave(m, count, slab->comm);
 }
 
 void sf_model_free(sf_model *m)
 {
     free(m->vp);
-    m->vp = NULL;
+    free(m->vs);
+    free(m->rho);
+    m->vp = m->vs = m->rho = NULL;
 }

@@ -13,7 +13,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-enum { SAMPLE_BLOCK = 64 };
 static const double MIN_POINTS_PER_WAVELENGTH = 5.0;
 static const double RICKER_UPPER_FACTOR = 2.5;   /* upper frequency of a Ricker / its peak */
 
@@ -33,7 +32,9 @@ static void check_slabs(const sf_simulation *s)
 static void resolve_time_step(sf_simulation *s)
 {
     const sf_config *c = s->cfg;
-    s->dt_max = sf_cfl_dt_max(&s->stencil, c->spacing, s->model.vmax);
+    s->dt_max = c->physics == SF_PHYSICS_ELASTIC
+                    ? sf_staggered_dt_max(&s->stencil, c->spacing, s->model.vmax)
+                    : sf_cfl_dt_max(&s->stencil, c->spacing, s->model.vmax);
     if (c->dt_auto) {
         s->dt = c->cfl_safety * s->dt_max;
         return;
@@ -52,11 +53,18 @@ static void resolve_time_step(sf_simulation *s)
     sf_exit_collective();
 }
 
+/* On the slowest wave: vp_min (acoustic); vs_min, or vp where vs = 0 (elastic). */
 static double points_per_wavelength(const sf_simulation *s)
 {
     const sf_config *c = s->cfg;
     double h = fmax(c->spacing[0], fmax(c->spacing[1], c->spacing[2]));
-    return s->model.vmin / (RICKER_UPPER_FACTOR * c->source.frequency * h);
+    return s->model.slowest / (RICKER_UPPER_FACTOR * c->source.frequency * h);
+}
+
+static const char *slowest_wave_name(const sf_simulation *s)
+{
+    if (s->cfg->physics != SF_PHYSICS_ELASTIC) return "vp_min";
+    return s->model.vs_min > 0.0 ? "vs_min" : "slowest wave (vs, or vp where vs = 0)";
 }
 
 static void check_dispersion(const sf_simulation *s)
@@ -65,14 +73,15 @@ static void check_dispersion(const sf_simulation *s)
     double ppw = points_per_wavelength(s);
     if (ppw >= MIN_POINTS_PER_WAVELENGTH) return;
     double h = fmax(c->spacing[0], fmax(c->spacing[1], c->spacing[2]));
-    sf_warn("%s:%d:%d: source.frequency: %.3g points per minimum wavelength (vp_min %g m/s, "
+    sf_warn("%s:%d:%d: source.frequency: %.3g points per minimum wavelength (%s %g m/s, "
             "upper frequency %g Hz = %.1f x %g Hz, spacing %g m) is below %.0f; expect "
             "numerical dispersion (use spacing <= %.3g m or frequency <= %.3g Hz)",
             c->source_path, c->source.frequency_mark.line, c->source.frequency_mark.column, ppw,
-            s->model.vmin, RICKER_UPPER_FACTOR * c->source.frequency, RICKER_UPPER_FACTOR,
-            c->source.frequency, h, MIN_POINTS_PER_WAVELENGTH,
-            s->model.vmin / (RICKER_UPPER_FACTOR * c->source.frequency * MIN_POINTS_PER_WAVELENGTH),
-            s->model.vmin / (RICKER_UPPER_FACTOR * h * MIN_POINTS_PER_WAVELENGTH));
+            slowest_wave_name(s), s->model.slowest, RICKER_UPPER_FACTOR * c->source.frequency,
+            RICKER_UPPER_FACTOR, c->source.frequency, h, MIN_POINTS_PER_WAVELENGTH,
+            s->model.slowest /
+                (RICKER_UPPER_FACTOR * c->source.frequency * MIN_POINTS_PER_WAVELENGTH),
+            s->model.slowest / (RICKER_UPPER_FACTOR * h * MIN_POINTS_PER_WAVELENGTH));
 }
 
 /* What the gather writers need to know about the shot. */
@@ -91,10 +100,20 @@ static sf_gather_info gather_info(const sf_simulation *s)
         .source_delay = c->source.delay,
         .config_text = c->text,
         .config_path = c->source_path,
-        .physics = "acoustic",
+        .physics = c->physics == SF_PHYSICS_ELASTIC ? "elastic" : "acoustic",
         .order = c->order,
+        .component_axis = c->physics == SF_PHYSICS_ELASTIC,
+        .ncomponents = c->receivers.ncomponents,
+        .trace_units = c->physics == SF_PHYSICS_ELASTIC
+                           ? "per unit source amplitude (force: N; explosive and moment: N m/s "
+                             "of moment rate): vx, vy, vz particle velocity in m/s, p pressure "
+                             "-(sxx + syy + szz)/3 in Pa"
+                           : "pressure per unit source amplitude per metre: p = s(t - r/v) / "
+                             "(4 pi r) in a homogeneous medium",
         .shot_number = 1,
     };
+    for (int q = 0; q < c->receivers.ncomponents; ++q)
+        info.component[q] = sf_component_name(c->receivers.component[q]);
     memcpy(info.grid_n, c->n, sizeof info.grid_n);
     memcpy(info.grid_spacing, c->spacing, sizeof info.grid_spacing);
     memcpy(info.grid_origin, c->origin, sizeof info.grid_origin);
@@ -165,6 +184,8 @@ static void build_cpml(sf_simulation *s)
                           s->model.vmax, c->source.frequency, c->cpml_reflection);
 }
 
+/* ---- the acoustic driver -------------------------------------------------- */
+
 static void create_backend(sf_simulation *s)
 {
     const sf_config *c = s->cfg;
@@ -184,117 +205,31 @@ static void create_backend(sf_simulation *s)
     p.receiver_points = s->acq.receiver_points;
     p.receiver_offset = s->acq.receiver_offset;
     p.receiver_count = s->acq.receiver_count;
-    p.sample_block = SAMPLE_BLOCK;
+    p.sample_block = SF_SAMPLE_BLOCK;
     s->backend = s->ops->create(&p);
 }
 
-void sf_simulation_setup(sf_simulation *s, const sf_config *cfg, MPI_Comm comm,
-                         const sf_backend_ops *ops)
+/* Stores the current time level of step n in the snapshot file. */
+static void take_snapshot(sf_simulation *s, sf_snapshot_file *f, long n, float *const *samples)
 {
-    memset(s, 0, sizeof *s);
-    s->cfg = cfg;
-    s->ops = ops;
-    if (sf_stencil_init(&s->stencil, cfg->order) != 0)
-        sf_fail_collective("unsupported spatial order %d", cfg->order);
-    sf_slab_init(&s->slab, comm, cfg->n[2]);
-    check_slabs(s);
-
     sf_timer_start(&s->timers);
-    sf_model_build(&s->model, cfg, &s->slab);
+    s->ops->fetch_wavefield(s->backend, &f->lattice, samples[0]);
+    sf_snapshot_write(f, n, (double)n * s->dt, samples);
     sf_timer_stop(&s->timers, SF_PHASE_IO);
-
-    resolve_time_step(s);
-    check_dispersion(s);
-    resolve_record(s);
-    build_cpml(s);
-    sf_acquisition_build(&s->acq, cfg, &s->slab);
-    create_backend(s);
-    sf_halo_init(&s->halo, &s->slab, &s->cpml[2]);
-    s->traces = sf_calloc((size_t)(s->acq.receiver_count ? s->acq.receiver_count : 1) *
-                              (size_t)s->resampler.nsamples,
-                          sizeof(float), "receiver traces");
 }
 
-static void print_memory(const sf_simulation *s)
+static void acoustic_before_sampling(sf_simulation *s, long n, sf_snapshot_file *snapshot,
+                                     float *const *samples)
 {
-    double mine = (double)s->ops->memory_bytes(s->backend) +
-                  (double)s->acq.receiver_count * (double)s->resampler.nsamples * sizeof(float);
-    double lo, hi;
-    SF_MPI_CHECK(MPI_Reduce(&mine, &lo, 1, MPI_DOUBLE, MPI_MIN, 0, s->slab.comm), "memory stats");
-    SF_MPI_CHECK(MPI_Reduce(&mine, &hi, 1, MPI_DOUBLE, MPI_MAX, 0, s->slab.comm), "memory stats");
-    sf_info("  memory per rank   %.1f MiB (min) .. %.1f MiB (max), %s backend", lo / 1048576.0,
-            hi / 1048576.0, s->ops->name);
+    s->ops->mirror_free_surface(s->backend);
+    if (snapshot) take_snapshot(s, snapshot, n, samples);
 }
 
-/* The z planes of every rank, on lines of a readable length. */
-static void print_slabs(long nz, int nranks)
-{
-    enum { SHOWN = 64 };
-    char line[160] = "";
-    for (int r = 0; r < nranks && r < SHOWN; ++r) {
-        long z0, n = sf_slab_planes(nz, nranks, r, &z0);
-        char item[48];
-        snprintf(item, sizeof item, "%s%d:%ld-%ld", *line ? "  " : "", r, z0, z0 + n - 1);
-        if (strlen(line) + strlen(item) > 72) {
-            sf_info("    planes by rank  %s", line);
-            snprintf(item, sizeof item, "%d:%ld-%ld", r, z0, z0 + n - 1);
-            line[0] = '\0';
-        }
-        strcat(line, item);
-    }
-    if (*line) sf_info("    planes by rank  %s%s", line, nranks > SHOWN ? "  ..." : "");
-}
+static void acoustic_sample(sf_simulation *s, int slot) { s->ops->sample_receivers(s->backend, slot); }
 
-void sf_simulation_summary(const sf_simulation *s)
+static void acoustic_fetch_samples(sf_simulation *s, int count, float *block)
 {
-    const sf_config *c = s->cfg;
-    const sf_slab *sl = &s->slab;
-    long thick = sf_slab_planes(c->n[2], sl->nranks, 0, NULL);
-    long thin = sf_slab_planes(c->n[2], sl->nranks, sl->nranks - 1, NULL);
-    sf_info("seisfd: acoustic, order %d, job %s", c->order, c->source_path);
-    sf_info("  grid              %ld x %ld x %ld points, spacing %g x %g x %g m, origin "
-            "(%g, %g, %g) m",
-            c->n[0], c->n[1], c->n[2], c->spacing[0], c->spacing[1], c->spacing[2], c->origin[0],
-            c->origin[1], c->origin[2]);
-    sf_info("  decomposition     %d rank%s along z, slabs of %ld..%ld planes", sl->nranks,
-            sl->nranks == 1 ? "" : "s", thin, thick);
-    print_slabs(c->n[2], sl->nranks);
-    sf_info("  model             vp %g .. %g m/s", s->model.vmin, s->model.vmax);
-    sf_info("  time step         dt = %.6g s = %.3f of the CFL limit %.6g s, %ld steps "
-            "(%.4g s)",
-            s->dt, s->dt / s->dt_max, s->dt_max, s->steps, (double)s->steps * s->dt);
-    sf_info("  dispersion        %.2f points per minimum wavelength (vp_min, %.3g Hz)",
-            points_per_wavelength(s), RICKER_UPPER_FACTOR * c->source.frequency);
-    sf_info("  boundaries        CPML x %d/%d, y %d/%d, z %d/%d points%s", c->cpml[0], c->cpml[1],
-            c->cpml[2], c->cpml[3], c->cpml[4], c->cpml[5],
-            c->free_surface ? ", free surface on top" : "");
-    sf_info("  source            Ricker %g Hz, delay %g s at (%g, %g, %g) m", c->source.frequency,
-            c->source.delay, c->source.position[0], c->source.position[1],
-            c->source.position[2]);
-    sf_info("  receivers         %ld, %ld samples at %.6g s", c->receivers.count,
-            s->resampler.nsamples, s->interval);
-    print_memory(s);
-}
-
-/* Gathers the receiver samples of the last `count` levels ending at `level`.
- * A queuing backend first finishes the steps queued so far, so that wait
- * is not booked as receiver time (the device phases already hold it). */
-static void flush_samples(sf_simulation *s, long level, int count, float *block)
-{
-    s->ops->synchronize(s->backend);
-    sf_timer_start(&s->timers);
     s->ops->fetch_receivers(s->backend, count, block);
-    sf_resampler_accumulate(&s->resampler, level - count + 1, count, s->acq.receiver_count,
-                            block, s->traces);
-    sf_timer_stop(&s->timers, SF_PHASE_ACQUISITION);
-}
-
-/* Starts the clock of the timed steps: phase times restart from zero. */
-static void start_timing(sf_simulation *s)
-{
-    double discarded[SF_PHASE_COUNT] = {0};
-    s->ops->take_timers(s->backend, discarded);
-    memset(&s->timers, 0, sizeof s->timers);
 }
 
 static void advance_planes(sf_simulation *s, long k0, long k1, float amplitude)
@@ -330,6 +265,169 @@ static void time_step(sf_simulation *s, long n)
     ops->swap_time_levels(b);
 }
 
+static void acoustic_synchronize(sf_simulation *s) { s->ops->synchronize(s->backend); }
+
+static void acoustic_take_timers(sf_simulation *s, double *seconds)
+{
+    s->ops->take_timers(s->backend, seconds);
+}
+
+static size_t acoustic_memory_bytes(const sf_simulation *s)
+{
+    return s->ops->memory_bytes(s->backend);
+}
+
+static void acoustic_free(sf_simulation *s)
+{
+    if (s->backend) s->ops->destroy(s->backend);
+    sf_acquisition_free(&s->acq);
+}
+
+static const sf_physics_driver ACOUSTIC = {
+    .name = "acoustic",
+    .before_sampling = acoustic_before_sampling,
+    .sample = acoustic_sample,
+    .fetch_samples = acoustic_fetch_samples,
+    .after_sampling = time_step,
+    .synchronize = acoustic_synchronize,
+    .take_timers = acoustic_take_timers,
+    .memory_bytes = acoustic_memory_bytes,
+    .free = acoustic_free,
+};
+
+static void acoustic_setup(sf_simulation *s, const sf_backend_ops *ops)
+{
+    s->driver = &ACOUSTIC;
+    s->ops = ops;
+    sf_acquisition_build(&s->acq, s->cfg, &s->slab);
+    create_backend(s);
+    sf_halo_init(&s->halo, &s->slab, &s->cpml[2]);
+    s->channel_count = s->acq.receiver_count;
+    s->channel_global = s->acq.receiver_global;
+}
+
+/* ---- the shot ---------------------------------------------------------------- */
+
+void sf_simulation_setup(sf_simulation *s, const sf_config *cfg, MPI_Comm comm,
+                         const sf_backend_ops *acoustic, const sf_elastic_backend_ops *elastic)
+{
+    memset(s, 0, sizeof *s);
+    s->cfg = cfg;
+    if (sf_stencil_init(&s->stencil, cfg->order) != 0)
+        sf_fail_collective("unsupported spatial order %d", cfg->order);
+    sf_slab_init(&s->slab, comm, cfg->n[2]);
+    check_slabs(s);
+
+    sf_timer_start(&s->timers);
+    sf_model_build(&s->model, cfg, &s->slab);
+    sf_timer_stop(&s->timers, SF_PHASE_IO);
+
+    resolve_time_step(s);
+    check_dispersion(s);
+    resolve_record(s);
+    build_cpml(s);
+    if (cfg->physics == SF_PHYSICS_ELASTIC)
+        sf_elastic_setup(s, elastic);
+    else
+        acoustic_setup(s, acoustic);
+    s->traces = sf_calloc((size_t)(s->channel_count ? s->channel_count : 1) *
+                              (size_t)s->resampler.nsamples,
+                          sizeof(float), "receiver traces");
+}
+
+static void print_memory(const sf_simulation *s)
+{
+    double mine = (double)s->driver->memory_bytes(s) +
+                  (double)s->channel_count * (double)s->resampler.nsamples * sizeof(float);
+    double lo, hi;
+    SF_MPI_CHECK(MPI_Reduce(&mine, &lo, 1, MPI_DOUBLE, MPI_MIN, 0, s->slab.comm), "memory stats");
+    SF_MPI_CHECK(MPI_Reduce(&mine, &hi, 1, MPI_DOUBLE, MPI_MAX, 0, s->slab.comm), "memory stats");
+    sf_info("  memory per rank   %.1f MiB (min) .. %.1f MiB (max), %s backend", lo / 1048576.0,
+            hi / 1048576.0, s->cfg->physics == SF_PHYSICS_ELASTIC ? s->elastic.ops->name
+                                                                  : s->ops->name);
+}
+
+/* The z planes of every rank, on lines of a readable length. */
+static void print_slabs(long nz, int nranks)
+{
+    enum { SHOWN = 64 };
+    char line[160] = "";
+    for (int r = 0; r < nranks && r < SHOWN; ++r) {
+        long z0, n = sf_slab_planes(nz, nranks, r, &z0);
+        char item[48];
+        snprintf(item, sizeof item, "%s%d:%ld-%ld", *line ? "  " : "", r, z0, z0 + n - 1);
+        if (strlen(line) + strlen(item) > 72) {
+            sf_info("    planes by rank  %s", line);
+            snprintf(item, sizeof item, "%d:%ld-%ld", r, z0, z0 + n - 1);
+            line[0] = '\0';
+        }
+        strcat(line, item);
+    }
+    if (*line) sf_info("    planes by rank  %s%s", line, nranks > SHOWN ? "  ..." : "");
+}
+
+void sf_simulation_summary(const sf_simulation *s)
+{
+    const sf_config *c = s->cfg;
+    const sf_slab *sl = &s->slab;
+    long thick = sf_slab_planes(c->n[2], sl->nranks, 0, NULL);
+    long thin = sf_slab_planes(c->n[2], sl->nranks, sl->nranks - 1, NULL);
+    sf_info("seisfd: %s, order %d, job %s", s->driver->name, c->order, c->source_path);
+    sf_info("  grid              %ld x %ld x %ld points, spacing %g x %g x %g m, origin "
+            "(%g, %g, %g) m",
+            c->n[0], c->n[1], c->n[2], c->spacing[0], c->spacing[1], c->spacing[2], c->origin[0],
+            c->origin[1], c->origin[2]);
+    sf_info("  decomposition     %d rank%s along z, slabs of %ld..%ld planes", sl->nranks,
+            sl->nranks == 1 ? "" : "s", thin, thick);
+    print_slabs(c->n[2], sl->nranks);
+    if (c->physics == SF_PHYSICS_ELASTIC)
+        sf_info("  model             vp %g .. %g m/s, vs %g .. %g m/s, rho %g .. %g kg/m^3",
+                s->model.vmin, s->model.vmax, s->model.vs_min, s->model.vs_max, s->model.rho_min,
+                s->model.rho_max);
+    else
+        sf_info("  model             vp %g .. %g m/s", s->model.vmin, s->model.vmax);
+    sf_info("  time step         dt = %.6g s = %.3f of the CFL limit %.6g s, %ld steps "
+            "(%.4g s)",
+            s->dt, s->dt / s->dt_max, s->dt_max, s->steps, (double)s->steps * s->dt);
+    sf_info("  dispersion        %.2f points per minimum wavelength (%s, %.3g Hz)",
+            points_per_wavelength(s), slowest_wave_name(s),
+            RICKER_UPPER_FACTOR * c->source.frequency);
+    sf_info("  boundaries        CPML x %d/%d, y %d/%d, z %d/%d points%s", c->cpml[0], c->cpml[1],
+            c->cpml[2], c->cpml[3], c->cpml[4], c->cpml[5],
+            c->free_surface ? ", free surface on top" : "");
+    if (c->physics == SF_PHYSICS_ELASTIC) {
+        sf_elastic_summary(s);
+    } else {
+        sf_info("  source            Ricker %g Hz, delay %g s at (%g, %g, %g) m",
+                c->source.frequency, c->source.delay, c->source.position[0],
+                c->source.position[1], c->source.position[2]);
+        sf_info("  receivers         %ld, %ld samples at %.6g s", c->receivers.count,
+                s->resampler.nsamples, s->interval);
+    }
+    print_memory(s);
+}
+
+/* Gathers the receiver samples of the last `count` levels ending at `level`. */
+static void flush_samples(sf_simulation *s, long level, int count, float *block)
+{
+    /* A queuing backend first finishes the steps queued so far, so that
+     * wait is not booked as receiver time (the device phases hold it). */
+    s->driver->synchronize(s);
+    sf_timer_start(&s->timers);
+    s->driver->fetch_samples(s, count, block);
+    sf_resampler_accumulate(&s->resampler, level - count + 1, count, s->channel_count, block,
+                            s->traces);
+    sf_timer_stop(&s->timers, SF_PHASE_ACQUISITION);
+}
+
+/* Starts the clock of the timed steps: phase times restart from zero. */
+static void start_timing(sf_simulation *s)
+{
+    double discarded[SF_PHASE_COUNT] = {0};
+    s->driver->take_timers(s, discarded);
+    memset(&s->timers, 0, sizeof s->timers);
+}
+
 static void print_progress(const sf_simulation *s, long done, double started)
 {
     double elapsed = sf_now() - started;
@@ -339,82 +437,110 @@ static void print_progress(const sf_simulation *s, long done, double started)
             (double)done * s->dt, 100.0 * done / s->steps, rate / 1e6, eta);
 }
 
-/* Stores the current time level of step n in the snapshot file. */
-static void take_snapshot(sf_simulation *s, sf_snapshot_file *f, long n, float *buffer)
+/* output.model: the parameters as sampled on the grid. */
+static void write_model(sf_simulation *s)
 {
+    const sf_config *c = s->cfg;
+    const float *planes[SF_PARAMS] = {s->model.vp, s->model.vs, s->model.rho};
+    const char *names[SF_PARAMS];
+    for (int p = 0; p < SF_PARAMS; ++p) names[p] = sf_parameter_name((sf_parameter)p);
     sf_timer_start(&s->timers);
-    s->ops->fetch_wavefield(s->backend, &f->lattice, buffer);
-    sf_snapshot_write(f, n, (double)n * s->dt, buffer);
+    sf_hdf5_volumes_write(c->model_output_path, s->slab.comm, c->n, c->origin, c->spacing,
+                          s->slab.z0, s->slab.nz, sf_config_parameters(c), names, planes, c->text);
     sf_timer_stop(&s->timers, SF_PHASE_IO);
-}
-
-static float *snapshot_buffer(const sf_snapshot_file *f)
-{
-    size_t count = (size_t)f->planes * (size_t)f->dims[0] * (size_t)f->dims[1];
-    return sf_malloc(count * sizeof(float), "a snapshot of this slab");
 }
 
 void sf_simulation_run(sf_simulation *s, int progress)
 {
-    const sf_backend_ops *ops = s->ops;
-    sf_backend *b = s->backend;
-    float *block = sf_malloc((size_t)SAMPLE_BLOCK *
-                                 (size_t)(s->acq.receiver_count ? s->acq.receiver_count : 1) *
-                                 sizeof(float),
+    const sf_physics_driver *d = s->driver;
+    float *block = sf_malloc((size_t)SF_SAMPLE_BLOCK *
+                                 (size_t)(s->channel_count ? s->channel_count : 1) * sizeof(float),
                              "a block of receiver samples");
     const sf_config *c = s->cfg;
-    if (c->model_output_path) {
-        sf_timer_start(&s->timers);
-        sf_hdf5_volume_write(c->model_output_path, s->slab.comm, c->n, c->origin, c->spacing,
-                             s->slab.z0, s->slab.nz, s->model.vp, c->text);
-        sf_timer_stop(&s->timers, SF_PHASE_IO);
-    }
+    if (c->model_output_path) write_model(s);
     SF_MPI_CHECK(MPI_Barrier(s->slab.comm), "starting the time loop");
     s->setup_timers = s->timers;
     start_timing(s);
     sf_snapshot_file snapshots;
-    float *snapshot = NULL;
+    float *snapshot[SF_COMPONENTS] = {NULL};
     if (c->snapshot_path) {
         sf_snapshot_open(&snapshots, c, &s->slab);
-        snapshot = snapshot_buffer(&snapshots);
+        for (int q = 0; q < snapshots.nfields; ++q)
+            snapshot[q] = sf_malloc(sf_snapshot_local_count(&snapshots) * sizeof(float),
+                                    "a snapshot of this slab");
     }
     double started = sf_now(), last_print = started;
     for (long n = 0; n <= s->steps; ++n) {
         if (n == s->warmup_steps && n > 0) {
             /* Benchmarks time only the steps after the warm-up. */
-            ops->synchronize(b);
+            d->synchronize(s);
             SF_MPI_CHECK(MPI_Barrier(s->slab.comm), "ending the warm-up");
             start_timing(s);
             started = sf_now();
         }
-        ops->mirror_free_surface(b);
-        if (snapshot && n > 0 && n % c->snapshot_every == 0) take_snapshot(s, &snapshots, n, snapshot);
+        int snap = snapshot[0] && n > 0 && n % c->snapshot_every == 0;
+        d->before_sampling(s, n, snap ? &snapshots : NULL, snapshot);
 
         sf_timer_start(&s->timers);
-        int slot = (int)(n % SAMPLE_BLOCK);
-        ops->sample_receivers(b, slot);
+        int slot = (int)(n % SF_SAMPLE_BLOCK);
+        d->sample(s, slot);
         sf_timer_stop(&s->timers, SF_PHASE_ACQUISITION);
-        if (slot == SAMPLE_BLOCK - 1 || n == s->steps) flush_samples(s, n, slot + 1, block);
+        if (slot == SF_SAMPLE_BLOCK - 1 || n == s->steps) flush_samples(s, n, slot + 1, block);
         if (n == s->steps) break;
 
-        time_step(s, n);
+        d->after_sampling(s, n);
         if (progress && s->slab.rank == 0 && sf_now() - last_print >= s->cfg->progress_interval) {
             print_progress(s, n + 1, started);
             last_print = sf_now();
         }
     }
-    ops->synchronize(b);
+    d->synchronize(s);
     SF_MPI_CHECK(MPI_Barrier(s->slab.comm), "finishing the time loop");
     s->loop_seconds = sf_now() - started;
-    ops->take_timers(b, s->timers.seconds);
+    d->take_timers(s, s->timers.seconds);
     s->loop_timers = s->timers;
     free(block);
-    if (snapshot) {
+    if (snapshot[0]) {
         sf_timer_start(&s->timers);
         sf_snapshot_close(&snapshots);
         sf_timer_stop(&s->timers, SF_PHASE_IO);
-        free(snapshot);
+        for (int q = 0; q < SF_COMPONENTS; ++q) free(snapshot[q]);
     }
+}
+
+/* An elastic gather goes to one SEG-Y file per component; the channels of
+ * a component are consecutive, their rows component * nrec + receiver. */
+static void write_segy(const sf_simulation *s, sf_gather_info *info)
+{
+    const sf_config *c = s->cfg;
+    if (!info->component_axis) {
+        info->path = c->segy_path;
+        sf_gather_write_segy(info, s->slab.comm, s->channel_count, s->channel_global, s->traces);
+        sf_info("seisfd: SEG-Y gather written to %s", c->segy_path);
+        return;
+    }
+    long *rows = sf_malloc((size_t)(s->channel_count ? s->channel_count : 1) * sizeof(long),
+                           "SEG-Y rows");
+    sf_gather_info one = *info;
+    one.ncomponents = 1;
+    one.component_axis = 0;
+    char path[4200];
+    for (long q = 0, first = 0; q < info->ncomponents; ++q) {
+        long count = 0;
+        while (first + count < s->channel_count &&
+               s->channel_global[first + count] / info->nrec == q) {
+            rows[count] = s->channel_global[first + count] - q * info->nrec;
+            ++count;
+        }
+        sf_segy_component_path(c->segy_path, info->component[q], path, sizeof path);
+        one.path = path;
+        one.component[0] = info->component[q];
+        sf_gather_write_segy(&one, s->slab.comm, count, rows,
+                             s->traces + (size_t)first * (size_t)info->nsamples);
+        sf_info("seisfd: SEG-Y gather of %s written to %s", info->component[q], path);
+        first += count;
+    }
+    free(rows);
 }
 
 void sf_simulation_write(sf_simulation *s)
@@ -422,18 +548,19 @@ void sf_simulation_write(sf_simulation *s)
     const sf_config *c = s->cfg;
     sf_gather_info info = gather_info(s);
     sf_timer_start(&s->timers);
-    sf_gather_write_hdf5(&info, s->slab.comm, s->acq.receiver_count, s->acq.receiver_global,
-                         s->traces);
+    sf_gather_write_hdf5(&info, s->slab.comm, s->channel_count, s->channel_global, s->traces);
     sf_timer_stop(&s->timers, SF_PHASE_IO);
-    sf_info("seisfd: gather written to %s (%ld traces x %ld samples at %.6g s)", c->gather_path,
-            info.nrec, info.nsamples, info.interval);
-    if (!c->segy_path) return;
-    info.path = c->segy_path;
+    if (info.component_axis)
+        sf_info("seisfd: gather written to %s (%d components x %ld traces x %ld samples at "
+                "%.6g s)", c->gather_path, info.ncomponents, info.nrec, info.nsamples,
+                info.interval);
+    else
+        sf_info("seisfd: gather written to %s (%ld traces x %ld samples at %.6g s)",
+                c->gather_path, info.nrec, info.nsamples, info.interval);
     sf_timer_start(&s->timers);
-    sf_gather_write_segy(&info, s->slab.comm, s->acq.receiver_count, s->acq.receiver_global,
-                         s->traces);
+    if (c->segy_path) write_segy(s, &info);
+    if (c->energy_path) sf_elastic_write_energy(s);
     sf_timer_stop(&s->timers, SF_PHASE_IO);
-    sf_info("seisfd: SEG-Y gather written to %s", c->segy_path);
 }
 
 enum { REPORT_EXPOSED = SF_PHASE_COUNT, REPORT_HIDDEN, REPORT_LOOP, REPORT_COLUMNS };
@@ -507,9 +634,8 @@ long sf_simulation_timed_steps(const sf_simulation *s) { return s->steps - s->wa
 
 void sf_simulation_free(sf_simulation *s)
 {
-    if (s->backend) s->ops->destroy(s->backend);
+    if (s->driver) s->driver->free(s);
     for (int a = 0; a < 3; ++a) sf_cpml_axis_free(&s->cpml[a]);
-    sf_acquisition_free(&s->acq);
     sf_model_free(&s->model);
     free(s->traces);
 }

@@ -225,3 +225,132 @@ def test_raw_model_nan_and_negative(tmp):
     expect_error(tmp, raw_job("bad.bin"), r"vp at index \(i=0, j=0, k=31\) is -1; velocities must "
                                           r"be finite and within 100\.\.15000 m/s "
                                           r"\(model\.vp_range\)", ranks=2)
+
+
+# An elastic job; cases below edit single lines of it.
+ELASTIC = """\
+physics:
+  type: elastic
+grid:
+  nx: 40
+  ny: 40
+  nz: 40
+  dx: 10
+  dy: 10
+  dz: 10
+time:
+  dt: 0.001
+  duration: 0.1
+model:
+  type: homogeneous
+  vp: 2000
+  vs: 1000
+  rho: 2000
+boundaries:
+  cpml: 10
+source:
+  type: force
+  direction: [0, 0, 1]
+  position: [200, 200, 200]
+  frequency: 10
+receivers:
+  components: [vx, vz, p]
+  points:
+    - [250, 200, 200]
+output:
+  gather: g.h5
+"""
+
+
+def test_elastic_job_passes_with_its_cfl_limit(tmp):
+    """The elastic CFL limit is 2 / (vp_max * |staggered symbol| * sqrt(sum 1/h^2)),
+    the symbol 2 sum |s_m| = 2.5726 at order 8; dispersion counts vs."""
+    rc, out, err = check_job(tmp, edit(ELASTIC, "  dt: 0.001", "  dt: auto"))
+    check(rc == 0, f"the elastic job was refused:\n{err}")
+    symbol = 2 * (1225 / 1024 + 245 / 3072 + 49 / 5120 + 5 / 7168)
+    limit = 2.0 / (2000 * symbol * math.sqrt(3) / 10)
+    m = re.search(r"dt = ([0-9.e-]+) s = ([0-9.]+) of the CFL limit ([0-9.e-]+) s", out)
+    check(m and abs(float(m.group(3)) / limit - 1) < 1e-5 and abs(float(m.group(2)) - 0.8) < 1e-3,
+          f"the elastic CFL limit is not {limit:.6g} s:\n{out}")
+    for text in ("seisfd: elastic, order 8", "vs 1000 .. 1000 m/s, rho 2000 .. 2000 kg/m^3",
+                 "points per minimum wavelength (vs_min", "force (0, 0, 1) N",
+                 "components vx vz p"):
+        check(text in out, f"'{text}' missing from the summary:\n{out}")
+
+
+def test_elastic_dt_above_cfl(tmp):
+    expect_error(tmp, edit(ELASTIC, "  dt: 0.001", "  dt: 0.003"),
+                 r"job\.yaml:11:7: time\.dt: 0\.003 s exceeds the stability \(CFL\) limit for "
+                 r"vp_max = 2000 m/s.*largest stable dt is 0\.00224")
+
+
+def test_elastic_dispersion_warning_names_vs(tmp):
+    rc, out, err = check_job(tmp, edit(ELASTIC, "  frequency: 10", "  frequency: 20"))
+    check(rc == 0, err)
+    check(re.search(r"warning: job\.yaml:24:14: source\.frequency: 2 points per minimum "
+                    r"wavelength \(vs_min 1000 m/s", err), f"no dispersion warning on vs:\n{err}")
+
+
+def test_elastic_keys_on_an_acoustic_job(tmp):
+    text = edit(VALID, "  vp: 2000\n", "  vp: 2000\n  vs: 1000\n")
+    text = edit(text, "  frequency: 10\n", "  frequency: 10\n  type: force\n")
+    text = edit(text, "  points:\n", "  components: [vx, p]\n  points:\n")
+    text = edit(text, "  gather: g.h5\n", "  gather: g.h5\n  energy: e.csv\n")
+    expect_error(tmp, text,
+                 r"job\.yaml:14:7: model\.vs: only an elastic job takes this key "
+                 r"\(physics\.type: elastic\); this job is acoustic",
+                 r"job\.yaml:20:9: source\.type: force sources need physics\.type: elastic",
+                 r"job\.yaml:22:16: receivers\.components: an acoustic job has pressure \(p\) "
+                 r"only",
+                 r"job\.yaml:27:11: output\.energy: only an elastic job takes this key")
+
+
+def test_elastic_parameters_missing_or_inconsistent(tmp):
+    text = edit(ELASTIC, "  rho: 2000\n", "")
+    expect_error(tmp, text, r"job\.yaml:14:3: model\.rho: required key is missing \(physics: "
+                            r"elastic needs vp, vs and rho\)")
+    text = edit(ELASTIC, "  vs: 1000", "  vs: 1800")
+    expect_error(tmp, text, r"job\.yaml:16:7: model\.vs: 1800 m/s is too close to vp = 2000 "
+                            r"m/s: an isotropic solid needs vs < 0\.8660 vp")
+    text = edit(ELASTIC, "  type: homogeneous\n  vp: 2000\n  vs: 1000\n  rho: 2000\n",
+                "  type: layered\n  layers:\n    - {top: 0, vp: 1500, vs: 0}\n")
+    expect_error(tmp, text, r"job\.yaml:16:7: model\.layers\[0\]\.rho: required key is missing")
+
+
+def test_elastic_source_keys(tmp):
+    expect_error(tmp, edit(ELASTIC, "  direction: [0, 0, 1]\n", ""),
+                 r"job\.yaml:21:3: source\.direction: required key is missing")
+    expect_error(tmp, edit(ELASTIC, "  direction: [0, 0, 1]", "  direction: [0, 0, 0]"),
+                 r"job\.yaml:22:14: source\.direction: all components are zero")
+    expect_error(tmp, edit(ELASTIC, "  type: force", "  type: moment"),
+                 r"job\.yaml:22:14: source\.direction: only for source\.type: force",
+                 r"job\.yaml:21:3: source\.moment: required key is missing")
+    expect_error(tmp, edit(ELASTIC, "  type: force", "  type: pressure"),
+                 r"job\.yaml:21:9: source\.type: pressure is the acoustic source")
+    text = edit(edit(ELASTIC, "  type: force", "  type: moment"), "  direction: [0, 0, 1]",
+                "  moment: [1, 1, 1, 0, 0]")
+    expect_error(tmp, text, r"job\.yaml:22:11: source\.moment: expected a list of 6 numbers")
+
+
+def test_elastic_receiver_components(tmp):
+    expect_error(tmp, edit(ELASTIC, "  components: [vx, vz, p]", "  components: [vx, vw, vx]"),
+                 r"job\.yaml:26:20: receivers\.components: expected one of vx, vy, vz, p, got 'vw'",
+                 r"job\.yaml:26:24: receivers\.components: 'vx' is listed twice")
+
+
+def test_elastic_model_file_keys(tmp):
+    raw = edit(ELASTIC, "  type: homogeneous\n  vp: 2000\n  vs: 1000\n  rho: 2000\n",
+               "  type: raw\n  path: vp.bin\n  dims: [40, 40, 40]\n")
+    expect_error(tmp, raw, r"job\.yaml:15:9: model\.path: an elastic model in raw or SEG-Y files "
+                           r"has one file per parameter: give model\.paths: \{vp: FILE, vs: FILE, "
+                           r"rho: FILE\}",
+                 r"job\.yaml:14:3: model\.paths: required key is missing")
+    h5 = edit(ELASTIC, "  type: homogeneous\n  vp: 2000\n  vs: 1000\n  rho: 2000\n",
+              "  type: hdf5\n  path: m.h5\n  dataset: vp\n")
+    expect_error(tmp, h5, r"job\.yaml:16:12: model\.dataset: an elastic model reads one dataset "
+                          r"per parameter: give model\.datasets")
+    acoustic = edit(VALID, "  type: homogeneous\n  vp: 2000\n",
+                    "  type: raw\n  paths: {vp: a.bin}\n  dims: [40, 40, 40]\n  vs_range: [0, 1]\n")
+    expect_error(tmp, acoustic, r"job\.yaml:13:10: model\.paths: only an elastic job takes this key",
+                 r"job\.yaml:15:13: model\.vs_range: only an elastic job takes this key",
+                 r"job\.yaml:12:3: model\.path: required key is missing")

@@ -274,6 +274,64 @@ static int resample_band_limited(void)
     return 1;
 }
 
+/* The staggered first-derivative symbol peaks at 2 sum |s_m| (alternating
+ * signs at Nyquist); order 2 gives the Virieux limit h / (vp sqrt 3). */
+static int staggered_cfl_limit(void)
+{
+    const double want[3] = {2.0, 7.0 / 3.0,
+                            2.0 * (1225.0 / 1024 + 245.0 / 3072 + 49.0 / 5120 + 5.0 / 7168)};
+    for (int q = 0; q < 3; ++q) {
+        sf_stencil s;
+        sf_stencil_init(&s, 2 << q);
+        double got = sf_stencil_first_symbol_max(&s);
+        CHECK(fabs(got - want[q]) < 1e-12, "order %d: first-derivative symbol %.15g, want %.15g",
+              2 << q, got, want[q]);
+    }
+    sf_stencil s2, s8;
+    sf_stencil_init(&s2, 2);
+    sf_stencil_init(&s8, 8);
+    double h[3] = {10, 10, 10}, hh[3] = {10, 20, 5};
+    double dt = sf_staggered_dt_max(&s2, h, 2000);
+    CHECK(fabs(dt - 10.0 / (2000 * sqrt(3.0))) < 1e-15, "order 2 dt %g", dt);
+    double dt8 = sf_staggered_dt_max(&s8, hh, 3000);
+    double w = want[2] * want[2] * (1 / 100.0 + 1 / 400.0 + 1 / 25.0);
+    CHECK(fabs(dt8 - 2.0 / (3000 * sqrt(w))) < 1e-15, "order 8 anisotropic dt %g", dt8);
+    return 1;
+}
+
+/* Even folds image the field above the surface with its own sign: about
+ * node 0 for fields on the nodes, about -1/2 for the half-level fields. */
+static int hicks_even_folds(void)
+{
+    long first;
+    double w[SF_HICKS_WIDTH];
+    sf_hicks_axis_fold(0.0, 40, SF_FOLD_EVEN_NODE, &first, w);
+    for (int i = 0; i < SF_HICKS_WIDTH; ++i)
+        CHECK(w[i] == (first + i == 0 ? 1.0 : 0.0), "node 0: weight %g at node %ld", w[i],
+              first + i);
+    /* On the mirror plane of a half-level field the two nearest samples
+     * weigh alike, and a constant is reproduced. */
+    sf_hicks_axis_fold(-0.5, 40, SF_FOLD_EVEN_HALF, &first, w);
+    double sum = 0.0;
+    for (int i = 0; i < SF_HICKS_WIDTH; ++i) {
+        CHECK(first + i >= 0 || w[i] == 0.0, "weight left above the surface at %ld", first + i);
+        sum += w[i];
+    }
+    double pair = 2.0 * sf_kaiser_sinc(0.5, SF_HICKS_RADIUS, sf_hicks_beta(SF_HICKS_RADIUS));
+    CHECK(fabs(w[-first] - pair) < 1e-12 && fabs(sum - 1.0) < 2e-3,
+          "weights at -1/2: w(0) = %g (want %g), sum %g", w[-first], pair, sum);
+    /* Folded weights interpolate the even extension of cos(k (u + 1/2)). */
+    double worst = 0.0;
+    for (double u = 0.05; u < 2.0; u += 0.1) {
+        double v = 0.0;
+        sf_hicks_axis_fold(u, 40, SF_FOLD_EVEN_HALF, &first, w);
+        for (int i = 0; i < SF_HICKS_WIDTH; ++i) v += w[i] * cos(0.6 * (first + i + 0.5));
+        worst = fmax(worst, fabs(v - cos(0.6 * (u + 0.5))));
+    }
+    CHECK(worst < 2e-3, "even half-level fold: worst error %g", worst);
+    return 1;
+}
+
 int main(int argc, char **argv)
 {
     MPI_Init(&argc, &argv);
@@ -283,6 +341,8 @@ int main(int argc, char **argv)
     report("unit.hicks_exact_on_grid", hicks_on_grid_is_exact());
     report("unit.hicks_reproduces_smooth_functions", hicks_reproduces_smooth_functions());
     report("unit.hicks_truncation_and_free_surface_mirror", hicks_truncation_and_mirror());
+    report("unit.staggered_cfl_limit", staggered_cfl_limit());
+    report("unit.hicks_even_folds_for_elastic_fields", hicks_even_folds());
     report("unit.cpml_profiles", cpml_profiles());
     report("unit.decomposition_splits", decomposition_splits());
     report("unit.model_axis_sampling", model_axis_sampling());

@@ -1,0 +1,36 @@
+/* The material of the staggered elastic grid, derived from a slab's vp, vs
+ * and rho at the nodes (README, "Elastic physics"): buoyancy 1/rho at the
+ * velocity points from the arithmetic mean of the two densities around
+ * each; lambda + 2 mu and lambda at the nodes (normal stresses); mu at the
+ * shear-stress points from the harmonic mean of the four nodes around
+ * each, 0 when any of them is a fluid. Past the last node of an axis the
+ * last node's values serve. */
+#ifndef SF_ELASTIC_MEDIUM_H
+#define SF_ELASTIC_MEDIUM_H
+
+#include "sf_config.h"
+#include "sf_decomp.h"
+#include "sf_model.h"
+
+typedef enum {
+    SF_MEDIUM_BX, SF_MEDIUM_BY, SF_MEDIUM_BZ,   /* 1/kg m^3 at vx, vy, vz */
+    SF_MEDIUM_L2M, SF_MEDIUM_LAMBDA,            /* Pa at the nodes */
+    SF_MEDIUM_MUXY, SF_MEDIUM_MUXZ, SF_MEDIUM_MUYZ, /* Pa at sxy, sxz, syz */
+    SF_MEDIUM_ARRAYS
+} sf_medium_array;
+
+typedef struct {
+    long nx, ny, nz;
+    float *a[SF_MEDIUM_ARRAYS];   /* each compact [nz][ny][nx] over the owned planes */
+} sf_elastic_medium;
+
+/* Collective: the medium of this slab from its model planes; the averages
+ * across z take the next plane from the rank above. With a free surface
+ * on global plane 0, that plane's normal-stress moduli are the ones that
+ * keep szz = 0 there: lambda' = 2 lambda mu / (lambda + 2 mu) and
+ * lambda' + 2 mu in place of lambda and lambda + 2 mu. */
+void sf_elastic_medium_build(sf_elastic_medium *m, const sf_model *model, const sf_slab *slab,
+                             const sf_config *c);
+void sf_elastic_medium_free(sf_elastic_medium *m);
+
+#endif

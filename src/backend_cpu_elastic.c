@@ -1,0 +1,775 @@
+/* CPU backend of the elastic solver: OpenMP threads over blocks of rows,
+ * each block streamed through its z range. A row is processed in chunks:
+ * the staggered derivatives a field needs go to small buffers, the CPML
+ * memory variables correct those inside absorbing layers, and the field
+ * is updated once. */
+#include "sf_elastic_backend.h"
+#include "sf_error.h"
+#include "sf_layout.h"
+
+#include <mpi.h>
+#include <stdlib.h>
+#include <string.h>
+
+enum { ROW_ALIGN = 16, CACHE_TARGET_BYTES = 192 * 1024, ROW_CHUNK = 128 };
+
+/* Arrays whose planes (or whose starts) lie a multiple of 4 KiB apart map
+ * the points a stencil reads together onto the same L1 sets: a z
+ * derivative reads 8 planes of a field, and a point's update touches up
+ * to 17 arrays. Planes are therefore padded by a cache line, and the
+ * arrays of one kind start a different number of cache lines past a
+ * 4 KiB boundary. */
+enum { LINE_FLOATS = 16, PAGE_FLOATS = 1024, FIELD_SKEW = 5 * LINE_FLOATS,
+       MEDIUM_SKEW = 3 * LINE_FLOATS };
+
+/* A staggered first derivative of field `src` along `axis`: `up` puts the
+ * result half a cell above the samples (nodes to half points), otherwise
+ * half a cell below (half points to nodes). */
+typedef struct {
+    sf_elastic_field src;
+    int axis, up;
+} term;
+
+enum { TERMS = 9 };   /* derivatives per half-step */
+
+/* The velocity half-step: three terms per velocity component. */
+static const term VELOCITY_TERMS[TERMS] = {
+    {SF_FIELD_SXX, 0, 1}, {SF_FIELD_SXY, 1, 0}, {SF_FIELD_SXZ, 2, 0},   /* vx */
+    {SF_FIELD_SXY, 0, 0}, {SF_FIELD_SYY, 1, 1}, {SF_FIELD_SYZ, 2, 0},   /* vy */
+    {SF_FIELD_SXZ, 0, 0}, {SF_FIELD_SYZ, 1, 0}, {SF_FIELD_SZZ, 2, 1},   /* vz */
+};
+/* The stress half-step: the divergence terms of the normal stresses, then
+ * two terms for each shear stress. */
+static const term STRESS_TERMS[TERMS] = {
+    {SF_FIELD_VX, 0, 0}, {SF_FIELD_VY, 1, 0}, {SF_FIELD_VZ, 2, 0},      /* sxx, syy, szz */
+    {SF_FIELD_VX, 1, 1}, {SF_FIELD_VY, 0, 1},                           /* sxy */
+    {SF_FIELD_VX, 2, 1}, {SF_FIELD_VZ, 0, 1},                           /* sxz */
+    {SF_FIELD_VY, 2, 1}, {SF_FIELD_VZ, 1, 1},                           /* syz */
+};
+static const term *const TERM_TABLE[SF_HALF_STEPS] = {VELOCITY_TERMS, STRESS_TERMS};
+
+/* One end's absorbing layer on an axis: samples [lo, hi) of the axis
+ * (global indices; the points and half points where the damping is not
+ * zero), and for z the owned planes [plo, phi) inside it. A memory
+ * variable per derivative term along this axis. */
+typedef struct {
+    long lo, hi, plo, phi;
+    float *psi[SF_HALF_STEPS][TERMS];
+} layer;
+
+typedef struct {
+    float *a, *b, *a_half, *b_half;   /* global-axis coefficients */
+} axis_coefficients;
+
+/* The energy densities' weights at each point: rho/2 at the velocity
+ * points; for 1/2 s : C^-1 : s, the bulk part 1/(18 K) and deviatoric part
+ * 1/(4 mu) of the normal stresses and 1/(2 mu) of the shear stresses (0
+ * where mu is 0: a fluid carries no deviatoric stress). */
+enum { W_RHO_X, W_RHO_Y, W_RHO_Z, W_BULK, W_DEVIATORIC, W_XY, W_XZ, W_YZ, ENERGY_WEIGHTS };
+
+/* Fields in each halo group, in buffer order. */
+enum { MAX_HALO_FIELDS = 5 };
+
+struct sf_elastic_backend {
+    sf_layout L;
+    float *field_block, *medium_block;  /* the arrays below live in these */
+    long z0;
+    int radius;
+    double h[3], dt;
+    float *f[SF_ELASTIC_FIELDS];        /* with halo planes */
+    float *m[SF_MEDIUM_ARRAYS];         /* times dt, owned planes */
+    float d1[3][SF_MAX_RADIUS + 1];     /* first-derivative coefficients / spacing */
+    int free_surface_here;
+    long rows_per_block;
+
+    axis_coefficients axis[3];
+    layer layers[3][2];
+
+    long source_count;
+    sf_elastic_field *source_field;
+    size_t *source_index;
+    long *source_plane;
+    float *source_coef;
+
+    long channel_count;
+    sf_component *channel_component;
+    long *channel_offset;
+    size_t *channel_index;
+    float *channel_weight;
+    float *previous;                    /* each velocity channel at the last half step */
+    float *samples;
+    int sample_block;
+
+    int halo_fields[SF_HALF_STEPS];
+    sf_elastic_field halo_field[SF_HALF_STEPS][MAX_HALO_FIELDS];
+    size_t halo_count[SF_HALF_STEPS];
+    float *send[SF_HALF_STEPS][2], *recv[SF_HALF_STEPS][2];
+
+    float *stress_block, *stress_before[6]; /* energy: the stresses before the update */
+    float *energy_block, *energy_weight[ENERGY_WEIGHTS];
+    size_t bytes;
+    double seconds[SF_PHASE_COUNT];
+};
+
+static double phase_started(void) { return MPI_Wtime(); }
+static void phase_done(sf_elastic_backend *b, sf_phase phase, double started)
+{
+    b->seconds[phase] += MPI_Wtime() - started;
+}
+
+static void *take(sf_elastic_backend *b, size_t count, size_t size, const char *what)
+{
+    void *p = NULL;
+    size_t bytes = count * size;
+    if (bytes == 0) return NULL;
+    if (posix_memalign(&p, 64, bytes) != 0)
+        sf_fatal("out of memory allocating %zu bytes for %s on the CPU backend", bytes, what);
+    memset(p, 0, bytes);
+    b->bytes += bytes;
+    return p;
+}
+
+static long max_long(long a, long b) { return a > b ? a : b; }
+static long min_long(long a, long b) { return a < b ? a : b; }
+
+static int is_velocity(sf_elastic_field f) { return f <= SF_FIELD_VZ; }
+
+/* ---- set-up ------------------------------------------------------------- */
+
+/* count arrays of n floats each, skewed as explained above. */
+static float *take_skewed(sf_elastic_backend *b, int count, size_t n, size_t skew, float **arrays,
+                          const char *what)
+{
+    size_t stride = (n + PAGE_FLOATS - 1) / PAGE_FLOATS * PAGE_FLOATS + skew;
+    float *block = take(b, stride * (size_t)count, sizeof(float), what);
+    for (int a = 0; a < count; ++a) arrays[a] = block + stride * (size_t)a;
+    return block;
+}
+
+static void setup_layout(sf_elastic_backend *b, const sf_elastic_problem *p)
+{
+    sf_layout *L = &b->L;
+    sf_layout_init(L, p->nx, p->ny, p->nz, ROW_ALIGN);
+    L->sp += LINE_FLOATS;
+    L->field_size = (size_t)L->sp * (size_t)(L->nz + 2 * SF_HALO);
+    L->plane_size = (size_t)L->sp * (size_t)L->nz;
+}
+
+static void setup_medium(sf_elastic_backend *b, const sf_elastic_problem *p)
+{
+    const sf_layout *L = &b->L;
+    b->medium_block = take_skewed(b, SF_MEDIUM_ARRAYS, L->plane_size, MEDIUM_SKEW, b->m,
+                                  "the elastic medium");
+    for (int a = 0; a < SF_MEDIUM_ARRAYS; ++a) {
+        const float *src = p->medium->a[a];
+        for (long k = 0; k < L->nz; ++k)
+            for (long j = 0; j < L->ny; ++j)
+                for (long i = 0; i < L->nx; ++i)
+                    b->m[a][sf_plane_index(L, i, j, k)] =
+                        (float)(p->dt * src[(k * L->ny + j) * L->nx + i]);
+    }
+}
+
+static float *copy_floats(sf_elastic_backend *b, const float *src, long n)
+{
+    float *dst = take(b, (size_t)n, sizeof(float), "CPML coefficients");
+    memcpy(dst, src, (size_t)n * sizeof(float));
+    return dst;
+}
+
+/* Samples of the axis where a layer's damping acts: at the low end the
+ * points and half points below the thickness, at the high end from the
+ * half point below its first point to the end. */
+static void layer_span(const sf_cpml_axis *ax, int side, long *lo, long *hi)
+{
+    int t = ax->thick[side];
+    if (t == 0) *lo = *hi = 0;
+    else if (side == 0) *lo = 0, *hi = t;
+    else *lo = ax->n - 1 - t, *hi = ax->n;
+}
+
+static void setup_layer(sf_elastic_backend *b, const sf_cpml_axis *ax, int a, int side)
+{
+    const sf_layout *L = &b->L;
+    layer *ly = &b->layers[a][side];
+    memset(ly, 0, sizeof *ly);
+    layer_span(ax, side, &ly->lo, &ly->hi);
+    size_t count = (size_t)(ly->hi - ly->lo);
+    if (a == 0) count *= (size_t)(L->ny * L->nz);
+    if (a == 1) count *= (size_t)(L->nx * L->nz);
+    if (a == 2) {
+        ly->plo = max_long(ly->lo - b->z0, 0);
+        ly->phi = max_long(ly->plo, min_long(ly->hi - b->z0, L->nz));
+        count = (size_t)(ly->phi - ly->plo) * (size_t)(L->nx * L->ny);
+    }
+    for (int h = 0; h < SF_HALF_STEPS; ++h)
+        for (int t = 0; t < TERMS; ++t)
+            if (TERM_TABLE[h][t].axis == a)
+                ly->psi[h][t] = take(b, count, sizeof(float), "CPML memory variables");
+}
+
+static void setup_cpml(sf_elastic_backend *b, const sf_elastic_problem *p)
+{
+    for (int a = 0; a < 3; ++a) {
+        const sf_cpml_axis *ax = &p->cpml[a];
+        b->axis[a].a = copy_floats(b, ax->a, ax->n);
+        b->axis[a].b = copy_floats(b, ax->b, ax->n);
+        b->axis[a].a_half = copy_floats(b, ax->a_half, ax->n);
+        b->axis[a].b_half = copy_floats(b, ax->b_half, ax->n);
+        for (int s = 0; s < 2; ++s) setup_layer(b, ax, a, s);
+    }
+}
+
+static void setup_source(sf_elastic_backend *b, const sf_elastic_problem *p)
+{
+    const sf_layout *L = &b->L;
+    long n = p->source_count;
+    b->source_field = take(b, (size_t)n, sizeof(sf_elastic_field), "source points");
+    b->source_index = take(b, (size_t)n, sizeof(size_t), "source points");
+    b->source_plane = take(b, (size_t)n, sizeof(long), "source points");
+    b->source_coef = take(b, (size_t)n, sizeof(float), "source points");
+    b->source_count = 0;
+    for (long s = 0; s < n; ++s) {
+        const sf_field_weight *w = &p->source[s];
+        /* szz stays zero on a free surface. */
+        if (b->free_surface_here && w->field == SF_FIELD_SZZ && w->k == 0) continue;
+        long q = b->source_count++;
+        b->source_field[q] = w->field;
+        b->source_index[q] = sf_field_index(L, w->i, w->j, w->k);
+        b->source_plane[q] = w->k;
+        float scale = is_velocity(w->field)
+                          ? b->m[SF_MEDIUM_BX + w->field][sf_plane_index(L, w->i, w->j, w->k)]
+                          : (float)p->dt;
+        b->source_coef[q] = w->weight * scale;
+    }
+}
+
+static void setup_channels(sf_elastic_backend *b, const sf_elastic_problem *p)
+{
+    const sf_layout *L = &b->L;
+    long nc = p->channel_count, np = nc ? p->channel_offset[nc] : 0;
+    b->channel_count = nc;
+    b->sample_block = p->sample_block;
+    b->channel_component = take(b, (size_t)nc, sizeof(sf_component), "receiver channels");
+    b->channel_offset = take(b, (size_t)nc + 1, sizeof(long), "receiver channels");
+    if (nc) {
+        memcpy(b->channel_component, p->channel_component, (size_t)nc * sizeof(sf_component));
+        memcpy(b->channel_offset, p->channel_offset, (size_t)(nc + 1) * sizeof(long));
+    }
+    b->channel_index = take(b, (size_t)np, sizeof(size_t), "receiver points");
+    b->channel_weight = take(b, (size_t)np, sizeof(float), "receiver points");
+    for (long n = 0; n < np; ++n) {
+        const sf_point_weight *w = &p->channel_points[n];
+        b->channel_index[n] = sf_field_index(L, w->i, w->j, w->k);
+        b->channel_weight[n] = w->weight;
+    }
+    b->previous = take(b, (size_t)nc, sizeof(float), "receiver channels");
+    b->samples = take(b, (size_t)(nc * p->sample_block), sizeof(float), "receiver samples");
+}
+
+static void setup_halos(sf_elastic_backend *b, const sf_elastic_problem *p)
+{
+    static const sf_elastic_field velocity[] = {SF_FIELD_VX, SF_FIELD_VY, SF_FIELD_VZ};
+    static const sf_elastic_field stress[] = {SF_FIELD_SZZ, SF_FIELD_SXZ, SF_FIELD_SYZ,
+                                              SF_FIELD_SXX, SF_FIELD_SYY};
+    b->halo_fields[SF_HALF_VELOCITY] = 3;
+    b->halo_fields[SF_HALF_STRESS] = p->exchange_normal_stresses ? 5 : 3;
+    memcpy(b->halo_field[SF_HALF_VELOCITY], velocity, sizeof velocity);
+    memcpy(b->halo_field[SF_HALF_STRESS], stress, sizeof stress);
+    for (int g = 0; g < SF_HALF_STEPS; ++g) {
+        b->halo_count[g] = (size_t)b->halo_fields[g] * SF_HALO * (size_t)(b->L.nx * b->L.ny);
+        for (int s = 0; s < 2; ++s) {
+            b->send[g][s] = take(b, b->halo_count[g], sizeof(float), "halo buffers");
+            b->recv[g][s] = take(b, b->halo_count[g], sizeof(float), "halo buffers");
+        }
+    }
+}
+
+static double inverse_or_zero(double x) { return x > 0.0 ? 1.0 / x : 0.0; }
+
+static void setup_energy(sf_elastic_backend *b)
+{
+    const size_t n = b->L.plane_size;
+    b->energy_block = take_skewed(b, ENERGY_WEIGHTS, n, MEDIUM_SKEW, b->energy_weight,
+                                  "the energy diagnostic");
+    float *const *w = b->energy_weight;
+    const double dt = b->dt;
+    for (size_t q = 0; q < n; ++q) {
+        for (int v = 0; v < 3; ++v)
+            w[W_RHO_X + v][q] = (float)(0.5 * dt * inverse_or_zero(b->m[SF_MEDIUM_BX + v][q]));
+        double lambda = b->m[SF_MEDIUM_LAMBDA][q] / dt, l2m = b->m[SF_MEDIUM_L2M][q] / dt;
+        double mu = 0.5 * (l2m - lambda);
+        w[W_BULK][q] = (float)inverse_or_zero(18.0 * (lambda + 2.0 * mu / 3.0));
+        w[W_DEVIATORIC][q] = (float)inverse_or_zero(4.0 * mu);
+        for (int s = 0; s < 3; ++s)
+            w[W_XY + s][q] = (float)(0.5 * dt * inverse_or_zero(b->m[SF_MEDIUM_MUXY + s][q]));
+    }
+}
+
+static sf_elastic_backend *cpu_create(const sf_elastic_problem *p)
+{
+    sf_elastic_backend *b = sf_calloc(1, sizeof *b, "the elastic CPU backend");
+    setup_layout(b, p);
+    b->z0 = p->z0;
+    b->radius = p->stencil.radius;
+    b->dt = p->dt;
+    memcpy(b->h, p->h, sizeof b->h);
+    b->free_surface_here = p->free_surface && p->z0 == 0;
+    for (int a = 0; a < 3; ++a)
+        for (int m = 0; m <= SF_MAX_RADIUS; ++m)
+            b->d1[a][m] = (float)(p->stencil.first[m] / p->h[a]);
+    b->field_block = take_skewed(b, SF_ELASTIC_FIELDS, b->L.field_size, FIELD_SKEW, b->f,
+                                 "the wavefields");
+    setup_medium(b, p);
+    setup_cpml(b, p);
+    setup_source(b, p);
+    setup_channels(b, p);
+    setup_halos(b, p);
+    if (p->energy) {
+        b->stress_block = take_skewed(b, 6, b->L.plane_size, FIELD_SKEW, b->stress_before,
+                                      "the energy diagnostic");
+        setup_energy(b);
+    }
+    /* A z derivative reads 2R planes of three fields. */
+    long row_bytes = b->L.sx * (long)sizeof(float) * (2 * b->radius) * 3;
+    b->rows_per_block = max_long(4, min_long(b->L.ny, CACHE_TARGET_BYTES / row_bytes));
+    return b;
+}
+
+static void cpu_destroy(sf_elastic_backend *b)
+{
+    if (!b) return;
+    free(b->field_block);
+    free(b->medium_block);
+    for (int a = 0; a < 3; ++a) {
+        free(b->axis[a].a), free(b->axis[a].b);
+        free(b->axis[a].a_half), free(b->axis[a].b_half);
+        for (int s = 0; s < 2; ++s)
+            for (int h = 0; h < SF_HALF_STEPS; ++h)
+                for (int t = 0; t < TERMS; ++t) free(b->layers[a][s].psi[h][t]);
+    }
+    free(b->source_field), free(b->source_index), free(b->source_plane), free(b->source_coef);
+    free(b->channel_component), free(b->channel_offset), free(b->channel_index);
+    free(b->channel_weight), free(b->previous), free(b->samples);
+    for (int g = 0; g < SF_HALF_STEPS; ++g)
+        for (int s = 0; s < 2; ++s) free(b->send[g][s]), free(b->recv[g][s]);
+    free(b->stress_block);
+    free(b->energy_block);
+    free(b);
+}
+
+static size_t cpu_memory_bytes(const sf_elastic_backend *b) { return b->bytes; }
+
+/* ---- halo planes and the free surface ----------------------------------- */
+
+static size_t cpu_halo_count(const sf_elastic_backend *b, sf_half_step g) { return b->halo_count[g]; }
+static float *cpu_send(sf_elastic_backend *b, sf_half_step g, sf_side s) { return b->send[g][s]; }
+static float *cpu_recv(sf_elastic_backend *b, sf_half_step g, sf_side s) { return b->recv[g][s]; }
+
+/* Copies SF_HALO planes from k0 of each of the group's fields to or from
+ * the compact buffer, field after field. */
+static void copy_planes(sf_elastic_backend *b, sf_half_step g, long k0, float *buffer, int out)
+{
+    const sf_layout *L = &b->L;
+    const long nf = b->halo_fields[g];
+    #pragma omp parallel for collapse(3) schedule(static)
+    for (long q = 0; q < nf; ++q)
+        for (long k = 0; k < SF_HALO; ++k)
+            for (long j = 0; j < L->ny; ++j) {
+                float *field = b->f[b->halo_field[g][q]] + sf_field_index(L, 0, j, k0 + k);
+                float *packed = buffer + ((q * SF_HALO + k) * L->ny + j) * L->nx;
+                if (out) memcpy(packed, field, (size_t)L->nx * sizeof(float));
+                else memcpy(field, packed, (size_t)L->nx * sizeof(float));
+            }
+}
+
+static void cpu_halo_pack(sf_elastic_backend *b, sf_half_step g, sf_side s)
+{
+    double t = phase_started();
+    copy_planes(b, g, s == SF_SIDE_LOWER ? 0 : b->L.nz - SF_HALO, b->send[g][s], 1);
+    phase_done(b, SF_PHASE_HALO_PACK, t);
+}
+
+static void cpu_halo_wait_packed(sf_elastic_backend *b) { (void)b; }
+
+static void cpu_halo_unpack(sf_elastic_backend *b, sf_half_step g, sf_side s)
+{
+    double t = phase_started();
+    copy_planes(b, g, s == SF_SIDE_LOWER ? -SF_HALO : b->L.nz, b->recv[g][s], 0);
+    phase_done(b, SF_PHASE_HALO_UNPACK, t);
+}
+
+/* Ghost plane -m of a field takes plane `from` times sign. */
+static void image_plane(sf_elastic_backend *b, sf_elastic_field f, long m, long from, float sign)
+{
+    const long sp = b->L.sp;
+    const float *src = b->f[f] + (from + SF_HALO) * sp;
+    float *dst = b->f[f] + (SF_HALO - m) * sp;
+    for (long n = 0; n < sp; ++n) dst[n] = sign * src[n];
+}
+
+/* Planes k of the nodes mirror about k = 0, half planes k (at k + 1/2)
+ * about k = -1/2. */
+static void cpu_mirror_free_surface(sf_elastic_backend *b, sf_half_step g)
+{
+    if (!b->free_surface_here) return;
+    for (long m = 1; m <= SF_HALO; ++m) {
+        if (g == SF_HALF_STRESS) {
+            image_plane(b, SF_FIELD_SZZ, m, m, -1.0f);
+            image_plane(b, SF_FIELD_SXZ, m, m - 1, -1.0f);
+            image_plane(b, SF_FIELD_SYZ, m, m - 1, -1.0f);
+        } else {
+            image_plane(b, SF_FIELD_VX, m, m, 1.0f);
+            image_plane(b, SF_FIELD_VY, m, m, 1.0f);
+            image_plane(b, SF_FIELD_VZ, m, m - 1, 1.0f);
+        }
+    }
+}
+
+/* ---- the half-steps ----------------------------------------------------- */
+
+/* out[i] = staggered derivative of f along a stride over n points. */
+static inline void derivative(float *restrict out, const float *restrict f, long n, long stride,
+                              const float *c, int up, const int R)
+{
+    if (up) {
+        #pragma omp simd
+        for (long i = 0; i < n; ++i) {
+            float d = 0.0f;
+            for (int m = 1; m <= R; ++m) d += c[m] * (f[i + m * stride] - f[i - (m - 1) * stride]);
+            out[i] = d;
+        }
+    } else {
+        #pragma omp simd
+        for (long i = 0; i < n; ++i) {
+            float d = 0.0f;
+            for (int m = 1; m <= R; ++m) d += c[m] * (f[i + (m - 1) * stride] - f[i - m * stride]);
+            out[i] = d;
+        }
+    }
+}
+
+/* psi <- b psi + a d, then d <- d + psi: the CPML derivative (kappa = 1). */
+static inline void memory_uniform(float *restrict d, float *restrict psi, long n, float a, float b)
+{
+    #pragma omp simd
+    for (long i = 0; i < n; ++i) {
+        float p = b * psi[i] + a * d[i];
+        psi[i] = p;
+        d[i] += p;
+    }
+}
+
+static inline void memory_varying(float *restrict d, float *restrict psi, long n,
+                                  const float *restrict a, const float *restrict b)
+{
+    #pragma omp simd
+    for (long i = 0; i < n; ++i) {
+        float p = b[i] * psi[i] + a[i] * d[i];
+        psi[i] = p;
+        d[i] += p;
+    }
+}
+
+/* The memory-variable correction of term t of half-step g on a chunk of
+ * row (j, k) starting at column i0. */
+static void absorb(const sf_elastic_backend *b, sf_half_step g, int t, long j, long k, long i0,
+                   long len, float *d)
+{
+    const sf_layout *L = &b->L;
+    const term *tm = &TERM_TABLE[g][t];
+    const axis_coefficients *ac = &b->axis[tm->axis];
+    const float *A = tm->up ? ac->a_half : ac->a, *B = tm->up ? ac->b_half : ac->b;
+    for (int s = 0; s < 2; ++s) {
+        const layer *ly = &b->layers[tm->axis][s];
+        float *psi = ly->psi[g][t];
+        if (!psi) continue;
+        if (tm->axis == 0) {
+            long lo = max_long(ly->lo, i0), hi = min_long(ly->hi, i0 + len);
+            if (lo < hi)
+                memory_varying(d + (lo - i0), psi + (k * L->ny + j) * (ly->hi - ly->lo) + (lo - ly->lo),
+                               hi - lo, A + lo, B + lo);
+        } else if (tm->axis == 1) {
+            if (j >= ly->lo && j < ly->hi)
+                memory_uniform(d, psi + (k * (ly->hi - ly->lo) + (j - ly->lo)) * L->nx + i0, len,
+                               A[j], B[j]);
+        } else if (k >= ly->plo && k < ly->phi) {
+            memory_uniform(d, psi + ((k - ly->plo) * L->ny + j) * L->nx + i0, len, A[b->z0 + k],
+                           B[b->z0 + k]);
+        }
+    }
+}
+
+typedef struct {
+    long j, k, i0, len;
+    size_t f, p;      /* field and medium offsets of the chunk's first point */
+    int absorbs;      /* some layer's memory variables apply to the chunk */
+} chunk;
+
+/* Does any absorbing layer reach the chunk [i0, i0 + len) of row (j, k)? */
+static int chunk_absorbs(const sf_elastic_backend *b, long j, long k, long i0, long len)
+{
+    for (int s = 0; s < 2; ++s) {
+        const layer *x = &b->layers[0][s], *y = &b->layers[1][s], *z = &b->layers[2][s];
+        if ((x->lo < i0 + len && x->hi > i0) || (j >= y->lo && j < y->hi) ||
+            (k >= z->plo && k < z->phi))
+            return 1;
+    }
+    return 0;
+}
+
+/* Term t of half-step g on a chunk, into d. */
+static inline void chunk_term(const sf_elastic_backend *b, sf_half_step g, int t, const chunk *c,
+                              float *d, const int R)
+{
+    const term *tm = &TERM_TABLE[g][t];
+    const long stride[3] = {1, b->L.sx, b->L.sp};
+    derivative(d, b->f[tm->src] + c->f, c->len, stride[tm->axis], b->d1[tm->axis], tm->up, R);
+    if (c->absorbs) absorb(b, g, t, c->j, c->k, c->i0, c->len, d);
+}
+
+static inline void velocity_chunk(const sf_elastic_backend *b, const chunk *c, const int R)
+{
+    float d[3][ROW_CHUNK];
+    for (int v = 0; v < 3; ++v) {
+        for (int q = 0; q < 3; ++q) chunk_term(b, SF_HALF_VELOCITY, 3 * v + q, c, d[q], R);
+        float *restrict out = b->f[SF_FIELD_VX + v] + c->f;
+        const float *restrict buoyancy = b->m[SF_MEDIUM_BX + v] + c->p;
+        #pragma omp simd
+        for (long i = 0; i < c->len; ++i) out[i] += buoyancy[i] * (d[0][i] + d[1][i] + d[2][i]);
+    }
+}
+
+static inline void normal_stress_chunk(const sf_elastic_backend *b, const chunk *c, const int R)
+{
+    float d[3][ROW_CHUNK];
+    for (int q = 0; q < 3; ++q) chunk_term(b, SF_HALF_STRESS, q, c, d[q], R);
+    float *restrict sxx = b->f[SF_FIELD_SXX] + c->f, *restrict syy = b->f[SF_FIELD_SYY] + c->f;
+    float *restrict szz = b->f[SF_FIELD_SZZ] + c->f;
+    const float *restrict l2m = b->m[SF_MEDIUM_L2M] + c->p;
+    const float *restrict lam = b->m[SF_MEDIUM_LAMBDA] + c->p;
+    #pragma omp simd
+    for (long i = 0; i < c->len; ++i) {
+        float dx = d[0][i], dy = d[1][i], dz = d[2][i], sum = dx + dy + dz;
+        float two_mu = l2m[i] - lam[i];
+        sxx[i] += lam[i] * sum + two_mu * dx;
+        syy[i] += lam[i] * sum + two_mu * dy;
+        szz[i] += lam[i] * sum + two_mu * dz;
+    }
+}
+
+static inline void shear_stress_chunk(const sf_elastic_backend *b, const chunk *c, const int R)
+{
+    float d[2][ROW_CHUNK];
+    for (int s = 0; s < 3; ++s) {
+        chunk_term(b, SF_HALF_STRESS, 3 + 2 * s, c, d[0], R);
+        chunk_term(b, SF_HALF_STRESS, 4 + 2 * s, c, d[1], R);
+        float *restrict out = b->f[SF_FIELD_SXY + s] + c->f;
+        const float *restrict mu = b->m[SF_MEDIUM_MUXY + s] + c->p;
+        #pragma omp simd
+        for (long i = 0; i < c->len; ++i) out[i] += mu[i] * (d[0][i] + d[1][i]);
+    }
+}
+
+static inline void update_row(const sf_elastic_backend *b, sf_half_step g, long j, long k,
+                              const int R)
+{
+    const sf_layout *L = &b->L;
+    for (long i0 = 0; i0 < L->nx; i0 += ROW_CHUNK) {
+        long len = min_long(ROW_CHUNK, L->nx - i0);
+        chunk c = {j, k, i0, len, sf_field_index(L, i0, j, k), sf_plane_index(L, i0, j, k),
+                   chunk_absorbs(b, j, k, i0, len)};
+        if (g == SF_HALF_VELOCITY) {
+            velocity_chunk(b, &c, R);
+        } else {
+            normal_stress_chunk(b, &c, R);
+            shear_stress_chunk(b, &c, R);
+        }
+    }
+}
+
+/* Blocks of rows streamed through the planes; the radius reaches each row
+ * kernel as a constant. */
+static void update_planes(const sf_elastic_backend *b, sf_half_step g, long k0, long k1)
+{
+    const sf_layout *L = &b->L;
+    const long block = b->rows_per_block;
+    const int radius = b->radius;
+    #pragma omp parallel for schedule(dynamic, 1)
+    for (long j0 = 0; j0 < L->ny; j0 += block) {
+        long j1 = min_long(j0 + block, L->ny);
+        for (long k = k0; k < k1; ++k)
+            for (long j = j0; j < j1; ++j) {
+                switch (radius) {
+                case 1: update_row(b, g, j, k, 1); break;
+                case 2: update_row(b, g, j, k, 2); break;
+                default: update_row(b, g, j, k, 4); break;
+                }
+            }
+    }
+}
+
+/* The energy diagnostic pairs the stresses before and after the update. */
+static void keep_stresses(sf_elastic_backend *b, long k0, long k1)
+{
+    const long sp = b->L.sp;
+    for (int s = 0; s < 6; ++s)
+        memcpy(b->stress_before[s] + k0 * sp, b->f[SF_FIELD_SXX + s] + (k0 + SF_HALO) * sp,
+               (size_t)((k1 - k0) * sp) * sizeof(float));
+}
+
+static void cpu_update(sf_elastic_backend *b, sf_half_step g, long k0, long k1)
+{
+    if (k1 <= k0) return;
+    double t = phase_started();
+    if (g == SF_HALF_STRESS && b->stress_before[0]) keep_stresses(b, k0, k1);
+    update_planes(b, g, k0, k1);
+    if (g == SF_HALF_STRESS && b->free_surface_here && k0 == 0)
+        memset(b->f[SF_FIELD_SZZ] + SF_HALO * b->L.sp, 0, (size_t)b->L.sp * sizeof(float));
+    phase_done(b, SF_PHASE_STENCIL, t);
+}
+
+static void cpu_inject_source(sf_elastic_backend *b, sf_half_step g, float amplitude, long k0,
+                              long k1)
+{
+    double t = phase_started();
+    for (long n = 0; n < b->source_count; ++n) {
+        sf_elastic_field f = b->source_field[n];
+        if ((g == SF_HALF_VELOCITY) != is_velocity(f)) continue;
+        if (b->source_plane[n] >= k0 && b->source_plane[n] < k1)
+            b->f[f][b->source_index[n]] += b->source_coef[n] * amplitude;
+    }
+    phase_done(b, SF_PHASE_ACQUISITION, t);
+}
+
+/* ---- receivers, snapshots, energy ---------------------------------------- */
+
+static float channel_value(const sf_elastic_backend *b, long c)
+{
+    float sum = 0.0f;
+    if (b->channel_component[c] == SF_COMPONENT_P) {
+        const float *sxx = b->f[SF_FIELD_SXX], *syy = b->f[SF_FIELD_SYY], *szz = b->f[SF_FIELD_SZZ];
+        for (long n = b->channel_offset[c]; n < b->channel_offset[c + 1]; ++n) {
+            size_t q = b->channel_index[n];
+            sum += b->channel_weight[n] * (sxx[q] + syy[q] + szz[q]);
+        }
+        return sum * (-1.0f / 3.0f);
+    }
+    const float *f = b->f[SF_FIELD_VX + b->channel_component[c]];
+    for (long n = b->channel_offset[c]; n < b->channel_offset[c + 1]; ++n)
+        sum += b->channel_weight[n] * f[b->channel_index[n]];
+    return sum;
+}
+
+static void cpu_sample_receivers(sf_elastic_backend *b, int slot)
+{
+    double t = phase_started();
+    float *out = b->samples + (size_t)slot * (size_t)b->channel_count;
+    for (long c = 0; c < b->channel_count; ++c) {
+        float v = channel_value(b, c);
+        if (b->channel_component[c] == SF_COMPONENT_P) {
+            out[c] = v;
+        } else {
+            out[c] = 0.5f * (b->previous[c] + v);
+            b->previous[c] = v;
+        }
+    }
+    phase_done(b, SF_PHASE_ACQUISITION, t);
+}
+
+static void cpu_fetch_receivers(sf_elastic_backend *b, int count, float *out)
+{
+    memcpy(out, b->samples, (size_t)count * (size_t)b->channel_count * sizeof(float));
+}
+
+static float node_value(const sf_elastic_backend *b, sf_component c, long i, long j, long k)
+{
+    const sf_layout *L = &b->L;
+    size_t n = sf_field_index(L, i, j, k);
+    if (c == SF_COMPONENT_P)
+        return (b->f[SF_FIELD_SXX][n] + b->f[SF_FIELD_SYY][n] + b->f[SF_FIELD_SZZ][n]) *
+               (-1.0f / 3.0f);
+    const long below[3] = {1, L->sx, L->sp};
+    const float *f = b->f[SF_FIELD_VX + c];
+    return 0.5f * (f[n - below[c]] + f[n]);
+}
+
+static void cpu_fetch_field(sf_elastic_backend *b, sf_component c, const sf_sampling_lattice *s,
+                            float *out)
+{
+    const sf_layout *L = &b->L;
+    size_t n = 0;
+    for (long k = s->k0; k < L->nz; k += s->dk)
+        for (long j = 0; j < L->ny; j += s->dj)
+            for (long i = 0; i < L->nx; i += s->di) out[n++] = node_value(b, c, i, j, k);
+}
+
+static double point_energy(const sf_elastic_backend *b, size_t f, size_t p, double *kinetic)
+{
+    float *const *w = b->energy_weight;
+    for (int v = 0; v < 3; ++v) {
+        double u = b->f[SF_FIELD_VX + v][f];
+        *kinetic += w[W_RHO_X + v][p] * u * u;
+    }
+    double before[3], after[3], trb = 0.0, tra = 0.0;
+    for (int q = 0; q < 3; ++q) {
+        before[q] = b->stress_before[q][p];
+        after[q] = b->f[SF_FIELD_SXX + q][f];
+        trb += before[q], tra += after[q];
+    }
+    double deviatoric = 0.0, shear = 0.0;
+    for (int q = 0; q < 3; ++q) deviatoric += (before[q] - trb / 3.0) * (after[q] - tra / 3.0);
+    for (int s = 0; s < 3; ++s)
+        shear += w[W_XY + s][p] * b->stress_before[3 + s][p] * (double)b->f[SF_FIELD_SXY + s][f];
+    return w[W_BULK][p] * trb * tra + w[W_DEVIATORIC][p] * deviatoric + shear;
+}
+
+static void cpu_energy(sf_elastic_backend *b, double out[2])
+{
+    const sf_layout *L = &b->L;
+    if (!b->stress_before[0]) sf_fatal("internal: energy asked of a backend created without it");
+    double kinetic = 0.0, strain = 0.0;
+    #pragma omp parallel for collapse(2) reduction(+ : kinetic, strain) schedule(static)
+    for (long k = 0; k < L->nz; ++k)
+        for (long j = 0; j < L->ny; ++j)
+            for (long i = 0; i < L->nx; ++i)
+                strain += point_energy(b, sf_field_index(L, i, j, k), sf_plane_index(L, i, j, k),
+                                       &kinetic);
+    double cell = b->h[0] * b->h[1] * b->h[2];
+    out[0] = kinetic * cell;
+    out[1] = strain * cell;
+}
+
+static void cpu_synchronize(sf_elastic_backend *b) { (void)b; }
+
+static void cpu_take_timers(sf_elastic_backend *b, double *seconds)
+{
+    for (int p = 0; p < SF_PHASE_COUNT; ++p) seconds[p] += b->seconds[p];
+    memset(b->seconds, 0, sizeof b->seconds);
+}
+
+const sf_elastic_backend_ops *sf_elastic_backend_cpu(void)
+{
+    static const sf_elastic_backend_ops ops = {
+        .name = "cpu",
+        .create = cpu_create,
+        .destroy = cpu_destroy,
+        .memory_bytes = cpu_memory_bytes,
+        .halo_count = cpu_halo_count,
+        .halo_send_buffer = cpu_send,
+        .halo_recv_buffer = cpu_recv,
+        .halo_pack = cpu_halo_pack,
+        .halo_wait_packed = cpu_halo_wait_packed,
+        .halo_unpack = cpu_halo_unpack,
+        .mirror_free_surface = cpu_mirror_free_surface,
+        .update = cpu_update,
+        .inject_source = cpu_inject_source,
+        .sample_receivers = cpu_sample_receivers,
+        .fetch_receivers = cpu_fetch_receivers,
+        .fetch_field = cpu_fetch_field,
+        .energy = cpu_energy,
+        .synchronize = cpu_synchronize,
+        .take_timers = cpu_take_timers,
+    };
+    return &ops;
+}
