@@ -64,7 +64,7 @@ static double points_per_wavelength(const sf_simulation *s)
 static const char *slowest_wave_name(const sf_simulation *s)
 {
     if (s->cfg->physics != SF_PHYSICS_ELASTIC) return "vp_min";
-    return s->model.vs_min > 0.0 ? "vs_min" : "slowest wave (vs, or vp where vs = 0)";
+    return s->model.vs_min > 0.0 ? "vs_min" : "slowest of vs (vp where vs = 0)";
 }
 
 static void check_dispersion(const sf_simulation *s)
