@@ -26,7 +26,4 @@ void sf_elastic_acquisition_build(sf_elastic_acquisition *a, const sf_config *c,
                                   const sf_slab *slab);
 void sf_elastic_acquisition_free(sf_elastic_acquisition *a);
 
-/* The grid-unit offsets of a field's samples from the nodes. */
-void sf_elastic_field_shift(sf_elastic_field f, double shift[3]);
-
 #endif

@@ -20,8 +20,7 @@ typedef enum {
 } sf_medium_array;
 
 typedef struct {
-    long nx, ny, nz;
-    float *a[SF_MEDIUM_ARRAYS];   /* each compact [nz][ny][nx] over the owned planes */
+    float *a[SF_MEDIUM_ARRAYS];   /* each compact [nz][ny][nx] over the slab's owned planes */
 } sf_elastic_medium;
 
 /* Collective: the medium of this slab from its model planes; the averages

@@ -6,7 +6,8 @@
 
 #include <stdlib.h>
 
-void sf_elastic_field_shift(sf_elastic_field f, double shift[3])
+/* The grid-unit offsets of a field's samples from the nodes. */
+static void field_shift(sf_elastic_field f, double shift[3])
 {
     static const double shifts[SF_ELASTIC_FIELDS][3] = {
         [SF_FIELD_VX] = {0.5, 0, 0},    [SF_FIELD_VY] = {0, 0.5, 0},   [SF_FIELD_VZ] = {0, 0, 0.5},
@@ -33,7 +34,7 @@ static void field_stencil(const sf_config *c, sf_elastic_field f, const double p
                           long first[3], double w[3][SF_HICKS_WIDTH])
 {
     double shift[3];
-    sf_elastic_field_shift(f, shift);
+    field_shift(f, shift);
     for (int a = 0; a < 3; ++a) {
         double u = sf_hicks_snap((pos[a] - c->origin[a]) / c->spacing[a] - shift[a]);
         sf_hicks_fold fold = a == 2 && c->free_surface ? surface_fold(f) : SF_FOLD_NONE;
@@ -63,27 +64,24 @@ static void build_source(sf_elastic_acquisition *a, const sf_config *c, const sf
     source_coefficients(&c->source, coef);
     const double cell = c->spacing[0] * c->spacing[1] * c->spacing[2];
     sf_point_weight *points = NULL;
-    long count = 0, capacity = 0;
-    sf_elastic_field *field = NULL;
+    long count = 0, capacity = 0, end[SF_ELASTIC_FIELDS];   /* field f's points end at end[f] */
     for (int f = 0; f < SF_ELASTIC_FIELDS; ++f) {
-        if (coef[f] == 0.0) continue;
         long first[3];
         double w[3][SF_HICKS_WIDTH];
         field_stencil(c, (sf_elastic_field)f, c->source.position, first, w);
-        long before = count;
-        sf_append_weights(first, w, slab->z0, slab->z0 + slab->nz, slab->z0, coef[f] / cell,
-                          &points, &count, &capacity);
-        field = realloc(field, (size_t)(count ? count : 1) * sizeof *field);
-        if (!field) sf_fatal("out of memory placing the source");
-        for (long n = before; n < count; ++n) field[n] = (sf_elastic_field)f;
+        if (coef[f] != 0.0)
+            sf_append_weights(first, w, slab->z0, slab->z0 + slab->nz, slab->z0, coef[f] / cell,
+                              &points, &count, &capacity);
+        end[f] = count;
     }
     a->source = sf_malloc((size_t)(count ? count : 1) * sizeof *a->source, "source points");
-    for (long n = 0; n < count; ++n)
-        a->source[n] = (sf_field_weight){field[n], points[n].i, points[n].j, points[n].k,
-                                         points[n].weight};
+    for (long n = 0, f = 0; n < count; ++n) {
+        while (n >= end[f]) ++f;
+        a->source[n] = (sf_field_weight){(sf_elastic_field)f, points[n].i, points[n].j,
+                                         points[n].k, points[n].weight};
+    }
     a->source_count = count;
     free(points);
-    free(field);
 }
 
 /* The field whose lattice a component is interpolated on. */

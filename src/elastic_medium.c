@@ -81,7 +81,6 @@ void sf_elastic_medium_build(sf_elastic_medium *m, const sf_model *model, const 
 {
     const long nx = c->n[0], ny = c->n[1], nz = slab->nz, plane = nx * ny;
     memset(m, 0, sizeof *m);
-    m->nx = nx, m->ny = ny, m->nz = nz;
     node_values v = {with_next_plane(model->vp, slab, plane, "the elastic model"),
                      with_next_plane(model->vs, slab, plane, "the elastic model"),
                      with_next_plane(model->rho, slab, plane, "the elastic model"), nx, ny};
