@@ -16,15 +16,13 @@
  * in messages, e.g. "job.yaml: run.device". */
 const sf_backend_ops *sf_backend_choose(sf_device_kind kind, const char *what, MPI_Comm comm);
 
-/* The elastic backend for run.device (or bench --device): the CPU; cuda is
- * an error naming `what`, since elastic physics has no CUDA backend yet. */
+/* The same choice for elastic physics. */
 const sf_elastic_backend_ops *sf_elastic_backend_choose(sf_device_kind kind, const char *what,
                                                         MPI_Comm comm);
 
 /* Collective: the set-up lines saying where each rank computes (threads
- * per rank; for CUDA each rank's host, GPU and cores); ops may be NULL
- * (an elastic job, on the CPU). */
-void sf_backend_print_placement(const sf_backend_ops *ops, MPI_Comm comm);
+ * per rank; with cuda each rank's host, GPU and cores). */
+void sf_backend_print_placement(int cuda, MPI_Comm comm);
 
 /* The backends this build has and the GPUs it sees, for --version. */
 void sf_backend_print_build(void);

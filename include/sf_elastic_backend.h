@@ -133,5 +133,7 @@ typedef struct {
 } sf_elastic_backend_ops;
 
 const sf_elastic_backend_ops *sf_elastic_backend_cpu(void);
+/* CUDA builds only: the same results on one GPU per rank. */
+const sf_elastic_backend_ops *sf_elastic_backend_cuda(void);
 
 #endif

@@ -20,8 +20,9 @@ typedef struct {
     sf_device_kind device;
 } bench_options;
 
-/* A grid that fills the device: 1000^3 takes about 14 GiB on a GPU. */
-enum { CPU_DEFAULT_SIZE = 256, GPU_DEFAULT_SIZE = 1000 };
+/* Grids that fill a device: 1000^3 acoustic takes about 14 GiB on a GPU,
+ * 512^3 elastic (17 arrays) about 9 GiB. */
+enum { CPU_DEFAULT_SIZE = 256, GPU_DEFAULT_SIZE = 1000, GPU_ELASTIC_DEFAULT_SIZE = 512 };
 
 /* The least DRAM traffic of one point update: acoustic: read p, p_prev and
  * v^2dt^2, write p_next; elastic: 9 wavefield components read and written
@@ -156,7 +157,6 @@ static void bench_config(sf_config *c, const bench_options *o)
     c->progress_interval = 1e30;
 }
 
-static int is_cuda(const sf_backend_ops *ops) { return !strcmp(ops->name, "cuda"); }
 
 /* The copy bandwidth of all ranks together: host memory, or each GPU
  * (device-to-device copies timed with CUDA events, by the first of the
@@ -185,8 +185,9 @@ int sf_bench_main(int argc, char **argv)
         elastic = sf_elastic_backend_choose(o.device, "bench: --device", MPI_COMM_WORLD);
     else
         ops = sf_backend_choose(o.device, "bench: --device", MPI_COMM_WORLD);
-    const int cuda = ops && is_cuda(ops);
-    if (o.size == 0) o.size = cuda ? GPU_DEFAULT_SIZE : CPU_DEFAULT_SIZE;
+    const int cuda = !strcmp(ops ? ops->name : elastic->name, "cuda");
+    if (o.size == 0)
+        o.size = !cuda ? CPU_DEFAULT_SIZE : o.elastic ? GPU_ELASTIC_DEFAULT_SIZE : GPU_DEFAULT_SIZE;
     if (2 * o.cpml >= o.size) usage_error("--cpml leaves no interior for this --size");
     int ranks;
     MPI_Comm_size(MPI_COMM_WORLD, &ranks);
@@ -198,7 +199,7 @@ int sf_bench_main(int argc, char **argv)
         sf_info("seisfd bench: %s, cpu backend, %d rank%s x %d OpenMP thread%s", physics, ranks,
                 ranks == 1 ? "" : "s", omp_get_max_threads(),
                 omp_get_max_threads() == 1 ? "" : "s");
-    sf_backend_print_placement(ops, MPI_COMM_WORLD);
+    sf_backend_print_placement(cuda, MPI_COMM_WORLD);
     double copy = copy_bandwidth(cuda, o.copy_mib);
     sf_info("  copy bandwidth      %.2f GB/s (%s, read + write, %ld MiB per %s, best of 10)",
             copy / 1e9, cuda ? "device to device" : "host memory", o.copy_mib,

@@ -5,17 +5,6 @@
 
 #include <omp.h>
 
-const sf_elastic_backend_ops *sf_elastic_backend_choose(sf_device_kind kind, const char *what,
-                                                        MPI_Comm comm)
-{
-    (void)comm;
-    if (kind == SF_DEVICE_CUDA)
-        sf_fail_collective("%s: cuda was asked for, but elastic physics has no CUDA backend in "
-                           "this version; use cpu or auto (auto runs elastic jobs on the CPU)",
-                           what);
-    return sf_elastic_backend_cpu();
-}
-
 #ifndef SF_HAVE_CUDA
 #define SF_HAVE_CUDA 0
 #endif
@@ -25,21 +14,33 @@ const sf_elastic_backend_ops *sf_elastic_backend_choose(sf_device_kind kind, con
 
 #include <cuda_runtime_api.h>
 
-const sf_backend_ops *sf_backend_choose(sf_device_kind kind, const char *what, MPI_Comm comm)
+/* Collective: does this job run on the GPUs (binding each rank to one)? */
+static int choose_gpu(sf_device_kind kind, const char *what, MPI_Comm comm)
 {
-    if (kind == SF_DEVICE_CPU) return sf_backend_cpu();
+    if (kind == SF_DEVICE_CPU) return 0;
     char missing[400];
     if (!sf_gpu_everywhere(comm, missing, sizeof missing)) {
-        if (kind == SF_DEVICE_AUTO) return sf_backend_cpu();
+        if (kind == SF_DEVICE_AUTO) return 0;
         sf_fail_collective("%s: cuda was asked for, but %s; use cpu or auto", what, missing);
     }
     sf_gpu_bind(comm);
-    return sf_backend_cuda();
+    return 1;
 }
 
-void sf_backend_print_placement(const sf_backend_ops *ops, MPI_Comm comm)
+const sf_backend_ops *sf_backend_choose(sf_device_kind kind, const char *what, MPI_Comm comm)
 {
-    if (ops && ops == sf_backend_cuda())
+    return choose_gpu(kind, what, comm) ? sf_backend_cuda() : sf_backend_cpu();
+}
+
+const sf_elastic_backend_ops *sf_elastic_backend_choose(sf_device_kind kind, const char *what,
+                                                        MPI_Comm comm)
+{
+    return choose_gpu(kind, what, comm) ? sf_elastic_backend_cuda() : sf_elastic_backend_cpu();
+}
+
+void sf_backend_print_placement(int cuda, MPI_Comm comm)
+{
+    if (cuda)
         sf_gpu_print_binding(comm);
     else
         sf_info("  threads per rank  %d", omp_get_max_threads());
@@ -55,19 +56,32 @@ void sf_backend_print_build(void)
 
 #else
 
-const sf_backend_ops *sf_backend_choose(sf_device_kind kind, const char *what, MPI_Comm comm)
+static void refuse_cuda(sf_device_kind kind, const char *what)
 {
-    (void)comm;
     if (kind == SF_DEVICE_CUDA)
         sf_fail_collective("%s: cuda was asked for, but this build of seisfd has no CUDA backend "
                            "(built with CUDA=0 or without nvcc); use cpu or auto",
                            what);
+}
+
+const sf_backend_ops *sf_backend_choose(sf_device_kind kind, const char *what, MPI_Comm comm)
+{
+    (void)comm;
+    refuse_cuda(kind, what);
     return sf_backend_cpu();
 }
 
-void sf_backend_print_placement(const sf_backend_ops *ops, MPI_Comm comm)
+const sf_elastic_backend_ops *sf_elastic_backend_choose(sf_device_kind kind, const char *what,
+                                                        MPI_Comm comm)
 {
-    (void)ops;
+    (void)comm;
+    refuse_cuda(kind, what);
+    return sf_elastic_backend_cpu();
+}
+
+void sf_backend_print_placement(int cuda, MPI_Comm comm)
+{
+    (void)cuda;
     (void)comm;
     sf_info("  threads per rank  %d", omp_get_max_threads());
 }

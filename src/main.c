@@ -35,7 +35,8 @@ static int run_job(const char *path, int execute)
     sf_simulation sim;
     sf_simulation_setup(&sim, &cfg, MPI_COMM_WORLD, acoustic, elastic);
     sf_simulation_summary(&sim);
-    sf_backend_print_placement(acoustic, MPI_COMM_WORLD);
+    const char *backend = acoustic ? acoustic->name : elastic->name;
+    sf_backend_print_placement(!strcmp(backend, "cuda"), MPI_COMM_WORLD);
     if (execute) {
         sf_check_output_space(&sim);
         sf_simulation_run(&sim, 1);

@@ -226,3 +226,101 @@ def test_snapshots_match_cpu(tmp):
     for step, reference in snaps["cpu"].items():
         worst = max(worst, difference(snaps["cuda"][step], reference, f"snapshot {step}"))
     return f"{len(snaps['cpu'])} snapshots, largest difference {worst:.2g} of the peak"
+
+
+def elastic_gpu_job(source_type="explosive", n=(44, 40, 37), duration=0.2):
+    """A water layer (vs = 0) over two solids, a free surface, CPML on all
+    faces, an off-grid source in the first solid and receivers of all four
+    components, some in the water, the layers and astride slab boundaries."""
+    from test_elastic import elastic_job
+    nx, ny, nz = n
+    h = 10.0
+    job = elastic_job(source_type, n=n, h=h, cpml=8, duration=duration, dt=0.0012,
+                      source=[h * nx / 2 + 3.3, h * ny / 2 - 1.9, h * nz / 2 + 2.7],
+                      frequency=12.0, components=["vx", "vy", "vz", "p"])
+    job["model"] = {"type": "layered", "layers": [
+        {"top": 0, "vp": 1500, "vs": 0, "rho": 1000},
+        {"top": h * nz * 0.3, "vp": 2400, "vs": 1300, "rho": 2100},
+        {"top": h * nz * 0.7, "vp": 3000, "vs": 1700, "rho": 2400}]}
+    if source_type == "force":
+        job["source"]["direction"] = [0.3, -0.5, 0.8]
+    job["boundaries"]["free_surface"] = True
+    job["receivers"]["line"] = {"start": [25.5, h * ny / 2 + 0.4, 15.2],
+                                "end": [h * (nx - 3) - 0.5, h * ny / 2, h * nz / 2 + 4.1],
+                                "count": 9}
+    job["receivers"]["points"] = [[h * nx / 2 + 0.7, h * (ny - 4) + 1.1, h * (nz - 5) + 0.3],
+                                  [32.1, 41.7, h * nz / 2 - 0.6], [h * nx / 2, h * ny / 2, 0.0]]
+    return job
+
+
+def elastic_difference(traces, reference, what):
+    """Each component against its own peak."""
+    check(traces.shape == reference.shape and reference.shape[0] == 4,
+          f"{what}: gather shapes {traces.shape} and {reference.shape}")
+    return max(difference(traces[c], reference[c], f"{what}, component {c}") for c in range(4))
+
+
+def test_elastic_matches_cpu_on_one_two_and_four_ranks(tmp):
+    """Explosive and force sources on 1 rank; the explosive one on 2
+    (uneven slabs, 19 + 18 planes) and on 4 ranks sharing the GPU."""
+    require_gpus(1)
+    worst = {}
+    for source in ("explosive", "force"):
+        job = elastic_gpu_job(source)
+        reference, _, _ = gather_of(tmp, job, "cpu", "cpu-" + source)
+        for ranks in ((1, 2, 4) if source == "explosive" else (1,)):
+            traces, _, _ = gather_of(tmp, job, "cuda", f"gpu-{source}-{ranks}", ranks=ranks)
+            worst[f"{source} {ranks}r"] = elastic_difference(traces, reference,
+                                                             f"{source}, {ranks} rank(s)")
+    return "largest differences: " + ", ".join(f"{k} {v:.2g}" for k, v in worst.items())
+
+
+def test_elastic_snapshots_match_cpu(tmp):
+    require_gpus(1)
+    import h5py
+    snaps = {}
+    for device in ("cpu", "cuda"):
+        job = elastic_gpu_job(duration=0.12)
+        job["run"] = {"device": device}
+        job["output"] = {"gather": f"{device}.h5", "overwrite": True,
+                         "snapshots": {"path": f"{device}-snaps.h5", "every": 40,
+                                       "decimation": [2, 1, 3]}}
+        run_job(tmp, job, name=device, ranks=2)
+        with h5py.File(os.path.join(tmp, f"{device}-snaps.h5"), "r") as f:
+            snaps[device] = {f"{c}/{k}": v[:] for c in f["snapshots"] for k, v in f["snapshots"][c].items()}
+    check(snaps["cpu"].keys() == snaps["cuda"].keys() and snaps["cpu"],
+          f"snapshots differ: {sorted(snaps['cpu'])} vs {sorted(snaps['cuda'])}")
+    worst = 0.0
+    for key, reference in snaps["cpu"].items():
+        if np.abs(reference).max() > 0:
+            worst = max(worst, difference(snaps["cuda"][key], reference, f"snapshot {key}"))
+    return f"{len(snaps['cpu'])} snapshots, largest difference {worst:.2g} of the peak"
+
+
+def test_elastic_energy_matches_cpu(tmp):
+    """The energy series on 2 ranks, relative 1e-5 of the series' peak."""
+    require_gpus(1)
+    series = {}
+    for device in ("cpu", "cuda"):
+        job = elastic_gpu_job("force", duration=0.15)
+        job["run"] = {"device": device}
+        job["output"] = {"gather": f"{device}.h5", "overwrite": True, "energy": f"{device}.csv"}
+        run_job(tmp, job, name=device, ranks=2)
+        series[device] = np.genfromtxt(os.path.join(tmp, f"{device}.csv"), delimiter=",", names=True)
+    worst = 0.0
+    for name in ("kinetic", "strain", "total"):
+        ref = series["cpu"][name]
+        diff = float(np.abs(series["cuda"][name] - ref).max() / np.abs(ref).max())
+        check(diff <= TOLERANCE, f"{name} energy differs by {diff:.3g} of its peak")
+        worst = max(worst, diff)
+    return f"largest difference {worst:.2g} of the peak (limit {TOLERANCE:g})"
+
+
+def test_elastic_bench_runs_on_gpu(tmp):
+    require_gpus(1)
+    rc, out, err = run(["bench", "--physics", "elastic", "--device", "cuda", "--size", "64",
+                        "--steps", "10", "--warmup", "2", "--copy-mib", "256"], cwd=tmp)
+    check(rc == 0, f"bench failed:\n{err}")
+    rate = re.search(r"throughput\s+([\d.]+) Gpoints/s", out)
+    check(rate and float(rate.group(1)) > 0, f"no throughput in:\n{out}")
+    return f"64^3 elastic: {rate.group(1)} Gpoints/s"

@@ -1,0 +1,577 @@
+/* CUDA backend of the elastic solver: the slab's nine fields, its medium,
+ * the CPML memory variables (inside the layers only) and the acquisition
+ * live on one GPU for the whole run. As in the acoustic backend, the
+ * half-steps run in order on a compute stream and halo planes are packed,
+ * copied and unpacked on a higher-priority halo stream ordered by events,
+ * so the exchange overlaps the interior update. */
+#include "sf_cuda_elastic.h"
+
+#include <mpi.h>
+#include <stdlib.h>
+#include <string.h>
+
+extern "C" {
+#include "sf_error.h"
+#include "sf_gpu.h"
+#include "sf_gpu_timers.h"
+}
+
+enum { ROW_ALIGN = 32, MAX_REQUESTS = 160, MAX_HALO_FIELDS = 5 };
+static const double GIB = 1073741824.0;
+
+typedef struct {
+    void **slot;
+    size_t bytes;
+    const char *what;
+} device_request;
+
+struct sf_elastic_backend {
+    sf_layout L;
+    sf_cuda_elastic_step step;       /* kernel arguments, device pointers */
+    double h[3], dt;
+    float *fields, *medium, *before, *weights;
+    float *coef[4][3];               /* a, b, a_half, b_half per axis */
+    sf_cuda_energy_weights energy_weights;
+    double *energy_sums;
+
+    int source_count, source_in[SF_HALF_STEPS];
+    int *source_plane_host, *source_group_host;
+    long *source_offset;
+    float *source_coef;
+    int *source_plane, *source_group;
+
+    sf_cuda_channels channels;
+    int *channel_component;
+    long *channel_offset, *channel_index;
+    float *channel_weight, *previous, *samples, *samples_host;
+    int sample_block;
+
+    int mpi_takes_device;
+    sf_cuda_field_list halo_fields[SF_HALF_STEPS];
+    size_t halo_count[SF_HALF_STEPS];
+    float *send[SF_HALF_STEPS][2], *recv[SF_HALF_STEPS][2];
+    float *send_host[SF_HALF_STEPS][2], *recv_host[SF_HALF_STEPS][2];
+
+    float *lattice;
+    size_t lattice_floats;
+
+    cudaStream_t compute, halo;
+    cudaEvent_t edges_done, unpacked;
+    sf_gpu_timers *timers;
+
+    device_request request[MAX_REQUESTS];
+    int requests;
+    size_t bytes;
+};
+
+/* ---- memory ------------------------------------------------------------ */
+
+static void want(sf_elastic_backend *b, void *slot, size_t count, size_t size, const char *what)
+{
+    if (count == 0) return;
+    if (b->requests == MAX_REQUESTS)
+        sf_fatal("the elastic CUDA backend needs more than %d arrays", MAX_REQUESTS);
+    device_request *r = &b->request[b->requests++];
+    r->slot = (void **)slot;
+    r->bytes = count * size;
+    r->what = what;
+}
+
+static void check_fits(const sf_elastic_backend *b, size_t needed)
+{
+    size_t free_bytes = 0, total = 0;
+    SF_CUDA_CHECK(cudaMemGetInfo(&free_bytes, &total), "reading the GPU's free memory");
+    if (needed <= free_bytes) return;
+    char where[400];
+    sf_gpu_describe(where, sizeof where);
+    sf_fatal("GPU memory: this rank's slab of %ld x %ld x %ld points needs %.2f GiB, %.2f GiB "
+             "free (of %.2f GiB) on %s; use more GPUs (ranks) or a smaller grid",
+             b->L.nx, b->L.ny, b->L.nz, (double)needed / GIB, (double)free_bytes / GIB,
+             (double)total / GIB, where);
+}
+
+static void allocate_requests(sf_elastic_backend *b)
+{
+    size_t needed = 0;
+    for (int n = 0; n < b->requests; ++n) needed += b->request[n].bytes;
+    check_fits(b, needed);
+    for (int n = 0; n < b->requests; ++n) {
+        device_request *r = &b->request[n];
+        SF_CUDA_CHECK(cudaMalloc(r->slot, r->bytes), r->what);
+        SF_CUDA_CHECK(cudaMemset(*r->slot, 0, r->bytes), r->what);
+    }
+    b->bytes = needed;
+}
+
+static void upload(void *to, const void *from, size_t bytes, const char *what)
+{
+    if (bytes) SF_CUDA_CHECK(cudaMemcpy(to, from, bytes, cudaMemcpyHostToDevice), what);
+}
+
+static void *pinned(size_t bytes, const char *what)
+{
+    void *p = NULL;
+    if (bytes) SF_CUDA_CHECK(cudaMallocHost(&p, bytes), what);
+    return p;
+}
+
+static long max_long(long a, long b) { return a > b ? a : b; }
+static long min_long(long a, long b) { return a < b ? a : b; }
+
+/* ---- set-up ------------------------------------------------------------- */
+
+/* Which axis each term of a half-step differentiates along (the CPU
+ * backend's term tables). */
+static const int TERM_AXIS[SF_HALF_STEPS][SF_ELASTIC_TERMS] = {
+    {0, 1, 2, 0, 1, 2, 0, 1, 2}, {0, 1, 2, 1, 0, 2, 0, 2, 1}};
+
+/* The CPU backend's layer spans, so both update the same memory variables. */
+static void plan_layer(sf_elastic_backend *b, const sf_elastic_problem *p, int a, int side)
+{
+    const sf_cpml_axis *ax = &p->cpml[a];
+    sf_cuda_elastic_layer *ly = &b->step.layer[a][side];
+    int t = ax->thick[side];
+    long lo = t == 0 ? 0 : side == 0 ? 0 : ax->n - 1 - t, hi = t == 0 ? 0 : side == 0 ? t : ax->n;
+    ly->lo = (int)lo, ly->hi = (int)hi;
+    size_t count = (size_t)(hi - lo) * (size_t)(a == 0 ? p->ny * p->nz : p->nx * p->nz);
+    if (a == 2) {
+        long plo = max_long(lo - p->z0, 0), phi = max_long(plo, min_long(hi - p->z0, p->nz));
+        ly->plo = (int)plo, ly->phi = (int)phi;
+        count = (size_t)(phi - plo) * (size_t)(p->nx * p->ny);
+    }
+    for (int g = 0; g < SF_HALF_STEPS; ++g)
+        for (int q = 0; q < SF_ELASTIC_TERMS; ++q)
+            if (TERM_AXIS[g][q] == a) want(b, &ly->psi[g][q], count, sizeof(float), "CPML memory");
+}
+
+static void plan_halos(sf_elastic_backend *b, const sf_elastic_problem *p)
+{
+    b->halo_fields[SF_HALF_VELOCITY].count = 3;
+    b->halo_fields[SF_HALF_STRESS].count = p->exchange_normal_stresses ? 5 : 3;
+    for (int g = 0; g < SF_HALF_STEPS; ++g) {
+        b->halo_count[g] = (size_t)b->halo_fields[g].count * SF_HALO * (size_t)(p->nx * p->ny);
+        for (int s = 0; s < 2; ++s) {
+            want(b, &b->send[g][s], b->halo_count[g], sizeof(float), "halo buffers");
+            want(b, &b->recv[g][s], b->halo_count[g], sizeof(float), "halo buffers");
+        }
+    }
+}
+
+static void plan_arrays(sf_elastic_backend *b, const sf_elastic_problem *p)
+{
+    const sf_layout *L = &b->L;
+    want(b, &b->fields, L->field_size * SF_ELASTIC_FIELDS, sizeof(float), "the wavefields");
+    want(b, &b->medium, L->plane_size * SF_MEDIUM_ARRAYS, sizeof(float), "the elastic medium");
+    if (p->energy) {
+        want(b, &b->before, L->plane_size * 6, sizeof(float), "the energy diagnostic");
+        want(b, &b->weights, L->plane_size * SF_ENERGY_WEIGHTS, sizeof(float), "the energy diagnostic");
+        want(b, &b->energy_sums, 2, sizeof(double), "the energy diagnostic");
+    }
+    for (int a = 0; a < 3; ++a) {
+        for (int c = 0; c < 4; ++c)
+            want(b, &b->coef[c][a], (size_t)p->cpml[a].n, sizeof(float), "CPML coefficients");
+        for (int s = 0; s < 2; ++s) plan_layer(b, p, a, s);
+    }
+    size_t n = (size_t)p->source_count;
+    want(b, &b->source_offset, n, sizeof(long), "source points");
+    want(b, &b->source_coef, n, sizeof(float), "source points");
+    want(b, &b->source_plane, n, sizeof(int), "source points");
+    want(b, &b->source_group, n, sizeof(int), "source points");
+    size_t nc = (size_t)p->channel_count, np = nc ? (size_t)p->channel_offset[nc] : 0;
+    want(b, &b->channel_component, nc, sizeof(int), "receiver channels");
+    want(b, &b->channel_offset, nc + 1, sizeof(long), "receiver channels");
+    want(b, &b->channel_index, np, sizeof(long), "receiver points");
+    want(b, &b->channel_weight, np, sizeof(float), "receiver points");
+    want(b, &b->previous, nc, sizeof(float), "receiver channels");
+    want(b, &b->samples, nc * (size_t)p->sample_block, sizeof(float), "receiver samples");
+    plan_halos(b, p);
+}
+
+static double inverse_or_zero(double x) { return x > 0.0 ? 1.0 / x : 0.0; }
+
+/* The CPU backend's energy weights, from the same dt-scaled floats. */
+static void energy_weights(const sf_elastic_backend *b, float *const *m, float *const *w)
+{
+    const double dt = b->dt;
+    for (size_t q = 0; q < b->L.plane_size; ++q) {
+        for (int v = 0; v < 3; ++v) w[v][q] = (float)(0.5 * dt * inverse_or_zero(m[SF_MEDIUM_BX + v][q]));
+        double lambda = m[SF_MEDIUM_LAMBDA][q] / dt, l2m = m[SF_MEDIUM_L2M][q] / dt;
+        double mu = 0.5 * (l2m - lambda);
+        w[3][q] = (float)inverse_or_zero(18.0 * (lambda + 2.0 * mu / 3.0));
+        w[4][q] = (float)inverse_or_zero(4.0 * mu);
+        for (int s = 0; s < 3; ++s)
+            w[5 + s][q] = (float)(0.5 * dt * inverse_or_zero(m[SF_MEDIUM_MUXY + s][q]));
+    }
+}
+
+/* The medium times dt in the owned-planes layout, as the CPU backend
+ * rounds it; kept on the host for the source weights. */
+static float *upload_medium(sf_elastic_backend *b, const sf_elastic_problem *p)
+{
+    const sf_layout *L = &b->L;
+    float *host = (float *)sf_calloc(L->plane_size * SF_MEDIUM_ARRAYS, sizeof(float), "the medium");
+    float *m[SF_MEDIUM_ARRAYS];
+    for (int a = 0; a < SF_MEDIUM_ARRAYS; ++a) {
+        m[a] = host + L->plane_size * (size_t)a;
+        b->step.m[a] = b->medium + L->plane_size * (size_t)a;
+        for (long k = 0; k < L->nz; ++k)
+            for (long j = 0; j < L->ny; ++j)
+                for (long i = 0; i < L->nx; ++i)
+                    m[a][sf_plane_index(L, i, j, k)] =
+                        (float)(p->dt * p->medium->a[a][(k * L->ny + j) * L->nx + i]);
+    }
+    upload(b->medium, host, L->plane_size * SF_MEDIUM_ARRAYS * sizeof(float), "uploading the medium");
+    if (p->energy) {
+        float *w = (float *)sf_malloc(L->plane_size * SF_ENERGY_WEIGHTS * sizeof(float), "energy weights");
+        float *wq[SF_ENERGY_WEIGHTS];
+        for (int q = 0; q < SF_ENERGY_WEIGHTS; ++q) {
+            wq[q] = w + L->plane_size * (size_t)q;
+            b->energy_weights.w[q] = b->weights + L->plane_size * (size_t)q;
+        }
+        energy_weights(b, m, wq);
+        upload(b->weights, w, L->plane_size * SF_ENERGY_WEIGHTS * sizeof(float), "uploading energy weights");
+        free(w);
+        for (int q = 0; q < 6; ++q) b->step.before[q] = b->before + L->plane_size * (size_t)q;
+    }
+    return host;
+}
+
+static void upload_cpml(sf_elastic_backend *b, const sf_elastic_problem *p)
+{
+    for (int a = 0; a < 3; ++a) {
+        const sf_cpml_axis *ax = &p->cpml[a];
+        const float *host[4] = {ax->a, ax->b, ax->a_half, ax->b_half};
+        for (int c = 0; c < 4; ++c)
+            upload(b->coef[c][a], host[c], (size_t)ax->n * sizeof(float), "uploading CPML coefficients");
+        b->step.a[a] = b->coef[0][a], b->step.b[a] = b->coef[1][a];
+        b->step.a_half[a] = b->coef[2][a], b->step.b_half[a] = b->coef[3][a];
+    }
+}
+
+static int is_velocity(sf_elastic_field f) { return f <= SF_FIELD_VZ; }
+
+static void upload_source(sf_elastic_backend *b, const sf_elastic_problem *p, float *const *m)
+{
+    const sf_layout *L = &b->L;
+    long n = p->source_count;
+    long *offset = (long *)sf_malloc((size_t)(n + 1) * sizeof(long), "source points");
+    float *coef = (float *)sf_malloc((size_t)(n + 1) * sizeof(float), "source points");
+    b->source_plane_host = (int *)sf_malloc((size_t)(n + 1) * sizeof(int), "source points");
+    b->source_group_host = (int *)sf_malloc((size_t)(n + 1) * sizeof(int), "source points");
+    int count = 0;
+    for (long s = 0; s < n; ++s) {
+        const sf_field_weight *w = &p->source[s];
+        if (b->step.free_surface_here && w->field == SF_FIELD_SZZ && w->k == 0) continue;
+        float scale = is_velocity(w->field) ? m[SF_MEDIUM_BX + w->field][sf_plane_index(L, w->i, w->j, w->k)]
+                                            : (float)p->dt;
+        offset[count] = (long)(L->field_size * (size_t)w->field + sf_field_index(L, w->i, w->j, w->k));
+        coef[count] = w->weight * scale;
+        b->source_plane_host[count] = w->k;
+        b->source_group_host[count] = is_velocity(w->field) ? SF_HALF_VELOCITY : SF_HALF_STRESS;
+        b->source_in[b->source_group_host[count]]++;
+        ++count;
+    }
+    b->source_count = count;
+    upload(b->source_offset, offset, (size_t)count * sizeof(long), "uploading the source");
+    upload(b->source_coef, coef, (size_t)count * sizeof(float), "uploading the source");
+    upload(b->source_plane, b->source_plane_host, (size_t)count * sizeof(int), "uploading the source");
+    upload(b->source_group, b->source_group_host, (size_t)count * sizeof(int), "uploading the source");
+    free(offset);
+    free(coef);
+}
+
+static void upload_channels(sf_elastic_backend *b, const sf_elastic_problem *p)
+{
+    long nc = p->channel_count, np = nc ? p->channel_offset[nc] : 0;
+    int *component = (int *)sf_malloc((size_t)(nc + 1) * sizeof(int), "receiver channels");
+    long *index = (long *)sf_malloc((size_t)(np + 1) * sizeof(long), "receiver points");
+    float *weight = (float *)sf_malloc((size_t)(np + 1) * sizeof(float), "receiver points");
+    for (long c = 0; c < nc; ++c) component[c] = (int)p->channel_component[c];
+    for (long n = 0; n < np; ++n) {
+        const sf_point_weight *w = &p->channel_points[n];
+        index[n] = (long)sf_field_index(&b->L, w->i, w->j, w->k);
+        weight[n] = w->weight;
+    }
+    upload(b->channel_component, component, (size_t)nc * sizeof(int), "uploading the receivers");
+    if (nc) upload(b->channel_offset, p->channel_offset, (size_t)(nc + 1) * sizeof(long), "uploading the receivers");
+    upload(b->channel_index, index, (size_t)np * sizeof(long), "uploading the receivers");
+    upload(b->channel_weight, weight, (size_t)np * sizeof(float), "uploading the receivers");
+    free(component), free(index), free(weight);
+    b->channels = (sf_cuda_channels){b->channel_component, b->channel_offset, b->channel_index,
+                                     b->channel_weight, b->previous, (int)nc};
+    b->sample_block = p->sample_block;
+}
+
+static void setup_step(sf_elastic_backend *b, const sf_elastic_problem *p)
+{
+    sf_cuda_elastic_step *s = &b->step;
+    for (int f = 0; f < SF_ELASTIC_FIELDS; ++f) s->f[f] = b->fields + b->L.field_size * (size_t)f;
+    s->nx = (int)p->nx, s->ny = (int)p->ny, s->nz = (int)p->nz, s->z0 = (int)p->z0;
+    s->radius = p->stencil.radius;
+    s->free_surface_here = p->free_surface && p->z0 == 0;
+    s->gx = b->L.gx, s->sx = b->L.sx, s->sp = b->L.sp;
+    for (int a = 0; a < 3; ++a)
+        for (int m = 0; m <= SF_MAX_RADIUS; ++m) s->d1[a][m] = (float)(p->stencil.first[m] / p->h[a]);
+    static const sf_elastic_field velocity[] = {SF_FIELD_VX, SF_FIELD_VY, SF_FIELD_VZ};
+    static const sf_elastic_field stress[] = {SF_FIELD_SZZ, SF_FIELD_SXZ, SF_FIELD_SYZ,
+                                              SF_FIELD_SXX, SF_FIELD_SYY};
+    for (int q = 0; q < MAX_HALO_FIELDS; ++q) {
+        if (q < 3) b->halo_fields[SF_HALF_VELOCITY].f[q] = s->f[velocity[q]];
+        b->halo_fields[SF_HALF_STRESS].f[q] = s->f[stress[q]];
+    }
+}
+
+static void setup_host_buffers(sf_elastic_backend *b)
+{
+    b->mpi_takes_device = sf_mpi_takes_device_memory();
+    b->samples_host = (float *)pinned((size_t)b->channels.count * (size_t)b->sample_block * sizeof(float),
+                                      "pinned receiver samples");
+    if (b->mpi_takes_device) return;
+    for (int g = 0; g < SF_HALF_STEPS; ++g)
+        for (int s = 0; s < 2; ++s) {
+            b->send_host[g][s] = (float *)pinned(b->halo_count[g] * sizeof(float), "pinned halo buffers");
+            b->recv_host[g][s] = (float *)pinned(b->halo_count[g] * sizeof(float), "pinned halo buffers");
+        }
+}
+
+static void setup_streams(sf_elastic_backend *b)
+{
+    int least = 0, greatest = 0;
+    SF_CUDA_CHECK(cudaDeviceGetStreamPriorityRange(&least, &greatest), "creating streams");
+    SF_CUDA_CHECK(cudaStreamCreateWithPriority(&b->compute, cudaStreamNonBlocking, least),
+                  "creating the compute stream");
+    /* Halo work first whenever SMs free up, so the exchange starts early. */
+    SF_CUDA_CHECK(cudaStreamCreateWithPriority(&b->halo, cudaStreamNonBlocking, greatest),
+                  "creating the halo stream");
+    SF_CUDA_CHECK(cudaEventCreateWithFlags(&b->edges_done, cudaEventDisableTiming), "creating events");
+    SF_CUDA_CHECK(cudaEventCreateWithFlags(&b->unpacked, cudaEventDisableTiming), "creating events");
+    b->timers = sf_gpu_timers_create();
+}
+
+static sf_elastic_backend *cuda_create(const sf_elastic_problem *p)
+{
+    sf_elastic_backend *b = (sf_elastic_backend *)sf_calloc(1, sizeof *b, "the elastic CUDA backend");
+    sf_layout_init(&b->L, p->nx, p->ny, p->nz, ROW_ALIGN);
+    b->dt = p->dt;
+    memcpy(b->h, p->h, sizeof b->h);
+    plan_arrays(b, p);
+    allocate_requests(b);
+    setup_step(b, p);
+    float *medium = upload_medium(b, p);
+    float *m[SF_MEDIUM_ARRAYS];
+    for (int a = 0; a < SF_MEDIUM_ARRAYS; ++a) m[a] = medium + b->L.plane_size * (size_t)a;
+    upload_cpml(b, p);
+    upload_source(b, p, m);
+    free(medium);
+    upload_channels(b, p);
+    setup_host_buffers(b);
+    setup_streams(b);
+    /* The zeroing and uploads ran on the legacy stream, which the
+     * non-blocking streams do not wait for. */
+    SF_CUDA_CHECK(cudaDeviceSynchronize(), "finishing the set-up");
+    return b;
+}
+
+static void cuda_destroy(sf_elastic_backend *b)
+{
+    if (!b) return;
+    SF_CUDA_CHECK(cudaDeviceSynchronize(), "finishing before teardown");
+    for (int n = 0; n < b->requests; ++n) SF_CUDA_CHECK(cudaFree(*b->request[n].slot), "freeing");
+    for (int g = 0; g < SF_HALF_STEPS; ++g)
+        for (int s = 0; s < 2; ++s) {
+            SF_CUDA_CHECK(cudaFreeHost(b->send_host[g][s]), "freeing pinned buffers");
+            SF_CUDA_CHECK(cudaFreeHost(b->recv_host[g][s]), "freeing pinned buffers");
+        }
+    SF_CUDA_CHECK(cudaFreeHost(b->samples_host), "freeing pinned buffers");
+    SF_CUDA_CHECK(cudaFree(b->lattice), "freeing the lattice buffer");
+    sf_gpu_timers_destroy(b->timers);
+    SF_CUDA_CHECK(cudaEventDestroy(b->edges_done), "destroying events");
+    SF_CUDA_CHECK(cudaEventDestroy(b->unpacked), "destroying events");
+    SF_CUDA_CHECK(cudaStreamDestroy(b->compute), "destroying streams");
+    SF_CUDA_CHECK(cudaStreamDestroy(b->halo), "destroying streams");
+    free(b->source_plane_host);
+    free(b->source_group_host);
+    free(b);
+}
+
+static size_t cuda_memory_bytes(const sf_elastic_backend *b) { return b->bytes; }
+
+/* ---- halo planes and the free surface ----------------------------------- */
+
+static size_t cuda_halo_count(const sf_elastic_backend *b, sf_half_step g) { return b->halo_count[g]; }
+
+static float *cuda_send(sf_elastic_backend *b, sf_half_step g, sf_side s)
+{
+    return b->mpi_takes_device ? b->send[g][s] : b->send_host[g][s];
+}
+
+static float *cuda_recv(sf_elastic_backend *b, sf_half_step g, sf_side s)
+{
+    return b->mpi_takes_device ? b->recv[g][s] : b->recv_host[g][s];
+}
+
+static void cuda_halo_pack(sf_elastic_backend *b, sf_half_step g, sf_side s)
+{
+    int k0 = s == SF_SIDE_LOWER ? 0 : (int)b->L.nz - SF_HALO;
+    SF_CUDA_CHECK(cudaEventRecord(b->edges_done, b->compute), "marking the edge planes done");
+    SF_CUDA_CHECK(cudaStreamWaitEvent(b->halo, b->edges_done, 0), "ordering the halo pack");
+    sf_gpu_timers_begin(b->timers, SF_PHASE_HALO_PACK, b->halo);
+    sf_cuda_elastic_planes(&b->step, b->halo_fields[g], k0, b->send[g][s], 1, b->halo);
+    sf_gpu_timers_end(b->timers, b->halo);
+    if (b->mpi_takes_device) return;
+    sf_gpu_timers_begin(b->timers, SF_PHASE_HALO_D2H, b->halo);
+    SF_CUDA_CHECK(cudaMemcpyAsync(b->send_host[g][s], b->send[g][s], b->halo_count[g] * sizeof(float),
+                                  cudaMemcpyDeviceToHost, b->halo),
+                  "copying halo planes to the host");
+    sf_gpu_timers_end(b->timers, b->halo);
+}
+
+static void cuda_halo_wait_packed(sf_elastic_backend *b)
+{
+    SF_CUDA_CHECK(cudaStreamSynchronize(b->halo), "waiting for packed halo planes");
+}
+
+static void cuda_halo_unpack(sf_elastic_backend *b, sf_half_step g, sf_side s)
+{
+    int k0 = s == SF_SIDE_LOWER ? -SF_HALO : (int)b->L.nz;
+    if (!b->mpi_takes_device) {
+        sf_gpu_timers_begin(b->timers, SF_PHASE_HALO_H2D, b->halo);
+        SF_CUDA_CHECK(cudaMemcpyAsync(b->recv[g][s], b->recv_host[g][s], b->halo_count[g] * sizeof(float),
+                                      cudaMemcpyHostToDevice, b->halo),
+                      "copying halo planes to the GPU");
+        sf_gpu_timers_end(b->timers, b->halo);
+    }
+    sf_gpu_timers_begin(b->timers, SF_PHASE_HALO_UNPACK, b->halo);
+    sf_cuda_elastic_planes(&b->step, b->halo_fields[g], k0, b->recv[g][s], 0, b->halo);
+    sf_gpu_timers_end(b->timers, b->halo);
+    /* Later compute reads these halos. */
+    SF_CUDA_CHECK(cudaEventRecord(b->unpacked, b->halo), "marking halo planes unpacked");
+    SF_CUDA_CHECK(cudaStreamWaitEvent(b->compute, b->unpacked, 0), "ordering after the unpack");
+}
+
+/* Node planes mirror about k = 0, half planes about k = -1/2. */
+static void cuda_mirror_free_surface(sf_elastic_backend *b, sf_half_step g)
+{
+    if (!b->step.free_surface_here) return;
+    float *const *f = b->step.f;
+    sf_cuda_images im = g == SF_HALF_STRESS
+        ? sf_cuda_images{{f[SF_FIELD_SZZ], f[SF_FIELD_SXZ], f[SF_FIELD_SYZ]}, {0, 1, 1}, {-1.0f, -1.0f, -1.0f}}
+        : sf_cuda_images{{f[SF_FIELD_VX], f[SF_FIELD_VY], f[SF_FIELD_VZ]}, {0, 0, 1}, {1.0f, 1.0f, 1.0f}};
+    sf_gpu_timers_begin(b->timers, SF_PHASE_STENCIL, b->compute);
+    sf_cuda_elastic_mirror(&b->step, im, b->compute);
+    sf_gpu_timers_end(b->timers, b->compute);
+}
+
+/* ---- the half-steps ----------------------------------------------------- */
+
+static void cuda_update(sf_elastic_backend *b, sf_half_step g, long k0, long k1)
+{
+    if (k1 <= k0) return;
+    sf_gpu_timers_begin(b->timers, SF_PHASE_STENCIL, b->compute);
+    sf_cuda_elastic_update(&b->step, g, (int)k0, (int)k1, b->compute);
+    sf_gpu_timers_end(b->timers, b->compute);
+}
+
+static void cuda_inject_source(sf_elastic_backend *b, sf_half_step g, float amplitude, long k0, long k1)
+{
+    int any = 0;
+    for (int n = 0; n < b->source_count && !any; ++n)
+        any = b->source_group_host[n] == (int)g && b->source_plane_host[n] >= k0 &&
+              b->source_plane_host[n] < k1;
+    if (!any) return;
+    sf_gpu_timers_begin(b->timers, SF_PHASE_ACQUISITION, b->compute);
+    sf_cuda_elastic_inject(b->fields, b->source_offset, b->source_coef, b->source_plane,
+                           b->source_group, b->source_count, (int)g, amplitude, (int)k0, (int)k1,
+                           b->compute);
+    sf_gpu_timers_end(b->timers, b->compute);
+}
+
+/* ---- receivers, snapshots, energy ---------------------------------------- */
+
+static void cuda_sample_receivers(sf_elastic_backend *b, int slot)
+{
+    if (b->channels.count == 0) return;
+    sf_gpu_timers_begin(b->timers, SF_PHASE_ACQUISITION, b->compute);
+    sf_cuda_elastic_sample(&b->step, b->channels, b->samples + (size_t)slot * (size_t)b->channels.count,
+                           b->compute);
+    sf_gpu_timers_end(b->timers, b->compute);
+}
+
+static void cuda_fetch_receivers(sf_elastic_backend *b, int count, float *out)
+{
+    size_t bytes = (size_t)count * (size_t)b->channels.count * sizeof(float);
+    if (bytes == 0) return;
+    SF_CUDA_CHECK(cudaMemcpyAsync(b->samples_host, b->samples, bytes, cudaMemcpyDeviceToHost, b->compute),
+                  "copying receiver samples to the host");
+    SF_CUDA_CHECK(cudaStreamSynchronize(b->compute), "waiting for receiver samples");
+    memcpy(out, b->samples_host, bytes);
+}
+
+static long lattice_points(long n, long first, long step) { return n > first ? (n - first + step - 1) / step : 0; }
+
+static void cuda_fetch_field(sf_elastic_backend *b, sf_component c, const sf_sampling_lattice *s, float *out)
+{
+    const long planes = lattice_points(b->L.nz, s->k0, s->dk);
+    const long rows = lattice_points(b->L.ny, 0, s->dj), columns = lattice_points(b->L.nx, 0, s->di);
+    const size_t count = (size_t)(planes * rows * columns);
+    if (count == 0) return;
+    if (count > b->lattice_floats) {
+        SF_CUDA_CHECK(cudaFree(b->lattice), "freeing the lattice buffer");
+        SF_CUDA_CHECK(cudaMalloc((void **)&b->lattice, count * sizeof(float)), "allocating the lattice buffer");
+        b->lattice_floats = count;
+    }
+    sf_cuda_elastic_lattice(&b->step, c, s->di, s->dj, s->dk, s->k0, planes, rows, columns, b->lattice,
+                            b->compute);
+    SF_CUDA_CHECK(cudaMemcpyAsync(out, b->lattice, count * sizeof(float), cudaMemcpyDeviceToHost, b->compute),
+                  "copying a snapshot to the host");
+    SF_CUDA_CHECK(cudaStreamSynchronize(b->compute), "waiting for a snapshot");
+}
+
+static void cuda_energy(sf_elastic_backend *b, double out[2])
+{
+    if (!b->before) sf_fatal("internal: energy asked of a backend created without it");
+    double sums[2];
+    SF_CUDA_CHECK(cudaMemsetAsync(b->energy_sums, 0, 2 * sizeof(double), b->compute), "clearing the energy sums");
+    sf_cuda_elastic_energy(&b->step, b->energy_weights, b->energy_sums, b->compute);
+    SF_CUDA_CHECK(cudaMemcpyAsync(sums, b->energy_sums, sizeof sums, cudaMemcpyDeviceToHost, b->compute),
+                  "copying the energy to the host");
+    SF_CUDA_CHECK(cudaStreamSynchronize(b->compute), "waiting for the energy");
+    double cell = b->h[0] * b->h[1] * b->h[2];
+    out[0] = sums[0] * cell;
+    out[1] = sums[1] * cell;
+}
+
+static void cuda_synchronize(sf_elastic_backend *b)
+{
+    SF_CUDA_CHECK(cudaStreamSynchronize(b->compute), "waiting for the compute stream");
+    SF_CUDA_CHECK(cudaStreamSynchronize(b->halo), "waiting for the halo stream");
+}
+
+static void cuda_take_timers(sf_elastic_backend *b, double *seconds) { sf_gpu_timers_take(b->timers, seconds); }
+
+extern "C" const sf_elastic_backend_ops *sf_elastic_backend_cuda(void)
+{
+    static sf_elastic_backend_ops ops;
+    if (!ops.name) {
+        ops.name = "cuda";
+        ops.create = cuda_create;
+        ops.destroy = cuda_destroy;
+        ops.memory_bytes = cuda_memory_bytes;
+        ops.halo_count = cuda_halo_count;
+        ops.halo_send_buffer = cuda_send;
+        ops.halo_recv_buffer = cuda_recv;
+        ops.halo_pack = cuda_halo_pack;
+        ops.halo_wait_packed = cuda_halo_wait_packed;
+        ops.halo_unpack = cuda_halo_unpack;
+        ops.mirror_free_surface = cuda_mirror_free_surface;
+        ops.update = cuda_update;
+        ops.inject_source = cuda_inject_source;
+        ops.sample_receivers = cuda_sample_receivers;
+        ops.fetch_receivers = cuda_fetch_receivers;
+        ops.fetch_field = cuda_fetch_field;
+        ops.energy = cuda_energy;
+        ops.synchronize = cuda_synchronize;
+        ops.take_timers = cuda_take_timers;
+    }
+    return &ops;
+}
