@@ -5,6 +5,7 @@
  * so the exchange overlaps the interior update. Only halo planes cross
  * PCIe every step; receiver samples come back in blocks. */
 #include "sf_cuda_kernels.h"
+#include "sf_cuda_memory.h"
 
 #include <mpi.h>
 #include <stdlib.h>
@@ -19,20 +20,10 @@ extern "C" {
 
 enum {
     ROW_ALIGN = 32,        /* 128-byte rows: a warp's row segment is one aligned line */
-    MAX_REQUESTS = 64,
     /* Planes per block: on 1000^3, 64 and 128 ran alike and a whole
      * column (1000) 14% slower, its last wave of blocks part empty. */
     Z_CHUNK = 128
 };
-static const double GIB = 1073741824.0;
-
-/* A device array the backend needs, allocated only after all of them are
- * known and the GPU was found to hold them. */
-typedef struct {
-    void **slot;
-    size_t bytes;
-    const char *what;
-} device_request;
 
 struct sf_backend {
     sf_layout L;
@@ -70,51 +61,13 @@ struct sf_backend {
     cudaEvent_t edges_done, unpacked;
     sf_gpu_timers *timers;
 
-    device_request request[MAX_REQUESTS];
-    int requests;
-    size_t bytes;
+    sf_cuda_arrays arrays;
 };
 
+/* Requests a device array of this backend (allocated by sf_cuda_allocate). */
 static void want(sf_backend *b, void *slot, size_t count, size_t size, const char *what)
 {
-    if (count == 0) return;
-    if (b->requests == MAX_REQUESTS) sf_fatal("the CUDA backend needs more than %d arrays", MAX_REQUESTS);
-    device_request *r = &b->request[b->requests++];
-    r->slot = (void **)slot;
-    r->bytes = count * size;
-    r->what = what;
-}
-
-static void check_fits(const sf_backend *b, size_t needed)
-{
-    size_t free_bytes = 0, total = 0;
-    SF_CUDA_CHECK(cudaMemGetInfo(&free_bytes, &total), "reading the GPU's free memory");
-    if (needed <= free_bytes) return;
-    char where[400];
-    sf_gpu_describe(where, sizeof where);
-    sf_fatal("GPU memory: this rank's slab of %ld x %ld x %ld points needs %.2f GiB, %.2f GiB "
-             "free (of %.2f GiB) on %s; use more GPUs (ranks) or a smaller grid",
-             b->L.nx, b->L.ny, b->L.nz, (double)needed / GIB, (double)free_bytes / GIB,
-             (double)total / GIB, where);
-}
-
-/* Checks the total against the free memory, then allocates and zeroes. */
-static void allocate_requests(sf_backend *b)
-{
-    size_t needed = 0;
-    for (int n = 0; n < b->requests; ++n) needed += b->request[n].bytes;
-    check_fits(b, needed);
-    for (int n = 0; n < b->requests; ++n) {
-        device_request *r = &b->request[n];
-        SF_CUDA_CHECK(cudaMalloc(r->slot, r->bytes), r->what);
-        SF_CUDA_CHECK(cudaMemset(*r->slot, 0, r->bytes), r->what);
-    }
-    b->bytes = needed;
-}
-
-static void upload(void *to, const void *from, size_t bytes, const char *what)
-{
-    if (bytes) SF_CUDA_CHECK(cudaMemcpy(to, from, bytes, cudaMemcpyHostToDevice), what);
+    sf_cuda_want(&b->arrays, slot, count, size, what);
 }
 
 static long max_long(long a, long b) { return a > b ? a : b; }
@@ -215,7 +168,7 @@ static void upload_model(sf_backend *b, const sf_problem *p)
                 double v = p->vp[(k * L->ny + j) * L->nx + i];
                 plane[sf_plane_index(L, i, j, 0)] = (float)(v * v * p->dt * p->dt);
             }
-        upload(b->vdt2 + k * L->sp, plane, (size_t)L->sp * sizeof(float), "uploading the model");
+        sf_cuda_upload(b->vdt2 + k * L->sp, plane, (size_t)L->sp * sizeof(float), "uploading the model");
     }
     free(plane);
 }
@@ -226,7 +179,7 @@ static void upload_cpml(sf_backend *b, const sf_problem *p)
         const sf_cpml_axis *ax = &p->cpml[a];
         const float *host[4] = {ax->a, ax->b, ax->a_half, ax->b_half};
         for (int c = 0; c < 4; ++c)
-            upload(b->coef[c][a], host[c], (size_t)ax->n * sizeof(float), "uploading CPML coefficients");
+            sf_cuda_upload(b->coef[c][a], host[c], (size_t)ax->n * sizeof(float), "uploading CPML coefficients");
         b->step.a[a] = b->coef[0][a];
         b->step.b[a] = b->coef[1][a];
         for (int s = 0; s < 2; ++s) {
@@ -251,9 +204,9 @@ static void upload_acquisition(sf_backend *b, const sf_problem *p)
         value[n] = w->weight * (float)(v * v * p->dt * p->dt);
         b->source_plane_host[n] = w->k;
     }
-    upload(b->source_index, index, (size_t)n_src * sizeof(long), "uploading the source");
-    upload(b->source_coef, value, (size_t)n_src * sizeof(float), "uploading the source");
-    upload(b->source_plane, b->source_plane_host, (size_t)n_src * sizeof(int), "uploading the source");
+    sf_cuda_upload(b->source_index, index, (size_t)n_src * sizeof(long), "uploading the source");
+    sf_cuda_upload(b->source_coef, value, (size_t)n_src * sizeof(float), "uploading the source");
+    sf_cuda_upload(b->source_plane, b->source_plane_host, (size_t)n_src * sizeof(int), "uploading the source");
 
     b->receiver_count = p->receiver_count;
     b->sample_block = p->sample_block;
@@ -263,31 +216,24 @@ static void upload_acquisition(sf_backend *b, const sf_problem *p)
         value[n] = w->weight;
     }
     if (p->receiver_count)
-        upload(b->receiver_offset, p->receiver_offset, (size_t)(p->receiver_count + 1) * sizeof(long),
+        sf_cuda_upload(b->receiver_offset, p->receiver_offset, (size_t)(p->receiver_count + 1) * sizeof(long),
                "uploading the receivers");
-    upload(b->receiver_index, index, (size_t)points * sizeof(long), "uploading the receivers");
-    upload(b->receiver_weight, value, (size_t)points * sizeof(float), "uploading the receivers");
+    sf_cuda_upload(b->receiver_index, index, (size_t)points * sizeof(long), "uploading the receivers");
+    sf_cuda_upload(b->receiver_weight, value, (size_t)points * sizeof(float), "uploading the receivers");
     free(index);
     free(value);
-}
-
-static void *pinned(size_t bytes, const char *what)
-{
-    void *p = NULL;
-    if (bytes) SF_CUDA_CHECK(cudaMallocHost(&p, bytes), what);
-    return p;
 }
 
 static void setup_host_buffers(sf_backend *b)
 {
     b->mpi_takes_device = sf_mpi_takes_device_memory();
-    b->samples_host = (float *)pinned((size_t)(b->receiver_count * b->sample_block) * sizeof(float),
+    b->samples_host = (float *)sf_cuda_pinned((size_t)(b->receiver_count * b->sample_block) * sizeof(float),
                                       "pinned receiver samples");
     if (b->mpi_takes_device) return;
     for (int g = 0; g < SF_HALO_GROUPS; ++g)
         for (int s = 0; s < 2; ++s) {
-            b->send_host[g][s] = (float *)pinned(b->halo_count[g] * sizeof(float), "pinned halo buffers");
-            b->recv_host[g][s] = (float *)pinned(b->halo_count[g] * sizeof(float), "pinned halo buffers");
+            b->send_host[g][s] = (float *)sf_cuda_pinned(b->halo_count[g] * sizeof(float), "pinned halo buffers");
+            b->recv_host[g][s] = (float *)sf_cuda_pinned(b->halo_count[g] * sizeof(float), "pinned halo buffers");
         }
 }
 
@@ -296,7 +242,7 @@ static void setup_tiling(sf_backend *b)
     long tiles = ((b->L.nx + SF_CUDA_TILE_X - 1) / SF_CUDA_TILE_X) * b->L.ny;
     int2 *frame = (int2 *)sf_malloc((size_t)tiles * sizeof(int2), "the stencil's tile list");
     sf_cuda_tiling_plan(&b->tiling, &b->step, frame);
-    upload(b->tiling.frame, frame, (size_t)b->tiling.frame_count * sizeof(int2), "uploading the tile list");
+    sf_cuda_upload(b->tiling.frame, frame, (size_t)b->tiling.frame_count * sizeof(int2), "uploading the tile list");
     free(frame);
     b->tiling.z_chunk = Z_CHUNK;
 }
@@ -335,7 +281,7 @@ static sf_backend *cuda_create(const sf_problem *p)
     b->free_surface_here = p->free_surface && p->z0 == 0;
     setup_coefficients(b, p);
     plan_arrays(b, p);
-    allocate_requests(b);
+    sf_cuda_allocate(&b->arrays, b->L.nx, b->L.ny, b->L.nz);
     upload_model(b, p);
     upload_cpml(b, p);
     upload_acquisition(b, p);
@@ -356,7 +302,7 @@ static void cuda_destroy(sf_backend *b)
 {
     if (!b) return;
     SF_CUDA_CHECK(cudaDeviceSynchronize(), "finishing before teardown");
-    for (int n = 0; n < b->requests; ++n) SF_CUDA_CHECK(cudaFree(*b->request[n].slot), "freeing");
+    sf_cuda_free_arrays(&b->arrays);
     for (int g = 0; g < SF_HALO_GROUPS; ++g)
         for (int s = 0; s < 2; ++s) {
             SF_CUDA_CHECK(cudaFreeHost(b->send_host[g][s]), "freeing pinned buffers");
@@ -373,7 +319,7 @@ static void cuda_destroy(sf_backend *b)
     free(b);
 }
 
-static size_t cuda_memory_bytes(const sf_backend *b) { return b->bytes; }
+static size_t cuda_memory_bytes(const sf_backend *b) { return b->arrays.bytes; }
 
 /* ---- halo planes ------------------------------------------------------ */
 

@@ -5,6 +5,7 @@
  * copied and unpacked on a higher-priority halo stream ordered by events,
  * so the exchange overlaps the interior update. */
 #include "sf_cuda_elastic.h"
+#include "sf_cuda_memory.h"
 
 #include <mpi.h>
 #include <stdlib.h>
@@ -16,14 +17,7 @@ extern "C" {
 #include "sf_gpu_timers.h"
 }
 
-enum { ROW_ALIGN = 32, MAX_REQUESTS = 160, MAX_HALO_FIELDS = 5 };
-static const double GIB = 1073741824.0;
-
-typedef struct {
-    void **slot;
-    size_t bytes;
-    const char *what;
-} device_request;
+enum { ROW_ALIGN = 32, MAX_HALO_FIELDS = 5 };
 
 struct sf_elastic_backend {
     sf_layout L;
@@ -59,60 +53,15 @@ struct sf_elastic_backend {
     cudaEvent_t edges_done, unpacked;
     sf_gpu_timers *timers;
 
-    device_request request[MAX_REQUESTS];
-    int requests;
-    size_t bytes;
+    sf_cuda_arrays arrays;
 };
 
 /* ---- memory ------------------------------------------------------------ */
 
+/* Requests a device array of this backend (allocated by sf_cuda_allocate). */
 static void want(sf_elastic_backend *b, void *slot, size_t count, size_t size, const char *what)
 {
-    if (count == 0) return;
-    if (b->requests == MAX_REQUESTS)
-        sf_fatal("the elastic CUDA backend needs more than %d arrays", MAX_REQUESTS);
-    device_request *r = &b->request[b->requests++];
-    r->slot = (void **)slot;
-    r->bytes = count * size;
-    r->what = what;
-}
-
-static void check_fits(const sf_elastic_backend *b, size_t needed)
-{
-    size_t free_bytes = 0, total = 0;
-    SF_CUDA_CHECK(cudaMemGetInfo(&free_bytes, &total), "reading the GPU's free memory");
-    if (needed <= free_bytes) return;
-    char where[400];
-    sf_gpu_describe(where, sizeof where);
-    sf_fatal("GPU memory: this rank's slab of %ld x %ld x %ld points needs %.2f GiB, %.2f GiB "
-             "free (of %.2f GiB) on %s; use more GPUs (ranks) or a smaller grid",
-             b->L.nx, b->L.ny, b->L.nz, (double)needed / GIB, (double)free_bytes / GIB,
-             (double)total / GIB, where);
-}
-
-static void allocate_requests(sf_elastic_backend *b)
-{
-    size_t needed = 0;
-    for (int n = 0; n < b->requests; ++n) needed += b->request[n].bytes;
-    check_fits(b, needed);
-    for (int n = 0; n < b->requests; ++n) {
-        device_request *r = &b->request[n];
-        SF_CUDA_CHECK(cudaMalloc(r->slot, r->bytes), r->what);
-        SF_CUDA_CHECK(cudaMemset(*r->slot, 0, r->bytes), r->what);
-    }
-    b->bytes = needed;
-}
-
-static void upload(void *to, const void *from, size_t bytes, const char *what)
-{
-    if (bytes) SF_CUDA_CHECK(cudaMemcpy(to, from, bytes, cudaMemcpyHostToDevice), what);
-}
-
-static void *pinned(size_t bytes, const char *what)
-{
-    void *p = NULL;
-    if (bytes) SF_CUDA_CHECK(cudaMallocHost(&p, bytes), what);
-    return p;
+    sf_cuda_want(&b->arrays, slot, count, size, what);
 }
 
 static long max_long(long a, long b) { return a > b ? a : b; }
@@ -220,7 +169,7 @@ static float *upload_medium(sf_elastic_backend *b, const sf_elastic_problem *p)
                     m[a][sf_plane_index(L, i, j, k)] =
                         (float)(p->dt * p->medium->a[a][(k * L->ny + j) * L->nx + i]);
     }
-    upload(b->medium, host, L->plane_size * SF_MEDIUM_ARRAYS * sizeof(float), "uploading the medium");
+    sf_cuda_upload(b->medium, host, L->plane_size * SF_MEDIUM_ARRAYS * sizeof(float), "uploading the medium");
     if (p->energy) {
         float *w = (float *)sf_malloc(L->plane_size * SF_ENERGY_WEIGHTS * sizeof(float), "energy weights");
         float *wq[SF_ENERGY_WEIGHTS];
@@ -229,7 +178,7 @@ static float *upload_medium(sf_elastic_backend *b, const sf_elastic_problem *p)
             b->energy_weights.w[q] = b->weights + L->plane_size * (size_t)q;
         }
         energy_weights(b, m, wq);
-        upload(b->weights, w, L->plane_size * SF_ENERGY_WEIGHTS * sizeof(float), "uploading energy weights");
+        sf_cuda_upload(b->weights, w, L->plane_size * SF_ENERGY_WEIGHTS * sizeof(float), "uploading energy weights");
         free(w);
         for (int q = 0; q < 6; ++q) b->step.before[q] = b->before + L->plane_size * (size_t)q;
     }
@@ -242,7 +191,7 @@ static void upload_cpml(sf_elastic_backend *b, const sf_elastic_problem *p)
         const sf_cpml_axis *ax = &p->cpml[a];
         const float *host[4] = {ax->a, ax->b, ax->a_half, ax->b_half};
         for (int c = 0; c < 4; ++c)
-            upload(b->coef[c][a], host[c], (size_t)ax->n * sizeof(float), "uploading CPML coefficients");
+            sf_cuda_upload(b->coef[c][a], host[c], (size_t)ax->n * sizeof(float), "uploading CPML coefficients");
         b->step.a[a] = b->coef[0][a], b->step.b[a] = b->coef[1][a];
         b->step.a_half[a] = b->coef[2][a], b->step.b_half[a] = b->coef[3][a];
     }
@@ -272,10 +221,10 @@ static void upload_source(sf_elastic_backend *b, const sf_elastic_problem *p, fl
         ++count;
     }
     b->source_count = count;
-    upload(b->source_offset, offset, (size_t)count * sizeof(long), "uploading the source");
-    upload(b->source_coef, coef, (size_t)count * sizeof(float), "uploading the source");
-    upload(b->source_plane, b->source_plane_host, (size_t)count * sizeof(int), "uploading the source");
-    upload(b->source_group, b->source_group_host, (size_t)count * sizeof(int), "uploading the source");
+    sf_cuda_upload(b->source_offset, offset, (size_t)count * sizeof(long), "uploading the source");
+    sf_cuda_upload(b->source_coef, coef, (size_t)count * sizeof(float), "uploading the source");
+    sf_cuda_upload(b->source_plane, b->source_plane_host, (size_t)count * sizeof(int), "uploading the source");
+    sf_cuda_upload(b->source_group, b->source_group_host, (size_t)count * sizeof(int), "uploading the source");
     free(offset);
     free(coef);
 }
@@ -292,10 +241,10 @@ static void upload_channels(sf_elastic_backend *b, const sf_elastic_problem *p)
         index[n] = (long)sf_field_index(&b->L, w->i, w->j, w->k);
         weight[n] = w->weight;
     }
-    upload(b->channel_component, component, (size_t)nc * sizeof(int), "uploading the receivers");
-    if (nc) upload(b->channel_offset, p->channel_offset, (size_t)(nc + 1) * sizeof(long), "uploading the receivers");
-    upload(b->channel_index, index, (size_t)np * sizeof(long), "uploading the receivers");
-    upload(b->channel_weight, weight, (size_t)np * sizeof(float), "uploading the receivers");
+    sf_cuda_upload(b->channel_component, component, (size_t)nc * sizeof(int), "uploading the receivers");
+    if (nc) sf_cuda_upload(b->channel_offset, p->channel_offset, (size_t)(nc + 1) * sizeof(long), "uploading the receivers");
+    sf_cuda_upload(b->channel_index, index, (size_t)np * sizeof(long), "uploading the receivers");
+    sf_cuda_upload(b->channel_weight, weight, (size_t)np * sizeof(float), "uploading the receivers");
     free(component), free(index), free(weight);
     b->channels = (sf_cuda_channels){b->channel_component, b->channel_offset, b->channel_index,
                                      b->channel_weight, b->previous, (int)nc};
@@ -324,13 +273,13 @@ static void setup_step(sf_elastic_backend *b, const sf_elastic_problem *p)
 static void setup_host_buffers(sf_elastic_backend *b)
 {
     b->mpi_takes_device = sf_mpi_takes_device_memory();
-    b->samples_host = (float *)pinned((size_t)b->channels.count * (size_t)b->sample_block * sizeof(float),
+    b->samples_host = (float *)sf_cuda_pinned((size_t)b->channels.count * (size_t)b->sample_block * sizeof(float),
                                       "pinned receiver samples");
     if (b->mpi_takes_device) return;
     for (int g = 0; g < SF_HALF_STEPS; ++g)
         for (int s = 0; s < 2; ++s) {
-            b->send_host[g][s] = (float *)pinned(b->halo_count[g] * sizeof(float), "pinned halo buffers");
-            b->recv_host[g][s] = (float *)pinned(b->halo_count[g] * sizeof(float), "pinned halo buffers");
+            b->send_host[g][s] = (float *)sf_cuda_pinned(b->halo_count[g] * sizeof(float), "pinned halo buffers");
+            b->recv_host[g][s] = (float *)sf_cuda_pinned(b->halo_count[g] * sizeof(float), "pinned halo buffers");
         }
 }
 
@@ -355,7 +304,7 @@ static sf_elastic_backend *cuda_create(const sf_elastic_problem *p)
     b->dt = p->dt;
     memcpy(b->h, p->h, sizeof b->h);
     plan_arrays(b, p);
-    allocate_requests(b);
+    sf_cuda_allocate(&b->arrays, b->L.nx, b->L.ny, b->L.nz);
     setup_step(b, p);
     float *medium = upload_medium(b, p);
     float *m[SF_MEDIUM_ARRAYS];
@@ -376,7 +325,7 @@ static void cuda_destroy(sf_elastic_backend *b)
 {
     if (!b) return;
     SF_CUDA_CHECK(cudaDeviceSynchronize(), "finishing before teardown");
-    for (int n = 0; n < b->requests; ++n) SF_CUDA_CHECK(cudaFree(*b->request[n].slot), "freeing");
+    sf_cuda_free_arrays(&b->arrays);
     for (int g = 0; g < SF_HALF_STEPS; ++g)
         for (int s = 0; s < 2; ++s) {
             SF_CUDA_CHECK(cudaFreeHost(b->send_host[g][s]), "freeing pinned buffers");
@@ -394,7 +343,7 @@ static void cuda_destroy(sf_elastic_backend *b)
     free(b);
 }
 
-static size_t cuda_memory_bytes(const sf_elastic_backend *b) { return b->bytes; }
+static size_t cuda_memory_bytes(const sf_elastic_backend *b) { return b->arrays.bytes; }
 
 /* ---- halo planes and the free surface ----------------------------------- */
 

@@ -1,0 +1,33 @@
+/* Device memory of a CUDA backend (CUDA sources only): arrays are first
+ * requested, then allocated together once the total is known to fit in
+ * the GPU's free memory, so a job too large fails before any allocation
+ * with what it needs and what is free. */
+#ifndef SF_CUDA_MEMORY_H
+#define SF_CUDA_MEMORY_H
+
+#include <stddef.h>
+
+enum { SF_CUDA_MAX_REQUESTS = 160 };
+
+typedef struct {
+    struct {
+        void **slot;
+        size_t bytes;
+        const char *what;
+    } request[SF_CUDA_MAX_REQUESTS];
+    int requests;
+    size_t bytes;              /* allocated in all */
+} sf_cuda_arrays;
+
+/* Asks for count elements of size bytes, stored at *slot once allocated. */
+void sf_cuda_want(sf_cuda_arrays *a, void *slot, size_t count, size_t size, const char *what);
+/* Checks the total against the free memory (an error names the slab's
+ * nx x ny x nz points, the GPU, host and rank), then allocates and zeroes. */
+void sf_cuda_allocate(sf_cuda_arrays *a, long nx, long ny, long nz);
+void sf_cuda_free_arrays(sf_cuda_arrays *a);
+
+void sf_cuda_upload(void *to, const void *from, size_t bytes, const char *what);
+/* Page-locked host memory (NULL for 0 bytes). */
+void *sf_cuda_pinned(size_t bytes, const char *what);
+
+#endif

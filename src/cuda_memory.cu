@@ -1,0 +1,64 @@
+#include "sf_cuda_memory.h"
+
+#include <cuda_runtime.h>
+
+extern "C" {
+#include "sf_error.h"
+#include "sf_gpu.h"
+}
+
+static const double GIB = 1073741824.0;
+
+void sf_cuda_want(sf_cuda_arrays *a, void *slot, size_t count, size_t size, const char *what)
+{
+    if (count == 0) return;
+    if (a->requests == SF_CUDA_MAX_REQUESTS)
+        sf_fatal("a CUDA backend needs more than %d device arrays", SF_CUDA_MAX_REQUESTS);
+    a->request[a->requests].slot = (void **)slot;
+    a->request[a->requests].bytes = count * size;
+    a->request[a->requests].what = what;
+    ++a->requests;
+}
+
+static void check_fits(size_t needed, long nx, long ny, long nz)
+{
+    size_t free_bytes = 0, total = 0;
+    SF_CUDA_CHECK(cudaMemGetInfo(&free_bytes, &total), "reading the GPU's free memory");
+    if (needed <= free_bytes) return;
+    char where[400];
+    sf_gpu_describe(where, sizeof where);
+    sf_fatal("GPU memory: this rank's slab of %ld x %ld x %ld points needs %.2f GiB, %.2f GiB "
+             "free (of %.2f GiB) on %s; use more GPUs (ranks) or a smaller grid",
+             nx, ny, nz, (double)needed / GIB, (double)free_bytes / GIB, (double)total / GIB,
+             where);
+}
+
+void sf_cuda_allocate(sf_cuda_arrays *a, long nx, long ny, long nz)
+{
+    size_t needed = 0;
+    for (int n = 0; n < a->requests; ++n) needed += a->request[n].bytes;
+    check_fits(needed, nx, ny, nz);
+    for (int n = 0; n < a->requests; ++n) {
+        SF_CUDA_CHECK(cudaMalloc(a->request[n].slot, a->request[n].bytes), a->request[n].what);
+        SF_CUDA_CHECK(cudaMemset(*a->request[n].slot, 0, a->request[n].bytes), a->request[n].what);
+    }
+    a->bytes = needed;
+}
+
+void sf_cuda_free_arrays(sf_cuda_arrays *a)
+{
+    for (int n = 0; n < a->requests; ++n) SF_CUDA_CHECK(cudaFree(*a->request[n].slot), "freeing");
+    a->requests = 0;
+}
+
+void sf_cuda_upload(void *to, const void *from, size_t bytes, const char *what)
+{
+    if (bytes) SF_CUDA_CHECK(cudaMemcpy(to, from, bytes, cudaMemcpyHostToDevice), what);
+}
+
+void *sf_cuda_pinned(size_t bytes, const char *what)
+{
+    void *p = NULL;
+    if (bytes) SF_CUDA_CHECK(cudaMallocHost(&p, bytes), what);
+    return p;
+}
