@@ -5,6 +5,7 @@
  * so the exchange overlaps the interior update. Only halo planes cross
  * PCIe every step; receiver samples come back in blocks. */
 #include "sf_cuda_kernels.h"
+#include "sf_cuda_halo.h"
 #include "sf_cuda_memory.h"
 
 #include <mpi.h>
@@ -48,21 +49,18 @@ struct sf_backend {
     long *receiver_offset, *receiver_index;
     float *receiver_weight, *samples, *samples_host;
 
-    int mpi_takes_device;
-    size_t halo_count[SF_HALO_GROUPS];
-    float *send[SF_HALO_GROUPS][2], *recv[SF_HALO_GROUPS][2];            /* device */
-    float *send_host[SF_HALO_GROUPS][2], *recv_host[SF_HALO_GROUPS][2];  /* pinned */
-
     float *lattice;
     size_t lattice_floats;
 
-    cudaStream_t compute, halo;
+    sf_cuda_halo xfer;              /* the compute and halo streams, halo buffers */
     sf_cuda_streams stencil;        /* compute as main, and a side stream for the frame tiles */
-    cudaEvent_t edges_done, unpacked;
     sf_gpu_timers *timers;
 
     sf_cuda_arrays arrays;
 };
+
+/* Requests a device array of this backend (allocated by sf_cuda_allocate). */
+static_assert((int)SF_HALO_GROUPS == (int)SF_CUDA_HALO_GROUPS, "one halo buffer set per group");
 
 /* Requests a device array of this backend (allocated by sf_cuda_allocate). */
 static void want(sf_backend *b, void *slot, size_t count, size_t size, const char *what)
@@ -146,13 +144,8 @@ static void plan_arrays(sf_backend *b, const sf_problem *p)
     want(b, &b->receiver_weight, (size_t)points, sizeof(float), "receivers");
     want(b, &b->samples, (size_t)(p->receiver_count * p->sample_block), sizeof(float),
          "receiver samples");
-    for (int g = 0; g < SF_HALO_GROUPS; ++g) {
-        b->halo_count[g] = (size_t)(SF_HALO * p->nx * p->ny);
-        for (int s = 0; s < 2; ++s) {
-            want(b, &b->send[g][s], b->halo_count[g], sizeof(float), "halo buffers");
-            want(b, &b->recv[g][s], b->halo_count[g], sizeof(float), "halo buffers");
-        }
-    }
+    const size_t planes = (size_t)(SF_HALO * p->nx * p->ny), counts[SF_CUDA_HALO_GROUPS] = {planes, planes};
+    sf_cuda_halo_plan(&b->xfer, &b->arrays, counts);
     long tiles = ((p->nx + SF_CUDA_TILE_X - 1) / SF_CUDA_TILE_X) * p->ny;
     want(b, &b->tiling.frame, (size_t)tiles, sizeof(int2), "the stencil's tile list");
 }
@@ -226,15 +219,8 @@ static void upload_acquisition(sf_backend *b, const sf_problem *p)
 
 static void setup_host_buffers(sf_backend *b)
 {
-    b->mpi_takes_device = sf_mpi_takes_device_memory();
     b->samples_host = (float *)sf_cuda_pinned((size_t)(b->receiver_count * b->sample_block) * sizeof(float),
                                       "pinned receiver samples");
-    if (b->mpi_takes_device) return;
-    for (int g = 0; g < SF_HALO_GROUPS; ++g)
-        for (int s = 0; s < 2; ++s) {
-            b->send_host[g][s] = (float *)sf_cuda_pinned(b->halo_count[g] * sizeof(float), "pinned halo buffers");
-            b->recv_host[g][s] = (float *)sf_cuda_pinned(b->halo_count[g] * sizeof(float), "pinned halo buffers");
-        }
 }
 
 static void setup_tiling(sf_backend *b)
@@ -251,18 +237,14 @@ static void setup_streams(sf_backend *b)
 {
     int least = 0, greatest = 0;
     SF_CUDA_CHECK(cudaDeviceGetStreamPriorityRange(&least, &greatest), "creating streams");
-    SF_CUDA_CHECK(cudaStreamCreateWithPriority(&b->compute, cudaStreamNonBlocking, least),
-                  "creating the compute stream");
-    /* Halo work first whenever SMs free up, so the exchange starts early. */
-    SF_CUDA_CHECK(cudaStreamCreateWithPriority(&b->halo, cudaStreamNonBlocking, greatest),
-                  "creating the halo stream");
+    sf_cuda_halo_start(&b->xfer);
     /* Frame blocks, dispatched first, end with the interior's rather than
      * after them. */
     SF_CUDA_CHECK(cudaStreamCreateWithPriority(&b->stencil.side, cudaStreamNonBlocking, greatest),
                   "creating the frame stream");
-    b->stencil.main = b->compute;
-    cudaEvent_t *events[4] = {&b->edges_done, &b->unpacked, &b->stencil.fork, &b->stencil.join};
-    for (int e = 0; e < 4; ++e)
+    b->stencil.main = b->xfer.compute;
+    cudaEvent_t *events[2] = {&b->stencil.fork, &b->stencil.join};
+    for (int e = 0; e < 2; ++e)
         SF_CUDA_CHECK(cudaEventCreateWithFlags(events[e], cudaEventDisableTiming), "creating events");
     b->timers = sf_gpu_timers_create();
 }
@@ -303,18 +285,13 @@ static void cuda_destroy(sf_backend *b)
     if (!b) return;
     SF_CUDA_CHECK(cudaDeviceSynchronize(), "finishing before teardown");
     sf_cuda_free_arrays(&b->arrays);
-    for (int g = 0; g < SF_HALO_GROUPS; ++g)
-        for (int s = 0; s < 2; ++s) {
-            SF_CUDA_CHECK(cudaFreeHost(b->send_host[g][s]), "freeing pinned buffers");
-            SF_CUDA_CHECK(cudaFreeHost(b->recv_host[g][s]), "freeing pinned buffers");
-        }
     SF_CUDA_CHECK(cudaFreeHost(b->samples_host), "freeing pinned buffers");
     SF_CUDA_CHECK(cudaFree(b->lattice), "freeing the lattice buffer");
     sf_gpu_timers_destroy(b->timers);
-    cudaEvent_t events[4] = {b->edges_done, b->unpacked, b->stencil.fork, b->stencil.join};
-    for (int e = 0; e < 4; ++e) SF_CUDA_CHECK(cudaEventDestroy(events[e]), "destroying events");
-    cudaStream_t streams[3] = {b->compute, b->halo, b->stencil.side};
-    for (int n = 0; n < 3; ++n) SF_CUDA_CHECK(cudaStreamDestroy(streams[n]), "destroying streams");
+    SF_CUDA_CHECK(cudaEventDestroy(b->stencil.fork), "destroying events");
+    SF_CUDA_CHECK(cudaEventDestroy(b->stencil.join), "destroying events");
+    SF_CUDA_CHECK(cudaStreamDestroy(b->stencil.side), "destroying streams");
+    sf_cuda_halo_destroy(&b->xfer);
     free(b->source_plane_host);
     free(b);
 }
@@ -323,16 +300,16 @@ static size_t cuda_memory_bytes(const sf_backend *b) { return b->arrays.bytes; }
 
 /* ---- halo planes ------------------------------------------------------ */
 
-static size_t cuda_halo_count(const sf_backend *b, sf_halo_group g) { return b->halo_count[g]; }
+static size_t cuda_halo_count(const sf_backend *b, sf_halo_group g) { return b->xfer.count[g]; }
 
 static float *cuda_send(sf_backend *b, sf_halo_group g, sf_side s)
 {
-    return b->mpi_takes_device ? b->send[g][s] : b->send_host[g][s];
+    return sf_cuda_halo_send_buffer(&b->xfer, g, s);
 }
 
 static float *cuda_recv(sf_backend *b, sf_halo_group g, sf_side s)
 {
-    return b->mpi_takes_device ? b->recv[g][s] : b->recv_host[g][s];
+    return sf_cuda_halo_recv_buffer(&b->xfer, g, s);
 }
 
 /* The stored psi_z half-plane k (local), or NULL. */
@@ -361,22 +338,16 @@ static void cuda_halo_pack(sf_backend *b, sf_halo_group g, sf_side s)
     float *plane[SF_HALO];
     long stride = group_planes(b, g, s == SF_SIDE_LOWER ? 0 : b->L.nz - SF_HALO, plane);
     for (int q = 0; q < SF_HALO; ++q) from.plane[q] = plane[q];
-    SF_CUDA_CHECK(cudaEventRecord(b->edges_done, b->compute), "marking the edge planes done");
-    SF_CUDA_CHECK(cudaStreamWaitEvent(b->halo, b->edges_done, 0), "ordering the halo pack");
-    sf_gpu_timers_begin(b->timers, SF_PHASE_HALO_PACK, b->halo);
-    sf_cuda_pack_planes(b->send[g][s], from, stride, b->grid.nx, b->grid.ny, b->halo);
-    sf_gpu_timers_end(b->timers, b->halo);
-    if (b->mpi_takes_device) return;
-    sf_gpu_timers_begin(b->timers, SF_PHASE_HALO_D2H, b->halo);
-    SF_CUDA_CHECK(cudaMemcpyAsync(b->send_host[g][s], b->send[g][s], b->halo_count[g] * sizeof(float),
-                                  cudaMemcpyDeviceToHost, b->halo),
-                  "copying halo planes to the host");
-    sf_gpu_timers_end(b->timers, b->halo);
+    sf_cuda_halo_after_edges(&b->xfer);
+    sf_gpu_timers_begin(b->timers, SF_PHASE_HALO_PACK, b->xfer.halo);
+    sf_cuda_pack_planes(b->xfer.send[g][s], from, stride, b->grid.nx, b->grid.ny, b->xfer.halo);
+    sf_gpu_timers_end(b->timers, b->xfer.halo);
+    sf_cuda_halo_to_host(&b->xfer, b->timers, g, s);
 }
 
 static void cuda_halo_wait_packed(sf_backend *b)
 {
-    SF_CUDA_CHECK(cudaStreamSynchronize(b->halo), "waiting for packed halo planes");
+    sf_cuda_halo_wait_packed(&b->xfer);
 }
 
 static void cuda_halo_unpack(sf_backend *b, sf_halo_group g, sf_side s)
@@ -385,28 +356,20 @@ static void cuda_halo_unpack(sf_backend *b, sf_halo_group g, sf_side s)
     float *plane[SF_HALO];
     long stride = group_planes(b, g, s == SF_SIDE_LOWER ? -SF_HALO : b->L.nz, plane);
     for (int q = 0; q < SF_HALO; ++q) to.plane[q] = plane[q];
-    if (!b->mpi_takes_device) {
-        sf_gpu_timers_begin(b->timers, SF_PHASE_HALO_H2D, b->halo);
-        SF_CUDA_CHECK(cudaMemcpyAsync(b->recv[g][s], b->recv_host[g][s],
-                                      b->halo_count[g] * sizeof(float), cudaMemcpyHostToDevice,
-                                      b->halo),
-                      "copying halo planes to the GPU");
-        sf_gpu_timers_end(b->timers, b->halo);
-    }
-    sf_gpu_timers_begin(b->timers, SF_PHASE_HALO_UNPACK, b->halo);
-    sf_cuda_unpack_planes(to, stride, b->recv[g][s], b->grid.nx, b->grid.ny, b->halo);
-    sf_gpu_timers_end(b->timers, b->halo);
+    sf_cuda_halo_from_host(&b->xfer, b->timers, g, s);
+    sf_gpu_timers_begin(b->timers, SF_PHASE_HALO_UNPACK, b->xfer.halo);
+    sf_cuda_unpack_planes(to, stride, b->xfer.recv[g][s], b->grid.nx, b->grid.ny, b->xfer.halo);
+    sf_gpu_timers_end(b->timers, b->xfer.halo);
     /* Later compute reads these halos. */
-    SF_CUDA_CHECK(cudaEventRecord(b->unpacked, b->halo), "marking halo planes unpacked");
-    SF_CUDA_CHECK(cudaStreamWaitEvent(b->compute, b->unpacked, 0), "ordering after the unpack");
+    sf_cuda_halo_before_compute(&b->xfer);
 }
 
 static void cuda_mirror_free_surface(sf_backend *b)
 {
     if (!b->free_surface_here) return;
-    sf_gpu_timers_begin(b->timers, SF_PHASE_STENCIL, b->compute);
-    sf_cuda_mirror_surface(b->p_cur, b->grid, b->compute);
-    sf_gpu_timers_end(b->timers, b->compute);
+    sf_gpu_timers_begin(b->timers, SF_PHASE_STENCIL, b->xfer.compute);
+    sf_cuda_mirror_surface(b->p_cur, b->grid, b->xfer.compute);
+    sf_gpu_timers_end(b->timers, b->xfer.compute);
 }
 
 /* ---- the time step ------------------------------------------------------ */
@@ -454,7 +417,7 @@ static int memory_box_z(const sf_backend *b, int side, long k0, long k1, sf_cuda
 static void cuda_update_cpml_memory(sf_backend *b, long k0, long k1)
 {
     if (k1 <= k0) return;
-    sf_gpu_timers_begin(b->timers, SF_PHASE_STENCIL, b->compute);
+    sf_gpu_timers_begin(b->timers, SF_PHASE_STENCIL, b->xfer.compute);
     for (int axis = 0; axis < 3; ++axis)
         for (int side = 0; side < 2; ++side) {
             if (!b->psi[axis][side]) continue;
@@ -467,9 +430,9 @@ static void cuda_update_cpml_memory(sf_backend *b, long k0, long k1)
             box.a_half = b->coef[2][axis];
             box.b_half = b->coef[3][axis];
             memcpy(box.first, b->step.c.first[axis], sizeof box.first);
-            sf_cuda_update_memory(&box, b->p_cur, b->grid, b->radius, b->compute);
+            sf_cuda_update_memory(&box, b->p_cur, b->grid, b->radius, b->xfer.compute);
         }
-    sf_gpu_timers_end(b->timers, b->compute);
+    sf_gpu_timers_end(b->timers, b->xfer.compute);
 }
 
 static void cuda_advance(sf_backend *b, long k0, long k1)
@@ -477,9 +440,9 @@ static void cuda_advance(sf_backend *b, long k0, long k1)
     if (k1 <= k0) return;
     b->step.next = b->p_prev;
     b->step.cur = b->p_cur;
-    sf_gpu_timers_begin(b->timers, SF_PHASE_STENCIL, b->compute);
+    sf_gpu_timers_begin(b->timers, SF_PHASE_STENCIL, b->xfer.compute);
     sf_cuda_advance(&b->step, &b->tiling, b->radius, (int)k0, (int)k1, &b->stencil);
-    sf_gpu_timers_end(b->timers, b->compute);
+    sf_gpu_timers_end(b->timers, b->xfer.compute);
 }
 
 static void cuda_inject_source(sf_backend *b, float amplitude, long k0, long k1)
@@ -488,10 +451,10 @@ static void cuda_inject_source(sf_backend *b, float amplitude, long k0, long k1)
     for (long n = 0; n < b->source_count && !any; ++n)
         any = b->source_plane_host[n] >= k0 && b->source_plane_host[n] < k1;
     if (!any) return;
-    sf_gpu_timers_begin(b->timers, SF_PHASE_ACQUISITION, b->compute);
+    sf_gpu_timers_begin(b->timers, SF_PHASE_ACQUISITION, b->xfer.compute);
     sf_cuda_inject(b->p_prev, b->source_index, b->source_coef, b->source_plane, (int)b->source_count,
-                   amplitude, (int)k0, (int)k1, b->compute);
-    sf_gpu_timers_end(b->timers, b->compute);
+                   amplitude, (int)k0, (int)k1, b->xfer.compute);
+    sf_gpu_timers_end(b->timers, b->xfer.compute);
 }
 
 static void cuda_swap_time_levels(sf_backend *b)
@@ -506,19 +469,19 @@ static void cuda_swap_time_levels(sf_backend *b)
 static void cuda_sample_receivers(sf_backend *b, int slot)
 {
     if (b->receiver_count == 0) return;
-    sf_gpu_timers_begin(b->timers, SF_PHASE_ACQUISITION, b->compute);
+    sf_gpu_timers_begin(b->timers, SF_PHASE_ACQUISITION, b->xfer.compute);
     sf_cuda_sample(b->samples + (size_t)slot * (size_t)b->receiver_count, b->p_cur, b->receiver_index,
-                   b->receiver_weight, b->receiver_offset, (int)b->receiver_count, b->compute);
-    sf_gpu_timers_end(b->timers, b->compute);
+                   b->receiver_weight, b->receiver_offset, (int)b->receiver_count, b->xfer.compute);
+    sf_gpu_timers_end(b->timers, b->xfer.compute);
 }
 
 static void cuda_fetch_receivers(sf_backend *b, int count, float *out)
 {
     size_t bytes = (size_t)count * (size_t)b->receiver_count * sizeof(float);
     if (bytes == 0) return;
-    SF_CUDA_CHECK(cudaMemcpyAsync(b->samples_host, b->samples, bytes, cudaMemcpyDeviceToHost, b->compute),
+    SF_CUDA_CHECK(cudaMemcpyAsync(b->samples_host, b->samples, bytes, cudaMemcpyDeviceToHost, b->xfer.compute),
                   "copying receiver samples to the host");
-    SF_CUDA_CHECK(cudaStreamSynchronize(b->compute), "waiting for receiver samples");
+    SF_CUDA_CHECK(cudaStreamSynchronize(b->xfer.compute), "waiting for receiver samples");
     memcpy(out, b->samples_host, bytes);
 }
 
@@ -536,16 +499,15 @@ static void cuda_fetch_wavefield(sf_backend *b, const sf_sampling_lattice *s, fl
         b->lattice_floats = count;
     }
     sf_cuda_gather_lattice(b->lattice, b->p_cur, b->grid, s->di, s->dj, s->dk, s->k0, planes, rows,
-                           columns, b->compute);
-    SF_CUDA_CHECK(cudaMemcpyAsync(out, b->lattice, count * sizeof(float), cudaMemcpyDeviceToHost, b->compute),
+                           columns, b->xfer.compute);
+    SF_CUDA_CHECK(cudaMemcpyAsync(out, b->lattice, count * sizeof(float), cudaMemcpyDeviceToHost, b->xfer.compute),
                   "copying a wavefield snapshot to the host");
-    SF_CUDA_CHECK(cudaStreamSynchronize(b->compute), "waiting for a wavefield snapshot");
+    SF_CUDA_CHECK(cudaStreamSynchronize(b->xfer.compute), "waiting for a wavefield snapshot");
 }
 
 static void cuda_synchronize(sf_backend *b)
 {
-    SF_CUDA_CHECK(cudaStreamSynchronize(b->compute), "waiting for the compute stream");
-    SF_CUDA_CHECK(cudaStreamSynchronize(b->halo), "waiting for the halo stream");
+    sf_cuda_halo_synchronize(&b->xfer);
 }
 
 static void cuda_take_timers(sf_backend *b, double *seconds) { sf_gpu_timers_take(b->timers, seconds); }

@@ -5,6 +5,7 @@
  * copied and unpacked on a higher-priority halo stream ordered by events,
  * so the exchange overlaps the interior update. */
 #include "sf_cuda_elastic.h"
+#include "sf_cuda_halo.h"
 #include "sf_cuda_memory.h"
 
 #include <mpi.h>
@@ -40,23 +41,21 @@ struct sf_elastic_backend {
     float *channel_weight, *previous, *samples, *samples_host;
     int sample_block;
 
-    int mpi_takes_device;
     sf_cuda_field_list halo_fields[SF_HALF_STEPS];
-    size_t halo_count[SF_HALF_STEPS];
-    float *send[SF_HALF_STEPS][2], *recv[SF_HALF_STEPS][2];
-    float *send_host[SF_HALF_STEPS][2], *recv_host[SF_HALF_STEPS][2];
 
     float *lattice;
     size_t lattice_floats;
 
-    cudaStream_t compute, halo;
-    cudaEvent_t edges_done, unpacked;
+    sf_cuda_halo xfer;              /* the compute and halo streams, halo buffers */
     sf_gpu_timers *timers;
 
     sf_cuda_arrays arrays;
 };
 
 /* ---- memory ------------------------------------------------------------ */
+
+/* Requests a device array of this backend (allocated by sf_cuda_allocate). */
+static_assert((int)SF_HALF_STEPS == (int)SF_CUDA_HALO_GROUPS, "one halo buffer set per group");
 
 /* Requests a device array of this backend (allocated by sf_cuda_allocate). */
 static void want(sf_elastic_backend *b, void *slot, size_t count, size_t size, const char *what)
@@ -97,13 +96,10 @@ static void plan_halos(sf_elastic_backend *b, const sf_elastic_problem *p)
 {
     b->halo_fields[SF_HALF_VELOCITY].count = 3;
     b->halo_fields[SF_HALF_STRESS].count = p->exchange_normal_stresses ? 5 : 3;
-    for (int g = 0; g < SF_HALF_STEPS; ++g) {
-        b->halo_count[g] = (size_t)b->halo_fields[g].count * SF_HALO * (size_t)(p->nx * p->ny);
-        for (int s = 0; s < 2; ++s) {
-            want(b, &b->send[g][s], b->halo_count[g], sizeof(float), "halo buffers");
-            want(b, &b->recv[g][s], b->halo_count[g], sizeof(float), "halo buffers");
-        }
-    }
+    size_t counts[SF_CUDA_HALO_GROUPS];
+    for (int g = 0; g < SF_HALF_STEPS; ++g)
+        counts[g] = (size_t)b->halo_fields[g].count * SF_HALO * (size_t)(p->nx * p->ny);
+    sf_cuda_halo_plan(&b->xfer, &b->arrays, counts);
 }
 
 static void plan_arrays(sf_elastic_backend *b, const sf_elastic_problem *p)
@@ -272,28 +268,13 @@ static void setup_step(sf_elastic_backend *b, const sf_elastic_problem *p)
 
 static void setup_host_buffers(sf_elastic_backend *b)
 {
-    b->mpi_takes_device = sf_mpi_takes_device_memory();
     b->samples_host = (float *)sf_cuda_pinned((size_t)b->channels.count * (size_t)b->sample_block * sizeof(float),
                                       "pinned receiver samples");
-    if (b->mpi_takes_device) return;
-    for (int g = 0; g < SF_HALF_STEPS; ++g)
-        for (int s = 0; s < 2; ++s) {
-            b->send_host[g][s] = (float *)sf_cuda_pinned(b->halo_count[g] * sizeof(float), "pinned halo buffers");
-            b->recv_host[g][s] = (float *)sf_cuda_pinned(b->halo_count[g] * sizeof(float), "pinned halo buffers");
-        }
 }
 
 static void setup_streams(sf_elastic_backend *b)
 {
-    int least = 0, greatest = 0;
-    SF_CUDA_CHECK(cudaDeviceGetStreamPriorityRange(&least, &greatest), "creating streams");
-    SF_CUDA_CHECK(cudaStreamCreateWithPriority(&b->compute, cudaStreamNonBlocking, least),
-                  "creating the compute stream");
-    /* Halo work first whenever SMs free up, so the exchange starts early. */
-    SF_CUDA_CHECK(cudaStreamCreateWithPriority(&b->halo, cudaStreamNonBlocking, greatest),
-                  "creating the halo stream");
-    SF_CUDA_CHECK(cudaEventCreateWithFlags(&b->edges_done, cudaEventDisableTiming), "creating events");
-    SF_CUDA_CHECK(cudaEventCreateWithFlags(&b->unpacked, cudaEventDisableTiming), "creating events");
+    sf_cuda_halo_start(&b->xfer);
     b->timers = sf_gpu_timers_create();
 }
 
@@ -326,18 +307,10 @@ static void cuda_destroy(sf_elastic_backend *b)
     if (!b) return;
     SF_CUDA_CHECK(cudaDeviceSynchronize(), "finishing before teardown");
     sf_cuda_free_arrays(&b->arrays);
-    for (int g = 0; g < SF_HALF_STEPS; ++g)
-        for (int s = 0; s < 2; ++s) {
-            SF_CUDA_CHECK(cudaFreeHost(b->send_host[g][s]), "freeing pinned buffers");
-            SF_CUDA_CHECK(cudaFreeHost(b->recv_host[g][s]), "freeing pinned buffers");
-        }
     SF_CUDA_CHECK(cudaFreeHost(b->samples_host), "freeing pinned buffers");
     SF_CUDA_CHECK(cudaFree(b->lattice), "freeing the lattice buffer");
     sf_gpu_timers_destroy(b->timers);
-    SF_CUDA_CHECK(cudaEventDestroy(b->edges_done), "destroying events");
-    SF_CUDA_CHECK(cudaEventDestroy(b->unpacked), "destroying events");
-    SF_CUDA_CHECK(cudaStreamDestroy(b->compute), "destroying streams");
-    SF_CUDA_CHECK(cudaStreamDestroy(b->halo), "destroying streams");
+    sf_cuda_halo_destroy(&b->xfer);
     free(b->source_plane_host);
     free(b->source_group_host);
     free(b);
@@ -347,55 +320,42 @@ static size_t cuda_memory_bytes(const sf_elastic_backend *b) { return b->arrays.
 
 /* ---- halo planes and the free surface ----------------------------------- */
 
-static size_t cuda_halo_count(const sf_elastic_backend *b, sf_half_step g) { return b->halo_count[g]; }
+static size_t cuda_halo_count(const sf_elastic_backend *b, sf_half_step g) { return b->xfer.count[g]; }
 
 static float *cuda_send(sf_elastic_backend *b, sf_half_step g, sf_side s)
 {
-    return b->mpi_takes_device ? b->send[g][s] : b->send_host[g][s];
+    return sf_cuda_halo_send_buffer(&b->xfer, g, s);
 }
 
 static float *cuda_recv(sf_elastic_backend *b, sf_half_step g, sf_side s)
 {
-    return b->mpi_takes_device ? b->recv[g][s] : b->recv_host[g][s];
+    return sf_cuda_halo_recv_buffer(&b->xfer, g, s);
 }
 
 static void cuda_halo_pack(sf_elastic_backend *b, sf_half_step g, sf_side s)
 {
     int k0 = s == SF_SIDE_LOWER ? 0 : (int)b->L.nz - SF_HALO;
-    SF_CUDA_CHECK(cudaEventRecord(b->edges_done, b->compute), "marking the edge planes done");
-    SF_CUDA_CHECK(cudaStreamWaitEvent(b->halo, b->edges_done, 0), "ordering the halo pack");
-    sf_gpu_timers_begin(b->timers, SF_PHASE_HALO_PACK, b->halo);
-    sf_cuda_elastic_planes(&b->step, b->halo_fields[g], k0, b->send[g][s], 1, b->halo);
-    sf_gpu_timers_end(b->timers, b->halo);
-    if (b->mpi_takes_device) return;
-    sf_gpu_timers_begin(b->timers, SF_PHASE_HALO_D2H, b->halo);
-    SF_CUDA_CHECK(cudaMemcpyAsync(b->send_host[g][s], b->send[g][s], b->halo_count[g] * sizeof(float),
-                                  cudaMemcpyDeviceToHost, b->halo),
-                  "copying halo planes to the host");
-    sf_gpu_timers_end(b->timers, b->halo);
+    sf_cuda_halo_after_edges(&b->xfer);
+    sf_gpu_timers_begin(b->timers, SF_PHASE_HALO_PACK, b->xfer.halo);
+    sf_cuda_elastic_planes(&b->step, b->halo_fields[g], k0, b->xfer.send[g][s], 1, b->xfer.halo);
+    sf_gpu_timers_end(b->timers, b->xfer.halo);
+    sf_cuda_halo_to_host(&b->xfer, b->timers, g, s);
 }
 
 static void cuda_halo_wait_packed(sf_elastic_backend *b)
 {
-    SF_CUDA_CHECK(cudaStreamSynchronize(b->halo), "waiting for packed halo planes");
+    sf_cuda_halo_wait_packed(&b->xfer);
 }
 
 static void cuda_halo_unpack(sf_elastic_backend *b, sf_half_step g, sf_side s)
 {
     int k0 = s == SF_SIDE_LOWER ? -SF_HALO : (int)b->L.nz;
-    if (!b->mpi_takes_device) {
-        sf_gpu_timers_begin(b->timers, SF_PHASE_HALO_H2D, b->halo);
-        SF_CUDA_CHECK(cudaMemcpyAsync(b->recv[g][s], b->recv_host[g][s], b->halo_count[g] * sizeof(float),
-                                      cudaMemcpyHostToDevice, b->halo),
-                      "copying halo planes to the GPU");
-        sf_gpu_timers_end(b->timers, b->halo);
-    }
-    sf_gpu_timers_begin(b->timers, SF_PHASE_HALO_UNPACK, b->halo);
-    sf_cuda_elastic_planes(&b->step, b->halo_fields[g], k0, b->recv[g][s], 0, b->halo);
-    sf_gpu_timers_end(b->timers, b->halo);
+    sf_cuda_halo_from_host(&b->xfer, b->timers, g, s);
+    sf_gpu_timers_begin(b->timers, SF_PHASE_HALO_UNPACK, b->xfer.halo);
+    sf_cuda_elastic_planes(&b->step, b->halo_fields[g], k0, b->xfer.recv[g][s], 0, b->xfer.halo);
+    sf_gpu_timers_end(b->timers, b->xfer.halo);
     /* Later compute reads these halos. */
-    SF_CUDA_CHECK(cudaEventRecord(b->unpacked, b->halo), "marking halo planes unpacked");
-    SF_CUDA_CHECK(cudaStreamWaitEvent(b->compute, b->unpacked, 0), "ordering after the unpack");
+    sf_cuda_halo_before_compute(&b->xfer);
 }
 
 /* Node planes mirror about k = 0, half planes about k = -1/2. */
@@ -406,9 +366,9 @@ static void cuda_mirror_free_surface(sf_elastic_backend *b, sf_half_step g)
     sf_cuda_images im = g == SF_HALF_STRESS
         ? sf_cuda_images{{f[SF_FIELD_SZZ], f[SF_FIELD_SXZ], f[SF_FIELD_SYZ]}, {0, 1, 1}, {-1.0f, -1.0f, -1.0f}}
         : sf_cuda_images{{f[SF_FIELD_VX], f[SF_FIELD_VY], f[SF_FIELD_VZ]}, {0, 0, 1}, {1.0f, 1.0f, 1.0f}};
-    sf_gpu_timers_begin(b->timers, SF_PHASE_STENCIL, b->compute);
-    sf_cuda_elastic_mirror(&b->step, im, b->compute);
-    sf_gpu_timers_end(b->timers, b->compute);
+    sf_gpu_timers_begin(b->timers, SF_PHASE_STENCIL, b->xfer.compute);
+    sf_cuda_elastic_mirror(&b->step, im, b->xfer.compute);
+    sf_gpu_timers_end(b->timers, b->xfer.compute);
 }
 
 /* ---- the half-steps ----------------------------------------------------- */
@@ -416,9 +376,9 @@ static void cuda_mirror_free_surface(sf_elastic_backend *b, sf_half_step g)
 static void cuda_update(sf_elastic_backend *b, sf_half_step g, long k0, long k1)
 {
     if (k1 <= k0) return;
-    sf_gpu_timers_begin(b->timers, SF_PHASE_STENCIL, b->compute);
-    sf_cuda_elastic_update(&b->step, g, (int)k0, (int)k1, b->compute);
-    sf_gpu_timers_end(b->timers, b->compute);
+    sf_gpu_timers_begin(b->timers, SF_PHASE_STENCIL, b->xfer.compute);
+    sf_cuda_elastic_update(&b->step, g, (int)k0, (int)k1, b->xfer.compute);
+    sf_gpu_timers_end(b->timers, b->xfer.compute);
 }
 
 static void cuda_inject_source(sf_elastic_backend *b, sf_half_step g, float amplitude, long k0, long k1)
@@ -428,11 +388,11 @@ static void cuda_inject_source(sf_elastic_backend *b, sf_half_step g, float ampl
         any = b->source_group_host[n] == (int)g && b->source_plane_host[n] >= k0 &&
               b->source_plane_host[n] < k1;
     if (!any) return;
-    sf_gpu_timers_begin(b->timers, SF_PHASE_ACQUISITION, b->compute);
+    sf_gpu_timers_begin(b->timers, SF_PHASE_ACQUISITION, b->xfer.compute);
     sf_cuda_elastic_inject(b->fields, b->source_offset, b->source_coef, b->source_plane,
                            b->source_group, b->source_count, (int)g, amplitude, (int)k0, (int)k1,
-                           b->compute);
-    sf_gpu_timers_end(b->timers, b->compute);
+                           b->xfer.compute);
+    sf_gpu_timers_end(b->timers, b->xfer.compute);
 }
 
 /* ---- receivers, snapshots, energy ---------------------------------------- */
@@ -440,19 +400,19 @@ static void cuda_inject_source(sf_elastic_backend *b, sf_half_step g, float ampl
 static void cuda_sample_receivers(sf_elastic_backend *b, int slot)
 {
     if (b->channels.count == 0) return;
-    sf_gpu_timers_begin(b->timers, SF_PHASE_ACQUISITION, b->compute);
+    sf_gpu_timers_begin(b->timers, SF_PHASE_ACQUISITION, b->xfer.compute);
     sf_cuda_elastic_sample(&b->step, b->channels, b->samples + (size_t)slot * (size_t)b->channels.count,
-                           b->compute);
-    sf_gpu_timers_end(b->timers, b->compute);
+                           b->xfer.compute);
+    sf_gpu_timers_end(b->timers, b->xfer.compute);
 }
 
 static void cuda_fetch_receivers(sf_elastic_backend *b, int count, float *out)
 {
     size_t bytes = (size_t)count * (size_t)b->channels.count * sizeof(float);
     if (bytes == 0) return;
-    SF_CUDA_CHECK(cudaMemcpyAsync(b->samples_host, b->samples, bytes, cudaMemcpyDeviceToHost, b->compute),
+    SF_CUDA_CHECK(cudaMemcpyAsync(b->samples_host, b->samples, bytes, cudaMemcpyDeviceToHost, b->xfer.compute),
                   "copying receiver samples to the host");
-    SF_CUDA_CHECK(cudaStreamSynchronize(b->compute), "waiting for receiver samples");
+    SF_CUDA_CHECK(cudaStreamSynchronize(b->xfer.compute), "waiting for receiver samples");
     memcpy(out, b->samples_host, bytes);
 }
 
@@ -470,21 +430,21 @@ static void cuda_fetch_field(sf_elastic_backend *b, sf_component c, const sf_sam
         b->lattice_floats = count;
     }
     sf_cuda_elastic_lattice(&b->step, c, s->di, s->dj, s->dk, s->k0, planes, rows, columns, b->lattice,
-                            b->compute);
-    SF_CUDA_CHECK(cudaMemcpyAsync(out, b->lattice, count * sizeof(float), cudaMemcpyDeviceToHost, b->compute),
+                            b->xfer.compute);
+    SF_CUDA_CHECK(cudaMemcpyAsync(out, b->lattice, count * sizeof(float), cudaMemcpyDeviceToHost, b->xfer.compute),
                   "copying a snapshot to the host");
-    SF_CUDA_CHECK(cudaStreamSynchronize(b->compute), "waiting for a snapshot");
+    SF_CUDA_CHECK(cudaStreamSynchronize(b->xfer.compute), "waiting for a snapshot");
 }
 
 static void cuda_energy(sf_elastic_backend *b, double out[2])
 {
     if (!b->before) sf_fatal("internal: energy asked of a backend created without it");
     double sums[2];
-    SF_CUDA_CHECK(cudaMemsetAsync(b->energy_sums, 0, 2 * sizeof(double), b->compute), "clearing the energy sums");
-    sf_cuda_elastic_energy(&b->step, b->energy_weights, b->energy_sums, b->compute);
-    SF_CUDA_CHECK(cudaMemcpyAsync(sums, b->energy_sums, sizeof sums, cudaMemcpyDeviceToHost, b->compute),
+    SF_CUDA_CHECK(cudaMemsetAsync(b->energy_sums, 0, 2 * sizeof(double), b->xfer.compute), "clearing the energy sums");
+    sf_cuda_elastic_energy(&b->step, b->energy_weights, b->energy_sums, b->xfer.compute);
+    SF_CUDA_CHECK(cudaMemcpyAsync(sums, b->energy_sums, sizeof sums, cudaMemcpyDeviceToHost, b->xfer.compute),
                   "copying the energy to the host");
-    SF_CUDA_CHECK(cudaStreamSynchronize(b->compute), "waiting for the energy");
+    SF_CUDA_CHECK(cudaStreamSynchronize(b->xfer.compute), "waiting for the energy");
     double cell = b->h[0] * b->h[1] * b->h[2];
     out[0] = sums[0] * cell;
     out[1] = sums[1] * cell;
@@ -492,8 +452,7 @@ static void cuda_energy(sf_elastic_backend *b, double out[2])
 
 static void cuda_synchronize(sf_elastic_backend *b)
 {
-    SF_CUDA_CHECK(cudaStreamSynchronize(b->compute), "waiting for the compute stream");
-    SF_CUDA_CHECK(cudaStreamSynchronize(b->halo), "waiting for the halo stream");
+    sf_cuda_halo_synchronize(&b->xfer);
 }
 
 static void cuda_take_timers(sf_elastic_backend *b, double *seconds) { sf_gpu_timers_take(b->timers, seconds); }
