@@ -1,6 +1,7 @@
 /* The elastic CUDA backend's kernels and what they read (CUDA sources
- * only). Fields use sf_layout's layout; medium arrays (times dt) and the
- * energy weights its owned-planes layout; CPML memory variables the
+ * only). Fields and the medium's node arrays use sf_layout's layout (the
+ * nodes' padding and plane nz holding the values the CPU medium repeats
+ * past the edges); the energy weights its owned-planes layout; CPML memory variables the
  * compact shapes of the CPU backend, so both walk the same points. */
 #ifndef SF_CUDA_ELASTIC_H
 #define SF_CUDA_ELASTIC_H
@@ -24,7 +25,8 @@ typedef struct {
 
 typedef struct {
     float *f[SF_ELASTIC_FIELDS];
-    const float *m[SF_MEDIUM_ARRAYS];
+    const float *node[SF_NODE_ARRAYS];  /* rho, mu, lambda; the kernels form the staggered averages */
+    float dt;
     float *before[6];          /* stresses before the update, or NULL without energy */
     int nx, ny, nz, z0, radius, free_surface_here;
     long gx, sx, sp;

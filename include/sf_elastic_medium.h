@@ -19,8 +19,14 @@ typedef enum {
     SF_MEDIUM_ARRAYS
 } sf_medium_array;
 
+/* The node values the averages above come from, for backends that form
+ * them on the fly to read 3 arrays instead of 8: rho, mu = rho vs^2 and
+ * lambda (the free-surface lambda' on global plane 0). */
+typedef enum { SF_NODE_RHO, SF_NODE_MU, SF_NODE_LAMBDA, SF_NODE_ARRAYS } sf_node_array;
+
 typedef struct {
     float *a[SF_MEDIUM_ARRAYS];   /* each compact [nz][ny][nx] over the slab's owned planes */
+    float *node[SF_NODE_ARRAYS];  /* each [nz + 1][ny][nx]: plane nz is the next rank's first */
 } sf_elastic_medium;
 
 /* Collective: the medium of this slab from its model planes; the averages

@@ -106,7 +106,7 @@ static void plan_arrays(sf_elastic_backend *b, const sf_elastic_problem *p)
 {
     const sf_layout *L = &b->L;
     want(b, &b->fields, L->field_size * SF_ELASTIC_FIELDS, sizeof(float), "the wavefields");
-    want(b, &b->medium, L->plane_size * SF_MEDIUM_ARRAYS, sizeof(float), "the elastic medium");
+    want(b, &b->medium, L->field_size * SF_NODE_ARRAYS, sizeof(float), "the elastic medium");
     if (p->energy) {
         want(b, &b->before, L->plane_size * 6, sizeof(float), "the energy diagnostic");
         want(b, &b->weights, L->plane_size * SF_ENERGY_WEIGHTS, sizeof(float), "the energy diagnostic");
@@ -149,36 +149,59 @@ static void energy_weights(const sf_elastic_backend *b, float *const *m, float *
     }
 }
 
-/* The medium times dt in the owned-planes layout, as the CPU backend
- * rounds it; kept on the host for the source weights. */
-static float *upload_medium(sf_elastic_backend *b, const sf_elastic_problem *p)
+/* The node arrays in the field layout, mu and lambda times dt; padding
+ * rows and columns repeat the edge nodes and plane nz is the medium's
+ * next plane, which is what the CPU medium's averages take past the edges. */
+static void upload_nodes(sf_elastic_backend *b, const sf_elastic_problem *p)
+{
+    const sf_layout *L = &b->L;
+    float *host = (float *)sf_calloc(L->field_size * SF_NODE_ARRAYS, sizeof(float), "the medium");
+    for (int a = 0; a < SF_NODE_ARRAYS; ++a) {
+        float *out = host + L->field_size * (size_t)a;
+        const float *in = p->medium->node[a];
+        const double scale = a == SF_NODE_RHO ? 1.0 : p->dt;
+        for (long k = 0; k <= L->nz; ++k)
+            for (long j = -SF_PAD; j < L->ny + SF_PAD; ++j)
+                for (long i = -SF_PAD; i < L->nx + SF_PAD; ++i) {
+                    long jc = j < 0 ? 0 : j < L->ny ? j : L->ny - 1;
+                    long ic = i < 0 ? 0 : i < L->nx ? i : L->nx - 1;
+                    out[sf_field_index(L, i, j, k)] = (float)(scale * in[(k * L->ny + jc) * L->nx + ic]);
+                }
+        b->step.node[a] = b->medium + L->field_size * (size_t)a;
+    }
+    sf_cuda_upload(b->medium, host, L->field_size * SF_NODE_ARRAYS * sizeof(float), "uploading the medium");
+    free(host);
+}
+
+/* The CPU backend's medium times dt in the owned-planes layout, on the
+ * host only: the source and energy weights come from it. */
+static float *host_medium(sf_elastic_backend *b, const sf_elastic_problem *p)
 {
     const sf_layout *L = &b->L;
     float *host = (float *)sf_calloc(L->plane_size * SF_MEDIUM_ARRAYS, sizeof(float), "the medium");
-    float *m[SF_MEDIUM_ARRAYS];
     for (int a = 0; a < SF_MEDIUM_ARRAYS; ++a) {
-        m[a] = host + L->plane_size * (size_t)a;
-        b->step.m[a] = b->medium + L->plane_size * (size_t)a;
+        float *m = host + L->plane_size * (size_t)a;
         for (long k = 0; k < L->nz; ++k)
             for (long j = 0; j < L->ny; ++j)
                 for (long i = 0; i < L->nx; ++i)
-                    m[a][sf_plane_index(L, i, j, k)] =
-                        (float)(p->dt * p->medium->a[a][(k * L->ny + j) * L->nx + i]);
-    }
-    sf_cuda_upload(b->medium, host, L->plane_size * SF_MEDIUM_ARRAYS * sizeof(float), "uploading the medium");
-    if (p->energy) {
-        float *w = (float *)sf_malloc(L->plane_size * SF_ENERGY_WEIGHTS * sizeof(float), "energy weights");
-        float *wq[SF_ENERGY_WEIGHTS];
-        for (int q = 0; q < SF_ENERGY_WEIGHTS; ++q) {
-            wq[q] = w + L->plane_size * (size_t)q;
-            b->energy_weights.w[q] = b->weights + L->plane_size * (size_t)q;
-        }
-        energy_weights(b, m, wq);
-        sf_cuda_upload(b->weights, w, L->plane_size * SF_ENERGY_WEIGHTS * sizeof(float), "uploading energy weights");
-        free(w);
-        for (int q = 0; q < 6; ++q) b->step.before[q] = b->before + L->plane_size * (size_t)q;
+                    m[sf_plane_index(L, i, j, k)] = (float)(p->dt * p->medium->a[a][(k * L->ny + j) * L->nx + i]);
     }
     return host;
+}
+
+static void upload_energy_weights(sf_elastic_backend *b, float *const *m)
+{
+    const sf_layout *L = &b->L;
+    float *w = (float *)sf_malloc(L->plane_size * SF_ENERGY_WEIGHTS * sizeof(float), "energy weights");
+    float *wq[SF_ENERGY_WEIGHTS];
+    for (int q = 0; q < SF_ENERGY_WEIGHTS; ++q) {
+        wq[q] = w + L->plane_size * (size_t)q;
+        b->energy_weights.w[q] = b->weights + L->plane_size * (size_t)q;
+    }
+    energy_weights(b, m, wq);
+    sf_cuda_upload(b->weights, w, L->plane_size * SF_ENERGY_WEIGHTS * sizeof(float), "uploading energy weights");
+    free(w);
+    for (int q = 0; q < 6; ++q) b->step.before[q] = b->before + L->plane_size * (size_t)q;
 }
 
 static void upload_cpml(sf_elastic_backend *b, const sf_elastic_problem *p)
@@ -253,6 +276,7 @@ static void setup_step(sf_elastic_backend *b, const sf_elastic_problem *p)
     for (int f = 0; f < SF_ELASTIC_FIELDS; ++f) s->f[f] = b->fields + b->L.field_size * (size_t)f;
     s->nx = (int)p->nx, s->ny = (int)p->ny, s->nz = (int)p->nz, s->z0 = (int)p->z0;
     s->radius = p->stencil.radius;
+    s->dt = (float)p->dt;
     s->free_surface_here = p->free_surface && p->z0 == 0;
     s->gx = b->L.gx, s->sx = b->L.sx, s->sp = b->L.sp;
     for (int a = 0; a < 3; ++a)
@@ -287,9 +311,11 @@ static sf_elastic_backend *cuda_create(const sf_elastic_problem *p)
     plan_arrays(b, p);
     sf_cuda_allocate(&b->arrays, b->L.nx, b->L.ny, b->L.nz);
     setup_step(b, p);
-    float *medium = upload_medium(b, p);
+    upload_nodes(b, p);
+    float *medium = host_medium(b, p);
     float *m[SF_MEDIUM_ARRAYS];
     for (int a = 0; a < SF_MEDIUM_ARRAYS; ++a) m[a] = medium + b->L.plane_size * (size_t)a;
+    if (p->energy) upload_energy_weights(b, m);
     upload_cpml(b, p);
     upload_source(b, p, m);
     free(medium);

@@ -1,16 +1,35 @@
-/* Elastic kernels: one thread per point, x fastest so a warp reads and
- * writes contiguous row segments. The arithmetic follows the CPU backend
- * term by term (same coefficients, same order of the sums), so results
- * differ from it only by rounding. */
+/* Elastic kernels. The two half-step updates stream along z: a block owns
+ * a TILE_X x TILE_Y column of the slab and walks a chunk of its planes,
+ * keeping each z-differentiated field's 2R + 1 planes in registers and
+ * the x- and y-differentiated fields of the current plane in shared
+ * tiles (with halos), so every field is read from DRAM about once per
+ * half-step. The medium
+ * comes as three node arrays (rho, mu, lambda) and the staggered averages
+ * are formed here, which is 12 bytes per point instead of 32. The
+ * arithmetic follows the CPU backend term by term (same coefficients,
+ * same order of the sums), so results differ from it only by rounding. */
 #include "sf_cuda_elastic.h"
+
+#include <cuda_pipeline.h>
 
 extern "C" {
 #include "sf_error.h"
 }
 
-enum { BLOCK_X = 32, BLOCK_Y = 4, THREADS = 256 };
+/* A block's column and planes per chunk; blocks per SM asked of the
+ * compiler (interior kernels: 64 registers without spills, 4 blocks of
+ * 8 warps each). Measured on an H100 in docs/performance.md: taller
+ * tiles, 16 or 64 planes per chunk and 3 interior blocks per SM were
+ * within 1%. */
+enum {
+    TILE_X = 32, TILE_Y = 8, CHUNK = 32,
+    INTERIOR_BLOCKS = 4, ABSORBING_BLOCKS = 3,
+    SHARED_X = TILE_X + 2 * SF_PAD, SHARED_Y = TILE_Y + 2 * SF_PAD,
+    THREADS = 256
+};
 
 typedef sf_cuda_elastic_step step;
+typedef float tile[SHARED_Y][SHARED_X];
 
 __device__ __forceinline__ long field_at(const step &s, int i, int j, int k)
 {
@@ -50,94 +69,378 @@ __device__ float absorb(const step &s, int g, int t, int axis, int up, int i, in
     return d;
 }
 
-/* Term t of half-step g: the staggered derivative of field src along
- * axis at point n, then its CPML correction. */
+/* The staggered derivative from a shared tile along x (dx = 1) or y
+ * (dy = 1) at the thread's point: forward (up) or backward. */
 template <int R>
-__device__ __forceinline__ float term(const step &s, int g, int t, int src, int axis, int up,
-                                      int i, int j, int k, long n)
+__device__ __forceinline__ float tile_derivative(const tile &t, const float *c, int dx, int dy,
+                                                 int up)
 {
-    const long stride = axis == 0 ? 1 : axis == 1 ? s.sx : s.sp;
-    const float *f = s.f[src] + n;
-    const float *c = s.d1[axis];
+    const int x = threadIdx.x + SF_PAD, y = threadIdx.y + SF_PAD;
     float d = 0.0f;
 #pragma unroll
     for (int m = 1; m <= R; ++m)
-        d += up ? c[m] * (f[m * stride] - f[-(m - 1) * stride])
-                : c[m] * (f[(m - 1) * stride] - f[-m * stride]);
-    return absorb(s, g, t, axis, up, i, j, k, d);
+        d += up ? c[m] * (t[y + m * dy][x + m * dx] - t[y - (m - 1) * dy][x - (m - 1) * dx])
+                : c[m] * (t[y + (m - 1) * dy][x + (m - 1) * dx] - t[y - m * dy][x - m * dx]);
+    return d;
+}
+
+/* The same along z from planes k - R .. k + R held in registers. */
+template <int R>
+__device__ __forceinline__ float queue_derivative(const float *q, const float *c, int up)
+{
+    float d = 0.0f;
+#pragma unroll
+    for (int m = 1; m <= R; ++m)
+        d += up ? c[m] * (q[R + m] - q[R - m + 1]) : c[m] * (q[R + m - 1] - q[R - m]);
+    return d;
+}
+
+template <bool ABSORB>
+__device__ __forceinline__ float absorbed(const step &s, int g, int t, int axis, int up, int i,
+                                          int j, int k, float d)
+{
+    return ABSORB ? absorb(s, g, t, axis, up, i, j, k, d) : d;
+}
+
+/* Which of a thread's reads exist: its point (padding included), and the
+ * halo points TILE_X to the right and TILE_Y below it. */
+struct reach {
+    bool here, right, below;
+};
+
+__device__ __forceinline__ float load(const float *f, long n, bool ok) { return ok ? __ldg(f + n) : 0.0f; }
+
+template <int R>
+__device__ __forceinline__ void shift(float *q)
+{
+#pragma unroll
+    for (int m = 0; m < 2 * R; ++m) q[m] = q[m + 1];
+}
+
+/* 4 / (1/a + 1/b + 1/c + 1/d), 0 when any is a fluid: as the CPU medium. */
+__device__ __forceinline__ float harmonic4(float a, float b, float c, float d)
+{
+    if (a <= 0.0f || b <= 0.0f || c <= 0.0f || d <= 0.0f) return 0.0f;
+    return 4.0f / (1.0f / a + 1.0f / b + 1.0f / c + 1.0f / d);
+}
+
+struct tile_point {
+    int i, j;
+    bool active;   /* an owned point: computed and written */
+    reach r;
+};
+
+__device__ __forceinline__ tile_point locate(const step &s, int2 tile)
+{
+    tile_point p;
+    p.i = tile.x * TILE_X + threadIdx.x, p.j = tile.y * TILE_Y + threadIdx.y;
+    p.active = p.i < s.nx && p.j < s.ny;
+    p.r.here = p.i < s.nx + SF_PAD && p.j < s.ny + SF_PAD;
+    p.r.right = p.i + TILE_X < s.nx + SF_PAD;
+    p.r.below = p.j + TILE_Y < s.ny + SF_PAD;
+    return p;
+}
+
+/* Plane k + 1's tiles and point values are copied into shared memory
+ * asynchronously (cp.async) while plane k is computed from the other
+ * buffer, so the loop does not wait for memory; the z-differentiated
+ * fields run R planes ahead in registers. */
+__device__ __forceinline__ void copy_async(float *dst, const float *f, long n, bool ok)
+{
+    __pipeline_memcpy_async(dst, ok ? f + n : f, sizeof(float), ok ? 0 : sizeof(float));
 }
 
 template <int R>
-__global__ void __launch_bounds__(BLOCK_X *BLOCK_Y) velocity_kernel(const step s, int k0)
+__device__ __forceinline__ void tile_async(tile &t, const float *f, long n, long sx, bool along_x,
+                                           bool along_y, reach r)
 {
-    const int i = blockIdx.x * BLOCK_X + threadIdx.x, j = blockIdx.y * BLOCK_Y + threadIdx.y;
-    const int k = k0 + blockIdx.z;
-    if (i >= s.nx || j >= s.ny) return;
-    const long n = field_at(s, i, j, k), p = plane_at(s, i, j, k);
+    const int x = threadIdx.x + SF_PAD, y = threadIdx.y + SF_PAD;
+    copy_async(&t[y][x], f, n, r.here);
+    if (along_x && threadIdx.x < R) {
+        copy_async(&t[y][x - R], f, n - R, r.here);
+        copy_async(&t[y][x + TILE_X], f, n + TILE_X, r.here && r.right);
+    }
+    if (along_y && threadIdx.y < R) {
+        copy_async(&t[y - R][x], f, n - R * sx, r.here);
+        copy_async(&t[y + TILE_Y][x], f, n + TILE_Y * sx, r.here && r.below);
+    }
+}
+
+typedef float points[TILE_Y][TILE_X];
+
+struct velocity_buffer {
+    tile t[5];          /* sxx, syy, sxy, sxz, syz */
+    points v[3];        /* vx, vy, vz before the update */
+};
+
+struct stress_buffer {
+    tile t[3];          /* vx, vy, vz */
+    points s[6];        /* the stresses before the update */
+    points lambda;
+};
+
+/* rho at (i, j), (i + 1, j), (i, j + 1) of a plane. */
+struct rho_triple {
+    float o, x, y;
+};
+
+__device__ __forceinline__ rho_triple rho_at(const float *rho, long n, long sx, bool ok)
+{
+    if (!ok) return {1.0f, 1.0f, 1.0f};
+    return {__ldg(rho + n), __ldg(rho + n + 1), __ldg(rho + n + sx)};
+}
+
+template <int R>
+__device__ __forceinline__ void velocity_async(velocity_buffer &b, const step &s, long n,
+                                               const tile_point &P)
+{
+    const long sx = s.sx;
+    tile_async<R>(b.t[0], s.f[SF_FIELD_SXX], n, sx, true, false, P.r);
+    tile_async<R>(b.t[1], s.f[SF_FIELD_SYY], n, sx, false, true, P.r);
+    tile_async<R>(b.t[2], s.f[SF_FIELD_SXY], n, sx, true, true, P.r);
+    tile_async<R>(b.t[3], s.f[SF_FIELD_SXZ], n, sx, true, false, P.r);
+    tile_async<R>(b.t[4], s.f[SF_FIELD_SYZ], n, sx, false, true, P.r);
+    for (int q = 0; q < 3; ++q)
+        copy_async(&b.v[q][threadIdx.y][threadIdx.x], s.f[SF_FIELD_VX + q], n, P.active);
+    __pipeline_commit();
+}
+
+template <int R, bool ABSORB>
+__device__ void velocity_planes(const step &s, velocity_buffer *buffers, int2 tile, int k0, int k1)
+{
+    const tile_point P = locate(s, tile);
     const int V = SF_HALF_VELOCITY;
-    float d0 = term<R>(s, V, 0, SF_FIELD_SXX, 0, 1, i, j, k, n);
-    float d1 = term<R>(s, V, 1, SF_FIELD_SXY, 1, 0, i, j, k, n);
-    float d2 = term<R>(s, V, 2, SF_FIELD_SXZ, 2, 0, i, j, k, n);
-    s.f[SF_FIELD_VX][n] += s.m[SF_MEDIUM_BX][p] * (d0 + d1 + d2);
-    d0 = term<R>(s, V, 3, SF_FIELD_SXY, 0, 0, i, j, k, n);
-    d1 = term<R>(s, V, 4, SF_FIELD_SYY, 1, 1, i, j, k, n);
-    d2 = term<R>(s, V, 5, SF_FIELD_SYZ, 2, 0, i, j, k, n);
-    s.f[SF_FIELD_VY][n] += s.m[SF_MEDIUM_BY][p] * (d0 + d1 + d2);
-    d0 = term<R>(s, V, 6, SF_FIELD_SXZ, 0, 0, i, j, k, n);
-    d1 = term<R>(s, V, 7, SF_FIELD_SYZ, 1, 0, i, j, k, n);
-    d2 = term<R>(s, V, 8, SF_FIELD_SZZ, 2, 1, i, j, k, n);
-    s.f[SF_FIELD_VZ][n] += s.m[SF_MEDIUM_BZ][p] * (d0 + d1 + d2);
+    const float *szz = s.f[SF_FIELD_SZZ], *sxz = s.f[SF_FIELD_SXZ], *syz = s.f[SF_FIELD_SYZ];
+    const float *rho = s.node[SF_NODE_RHO];
+    const long sx = s.sx, sp = s.sp;
+    long n = field_at(s, P.i, P.j, k0);
+    float zz[2 * R + 1], xz[2 * R + 1], yz[2 * R + 1];
+#pragma unroll
+    for (int m = 0; m < 2 * R; ++m) {
+        zz[m] = load(szz, n + (m - R) * sp, P.r.here);
+        xz[m] = load(sxz, n + (m - R) * sp, P.r.here);
+        yz[m] = load(syz, n + (m - R) * sp, P.r.here);
+    }
+    rho_triple here = rho_at(rho, n, sx, P.active), above = rho_at(rho, n + sp, sx, P.active);
+    velocity_async<R>(buffers[0], s, n, P);
+    for (int k = k0; k < k1; ++k, n += sp) {
+        const velocity_buffer &b = buffers[(k - k0) & 1];
+        zz[2 * R] = load(szz, n + R * sp, P.r.here);
+        xz[2 * R] = load(sxz, n + R * sp, P.r.here);
+        yz[2 * R] = load(syz, n + R * sp, P.r.here);
+        const rho_triple next = rho_at(rho, n + 2 * sp, sx, P.active);
+        velocity_async<R>(buffers[((k - k0) & 1) ^ 1], s, n + sp, P);
+        __pipeline_wait_prior(1);
+        __syncthreads();
+        if (P.active) {
+            const float *cx = s.d1[0], *cy = s.d1[1], *cz = s.d1[2];
+            const int i = P.i, j = P.j, x = threadIdx.x, y = threadIdx.y;
+            float d0 = absorbed<ABSORB>(s, V, 0, 0, 1, i, j, k, tile_derivative<R>(b.t[0], cx, 1, 0, 1));
+            float d1 = absorbed<ABSORB>(s, V, 1, 1, 0, i, j, k, tile_derivative<R>(b.t[2], cy, 0, 1, 0));
+            float d2 = absorbed<ABSORB>(s, V, 2, 2, 0, i, j, k, queue_derivative<R>(xz, cz, 0));
+            s.f[SF_FIELD_VX][n] = b.v[0][y][x] + s.dt * (2.0f / (here.o + here.x)) * (d0 + d1 + d2);
+            d0 = absorbed<ABSORB>(s, V, 3, 0, 0, i, j, k, tile_derivative<R>(b.t[2], cx, 1, 0, 0));
+            d1 = absorbed<ABSORB>(s, V, 4, 1, 1, i, j, k, tile_derivative<R>(b.t[1], cy, 0, 1, 1));
+            d2 = absorbed<ABSORB>(s, V, 5, 2, 0, i, j, k, queue_derivative<R>(yz, cz, 0));
+            s.f[SF_FIELD_VY][n] = b.v[1][y][x] + s.dt * (2.0f / (here.o + here.y)) * (d0 + d1 + d2);
+            d0 = absorbed<ABSORB>(s, V, 6, 0, 0, i, j, k, tile_derivative<R>(b.t[3], cx, 1, 0, 0));
+            d1 = absorbed<ABSORB>(s, V, 7, 1, 0, i, j, k, tile_derivative<R>(b.t[4], cy, 0, 1, 0));
+            d2 = absorbed<ABSORB>(s, V, 8, 2, 1, i, j, k, queue_derivative<R>(zz, cz, 1));
+            s.f[SF_FIELD_VZ][n] = b.v[2][y][x] + s.dt * (2.0f / (here.o + above.o)) * (d0 + d1 + d2);
+        }
+        here = above, above = next;
+        shift<R>(zz), shift<R>(xz), shift<R>(yz);
+        __syncthreads();
+    }
+    __pipeline_wait_prior(0);
+}
+
+/* mu at the four nodes (i, j), (i + 1, j), (i, j + 1), (i + 1, j + 1) of a plane. */
+struct node_square {
+    float o, x, y, xy;
+};
+
+__device__ __forceinline__ node_square square_at(const float *mu, long n, long sx, bool ok)
+{
+    if (!ok) return {0.0f, 0.0f, 0.0f, 0.0f};
+    return {__ldg(mu + n), __ldg(mu + n + 1), __ldg(mu + n + sx), __ldg(mu + n + sx + 1)};
 }
 
 template <int R>
-__global__ void __launch_bounds__(BLOCK_X *BLOCK_Y) stress_kernel(const step s, int k0)
+__device__ __forceinline__ void stress_async(stress_buffer &b, const step &s, long n,
+                                             const tile_point &P)
 {
-    const int i = blockIdx.x * BLOCK_X + threadIdx.x, j = blockIdx.y * BLOCK_Y + threadIdx.y;
-    const int k = k0 + blockIdx.z;
-    if (i >= s.nx || j >= s.ny) return;
-    const long n = field_at(s, i, j, k), p = plane_at(s, i, j, k);
+    const long sx = s.sx;
+    for (int q = 0; q < 3; ++q) tile_async<R>(b.t[q], s.f[SF_FIELD_VX + q], n, sx, true, true, P.r);
+    for (int q = 0; q < 6; ++q)
+        copy_async(&b.s[q][threadIdx.y][threadIdx.x], s.f[SF_FIELD_SXX + q], n, P.active);
+    copy_async(&b.lambda[threadIdx.y][threadIdx.x], s.node[SF_NODE_LAMBDA], n, P.active);
+    __pipeline_commit();
+}
+
+/* The moduli are stored times dt. */
+template <int R, bool ABSORB>
+__device__ void stress_planes(const step &s, stress_buffer *buffers, int2 tile, int k0, int k1)
+{
+    const tile_point P = locate(s, tile);
     const int S = SF_HALF_STRESS;
-    if (s.before[0])
-        for (int q = 0; q < 6; ++q) s.before[q][p] = s.f[SF_FIELD_SXX + q][n];
-    const float dx = term<R>(s, S, 0, SF_FIELD_VX, 0, 0, i, j, k, n);
-    const float dy = term<R>(s, S, 1, SF_FIELD_VY, 1, 0, i, j, k, n);
-    const float dz = term<R>(s, S, 2, SF_FIELD_VZ, 2, 0, i, j, k, n);
-    const float lam = s.m[SF_MEDIUM_LAMBDA][p], two_mu = s.m[SF_MEDIUM_L2M][p] - lam;
-    const float sum = dx + dy + dz;
-    s.f[SF_FIELD_SXX][n] += lam * sum + two_mu * dx;
-    s.f[SF_FIELD_SYY][n] += lam * sum + two_mu * dy;
-    /* szz stays zero on a free surface; its memory variables still advance. */
-    if (s.free_surface_here && k == 0) s.f[SF_FIELD_SZZ][n] = 0.0f;
-    else s.f[SF_FIELD_SZZ][n] += lam * sum + two_mu * dz;
-    float a = term<R>(s, S, 3, SF_FIELD_VX, 1, 1, i, j, k, n);
-    float b = term<R>(s, S, 4, SF_FIELD_VY, 0, 1, i, j, k, n);
-    s.f[SF_FIELD_SXY][n] += s.m[SF_MEDIUM_MUXY][p] * (a + b);
-    a = term<R>(s, S, 5, SF_FIELD_VX, 2, 1, i, j, k, n);
-    b = term<R>(s, S, 6, SF_FIELD_VZ, 0, 1, i, j, k, n);
-    s.f[SF_FIELD_SXZ][n] += s.m[SF_MEDIUM_MUXZ][p] * (a + b);
-    a = term<R>(s, S, 7, SF_FIELD_VY, 2, 1, i, j, k, n);
-    b = term<R>(s, S, 8, SF_FIELD_VZ, 1, 1, i, j, k, n);
-    s.f[SF_FIELD_SYZ][n] += s.m[SF_MEDIUM_MUYZ][p] * (a + b);
+    const float *fvx = s.f[SF_FIELD_VX], *fvy = s.f[SF_FIELD_VY], *fvz = s.f[SF_FIELD_VZ];
+    const float *mu = s.node[SF_NODE_MU];
+    const long sx = s.sx, sp = s.sp;
+    long n = field_at(s, P.i, P.j, k0);
+    float qx[2 * R + 1], qy[2 * R + 1], qz[2 * R + 1];
+#pragma unroll
+    for (int m = 0; m < 2 * R; ++m) {
+        qx[m] = load(fvx, n + (m - R) * sp, P.r.here);
+        qy[m] = load(fvy, n + (m - R) * sp, P.r.here);
+        qz[m] = load(fvz, n + (m - R) * sp, P.r.here);
+    }
+    node_square here = square_at(mu, n, sx, P.active), above = square_at(mu, n + sp, sx, P.active);
+    stress_async<R>(buffers[0], s, n, P);
+    for (int k = k0; k < k1; ++k, n += sp) {
+        const stress_buffer &b = buffers[(k - k0) & 1];
+        qx[2 * R] = load(fvx, n + R * sp, P.r.here);
+        qy[2 * R] = load(fvy, n + R * sp, P.r.here);
+        qz[2 * R] = load(fvz, n + R * sp, P.r.here);
+        const node_square next = square_at(mu, n + 2 * sp, sx, P.active);
+        stress_async<R>(buffers[((k - k0) & 1) ^ 1], s, n + sp, P);
+        __pipeline_wait_prior(1);
+        __syncthreads();
+        if (P.active) {
+            const float *cx = s.d1[0], *cy = s.d1[1], *cz = s.d1[2];
+            const int i = P.i, j = P.j, x = threadIdx.x, y = threadIdx.y;
+            float old[6];
+            for (int q = 0; q < 6; ++q) old[q] = b.s[q][y][x];
+            if (s.before[0]) {
+                const long p = plane_at(s, i, j, k);
+                for (int q = 0; q < 6; ++q) s.before[q][p] = old[q];
+            }
+            const float dx = absorbed<ABSORB>(s, S, 0, 0, 0, i, j, k, tile_derivative<R>(b.t[0], cx, 1, 0, 0));
+            const float dy = absorbed<ABSORB>(s, S, 1, 1, 0, i, j, k, tile_derivative<R>(b.t[1], cy, 0, 1, 0));
+            const float dz = absorbed<ABSORB>(s, S, 2, 2, 0, i, j, k, queue_derivative<R>(qz, cz, 0));
+            const float lam = b.lambda[y][x], two_mu = 2.0f * here.o, sum = dx + dy + dz;
+            s.f[SF_FIELD_SXX][n] = old[0] + (lam * sum + two_mu * dx);
+            s.f[SF_FIELD_SYY][n] = old[1] + (lam * sum + two_mu * dy);
+            /* szz stays zero on a free surface; its memory variables still advance. */
+            s.f[SF_FIELD_SZZ][n] = s.free_surface_here && k == 0 ? 0.0f : old[2] + (lam * sum + two_mu * dz);
+            float a = absorbed<ABSORB>(s, S, 3, 1, 1, i, j, k, tile_derivative<R>(b.t[0], cy, 0, 1, 1));
+            float c = absorbed<ABSORB>(s, S, 4, 0, 1, i, j, k, tile_derivative<R>(b.t[1], cx, 1, 0, 1));
+            s.f[SF_FIELD_SXY][n] = old[3] + harmonic4(here.o, here.x, here.y, here.xy) * (a + c);
+            a = absorbed<ABSORB>(s, S, 5, 2, 1, i, j, k, queue_derivative<R>(qx, cz, 1));
+            c = absorbed<ABSORB>(s, S, 6, 0, 1, i, j, k, tile_derivative<R>(b.t[2], cx, 1, 0, 1));
+            s.f[SF_FIELD_SXZ][n] = old[4] + harmonic4(here.o, here.x, above.o, above.x) * (a + c);
+            a = absorbed<ABSORB>(s, S, 7, 2, 1, i, j, k, queue_derivative<R>(qy, cz, 1));
+            c = absorbed<ABSORB>(s, S, 8, 1, 1, i, j, k, tile_derivative<R>(b.t[2], cy, 0, 1, 1));
+            s.f[SF_FIELD_SYZ][n] = old[5] + harmonic4(here.o, here.y, above.o, above.y) * (a + c);
+        }
+        here = above, above = next;
+        shift<R>(qx), shift<R>(qy), shift<R>(qz);
+        __syncthreads();
+    }
+    __pipeline_wait_prior(0);
 }
 
-template <int R>
-static void launch_update(const step *s, sf_half_step g, int k0, int k1, cudaStream_t stream)
+/* Whether [lo, hi) along an axis (z: local planes) meets one of its layers. */
+__host__ __device__ bool meets_layers(const step &s, int axis, int lo, int hi)
 {
-    dim3 block(BLOCK_X, BLOCK_Y), grid((s->nx + BLOCK_X - 1) / BLOCK_X,
-                                       (s->ny + BLOCK_Y - 1) / BLOCK_Y, k1 - k0);
-    if (g == SF_HALF_VELOCITY) velocity_kernel<R><<<grid, block, 0, stream>>>(*s, k0);
-    else stress_kernel<R><<<grid, block, 0, stream>>>(*s, k0);
+    for (int side = 0; side < 2; ++side) {
+        const sf_cuda_elastic_layer &ly = s.layer[axis][side];
+        const int first = axis == 2 ? ly.plo : ly.lo, last = axis == 2 ? ly.phi : ly.hi;
+        if (first < last && lo < last && first < hi) return true;
+    }
+    return false;
+}
+
+__device__ bool in_layers(const step &s, int2 tile, int k0, int k1)
+{
+    return meets_layers(s, 0, tile.x * TILE_X, (tile.x + 1) * TILE_X) ||
+           meets_layers(s, 1, tile.y * TILE_Y, (tile.y + 1) * TILE_Y) || meets_layers(s, 2, k0, k1);
+}
+
+/* A chunk of planes of one tile per block. The absorbing kernels run on
+ * every tile and leave those outside the layers to the interior kernels,
+ * which skip the memory-variable checks and so need fewer registers. */
+
+template <int R, bool ABSORB>
+__global__ void __launch_bounds__(TILE_X *TILE_Y, ABSORB ? ABSORBING_BLOCKS : INTERIOR_BLOCKS)
+    velocity_kernel(const step s, int k0, int k1, int2 first)
+{
+    __shared__ velocity_buffer t[2];
+    const int kb = k0 + blockIdx.z * CHUNK, ke = min(k1, kb + CHUNK);
+    const int2 tile = make_int2(first.x + blockIdx.x, first.y + blockIdx.y);
+    if (ABSORB && !in_layers(s, tile, kb, ke)) return;
+    velocity_planes<R, ABSORB>(s, t, tile, kb, ke);
+}
+
+template <int R, bool ABSORB>
+__global__ void __launch_bounds__(TILE_X *TILE_Y, ABSORB ? ABSORBING_BLOCKS : INTERIOR_BLOCKS)
+    stress_kernel(const step s, int k0, int k1, int2 first)
+{
+    __shared__ stress_buffer t[2];
+    const int kb = k0 + blockIdx.z * CHUNK, ke = min(k1, kb + CHUNK);
+    const int2 tile = make_int2(first.x + blockIdx.x, first.y + blockIdx.y);
+    if (ABSORB && !in_layers(s, tile, kb, ke)) return;
+    stress_planes<R, ABSORB>(s, t, tile, kb, ke);
+}
+
+template <int R, bool ABSORB>
+static void launch(const step *s, sf_half_step g, int k0, int k1, int2 first, int2 count,
+                   cudaStream_t stream)
+{
+    if (count.x <= 0 || count.y <= 0) return;
+    dim3 block(TILE_X, TILE_Y), grid(count.x, count.y, (k1 - k0 + CHUNK - 1) / CHUNK);
+    if (g == SF_HALF_VELOCITY) velocity_kernel<R, ABSORB><<<grid, block, 0, stream>>>(*s, k0, k1, first);
+    else stress_kernel<R, ABSORB><<<grid, block, 0, stream>>>(*s, k0, k1, first);
     SF_CUDA_CHECK(cudaGetLastError(), "launching an elastic update kernel");
 }
 
+/* The tiles along an axis that meet neither of its layers: [*lo, *hi). */
+static void interior_tiles(const step *s, int axis, int size, int count, int *lo, int *hi)
+{
+    *lo = 0, *hi = count;
+    while (*lo < count && meets_layers(*s, axis, *lo * size, (*lo + 1) * size)) ++*lo;
+    while (*hi > *lo && meets_layers(*s, axis, (*hi - 1) * size, *hi * size)) --*hi;
+}
+
+/* Planes [k0, k1), all inside or all outside the z layers. */
+template <int R>
+static void launch_update(const step *s, sf_half_step g, int k0, int k1, cudaStream_t stream)
+{
+    const int2 tiles = make_int2((s->nx + TILE_X - 1) / TILE_X, (s->ny + TILE_Y - 1) / TILE_Y);
+    launch<R, true>(s, g, k0, k1, make_int2(0, 0), tiles, stream);
+    if (meets_layers(*s, 2, k0, k1)) return;
+    int x0, x1, y0, y1;
+    interior_tiles(s, 0, TILE_X, tiles.x, &x0, &x1);
+    interior_tiles(s, 1, TILE_Y, tiles.y, &y0, &y1);
+    launch<R, false>(s, g, k0, k1, make_int2(x0, y0), make_int2(x1 - x0, y1 - y0), stream);
+}
+
+/* Plane ranges are cut at the z layers' ends so that chunks of interior
+ * planes skip the memory-variable checks. */
 void sf_cuda_elastic_update(const sf_cuda_elastic_step *s, sf_half_step g, int k0, int k1,
                             cudaStream_t stream)
 {
-    if (k1 <= k0) return;
-    switch (s->radius) {
-    case 1: launch_update<1>(s, g, k0, k1, stream); break;
-    case 2: launch_update<2>(s, g, k0, k1, stream); break;
-    default: launch_update<4>(s, g, k0, k1, stream); break;
+    int cuts[6], count = 0;
+    cuts[count++] = k0;
+    for (int side = 0; side < 2; ++side) {
+        const sf_cuda_elastic_layer &ly = s->layer[2][side];
+        if (ly.plo >= ly.phi) continue;
+        if (ly.plo > k0 && ly.plo < k1) cuts[count++] = ly.plo;
+        if (ly.phi > k0 && ly.phi < k1) cuts[count++] = ly.phi;
+    }
+    cuts[count++] = k1;
+    for (int a = 1; a < count; ++a)   /* a handful: insertion sort */
+        for (int b = a; b > 0 && cuts[b] < cuts[b - 1]; --b) {
+            int c = cuts[b];
+            cuts[b] = cuts[b - 1], cuts[b - 1] = c;
+        }
+    for (int q = 0; q + 1 < count; ++q) {
+        if (cuts[q + 1] <= cuts[q]) continue;
+        switch (s->radius) {
+        case 1: launch_update<1>(s, g, cuts[q], cuts[q + 1], stream); break;
+        case 2: launch_update<2>(s, g, cuts[q], cuts[q + 1], stream); break;
+        default: launch_update<4>(s, g, cuts[q], cuts[q + 1], stream); break;
+        }
     }
 }
 

@@ -66,6 +66,34 @@ static void point_medium(const node_values *v, long i, long j, long k, long i1, 
         harmonic4(mu, mu_at(v, i, j1, k), mu_at(v, i, j, k + 1), mu_at(v, i, j1, k + 1));
 }
 
+static void point_nodes(const node_values *v, long i, long j, long k, int surface,
+                        float out[SF_NODE_ARRAYS])
+{
+    size_t n = (size_t)((k * v->ny + j) * v->nx + i);
+    double rho = v->rho[n], l2m = rho * v->vp[n] * v->vp[n], mu = rho * v->vs[n] * v->vs[n];
+    double lambda = l2m - 2.0 * mu;
+    if (surface) lambda = l2m > 0.0 ? lambda * 2.0 * mu / l2m : 0.0;
+    out[SF_NODE_RHO] = (float)rho;
+    out[SF_NODE_MU] = (float)mu;
+    out[SF_NODE_LAMBDA] = (float)lambda;
+}
+
+static void build_nodes(sf_elastic_medium *m, const node_values *v, long nz, int surface)
+{
+    const long nx = v->nx, ny = v->ny;
+    for (int a = 0; a < SF_NODE_ARRAYS; ++a)
+        m->node[a] = sf_malloc((size_t)(nx * ny) * (size_t)(nz + 1) * sizeof(float),
+                               "the elastic medium's nodes");
+    #pragma omp parallel for collapse(2) schedule(static)
+    for (long k = 0; k <= nz; ++k)
+        for (long j = 0; j < ny; ++j)
+            for (long i = 0; i < nx; ++i) {
+                float out[SF_NODE_ARRAYS];
+                point_nodes(v, i, j, k, surface && k == 0, out);
+                for (int a = 0; a < SF_NODE_ARRAYS; ++a) m->node[a][(k * ny + j) * nx + i] = out[a];
+            }
+}
+
 /* Eliminating d(vz)/dz with szz = 0 leaves sxx, syy driven by lambda' and
  * lambda' + 2 mu. */
 static void free_surface_moduli(double out[SF_MEDIUM_ARRAYS])
@@ -97,6 +125,7 @@ void sf_elastic_medium_build(sf_elastic_medium *m, const sf_model *model, const 
                 for (int a = 0; a < SF_MEDIUM_ARRAYS; ++a)
                     m->a[a][(k * ny + j) * nx + i] = (float)out[a];
             }
+    build_nodes(m, &v, nz, surface);
     free(v.vp);
     free(v.vs);
     free(v.rho);
@@ -107,5 +136,9 @@ void sf_elastic_medium_free(sf_elastic_medium *m)
     for (int a = 0; a < SF_MEDIUM_ARRAYS; ++a) {
         free(m->a[a]);
         m->a[a] = NULL;
+    }
+    for (int a = 0; a < SF_NODE_ARRAYS; ++a) {
+        free(m->node[a]);
+        m->node[a] = NULL;
     }
 }

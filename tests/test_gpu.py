@@ -275,6 +275,36 @@ def test_elastic_matches_cpu_on_one_two_and_four_ranks(tmp):
     return "largest differences: " + ", ".join(f"{k} {v:.2g}" for k, v in worst.items())
 
 
+def test_elastic_orders_two_and_four_match_cpu(tmp):
+    """Orders 2 and 4 (the register queues and shared tiles of other
+    radii), explosive source, 1 rank."""
+    require_gpus(1)
+    worst = {}
+    for order in (2, 4):
+        job = elastic_gpu_job()
+        job["physics"]["order"] = order
+        reference, _, _ = gather_of(tmp, job, "cpu", f"cpu-{order}")
+        traces, _, _ = gather_of(tmp, job, "cuda", f"gpu-{order}")
+        worst[order] = elastic_difference(traces, reference, f"order {order}")
+    return "largest differences: " + ", ".join(f"order {k} {v:.2g}" for k, v in worst.items())
+
+
+def test_elastic_thick_layers_and_long_slabs_match_cpu(tmp):
+    """A 12-point CPML on 80 planes: on 1 rank the interior is cut at the
+    z layers into pieces of several z chunks; on 3 ranks (27 + 27 + 26
+    planes) each z layer lies partly in two slabs. Tiles do not divide
+    nx or ny."""
+    require_gpus(1)
+    job = elastic_gpu_job("force", n=(40, 36, 80), duration=0.15)
+    job["boundaries"]["cpml"] = 12
+    reference, _, _ = gather_of(tmp, job, "cpu", "cpu-thick")
+    worst = {}
+    for ranks in (1, 3):
+        traces, _, _ = gather_of(tmp, job, "cuda", f"gpu-thick-{ranks}", ranks=ranks)
+        worst[ranks] = elastic_difference(traces, reference, f"{ranks} rank(s)")
+    return "largest differences: " + ", ".join(f"{k} rank(s) {v:.2g}" for k, v in worst.items())
+
+
 def test_elastic_snapshots_match_cpu(tmp):
     require_gpus(1)
     import h5py
