@@ -26,6 +26,7 @@ typedef struct {
     char job_hash[17];        /* "" when the first line is unreadable */
     char version[32];
     long torn_lines;          /* lines that were not JSON (a kill mid-write) */
+    long shot_lines;          /* lines about shots */
 } sf_manifest_header;
 
 /* Reads directory's manifest, when there is one: its header, and for

@@ -29,6 +29,10 @@ typedef struct {
     const char *job_hash;          /* NULL for bench */
     char started[32], finished[32];
     double wall_seconds;
+    /* The wall time shots were computed in (a survey: from the first shot
+     * handed out to the last result; one shot or bench: its timed steps):
+     * totals.points_per_second divides by it. */
+    double compute_seconds;
     const sf_config *cfg;          /* physics, grid, model, boundaries */
     double dt;
     long steps;                    /* time steps of a shot */

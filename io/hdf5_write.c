@@ -28,19 +28,37 @@ static void start(sf_h5_output *o, const char *path, MPI_Comm comm, int recovera
     sf_output_partial_name(path, o->partial, sizeof o->partial);
 }
 
+/* No modification times in the root group's header either (see
+ * sf_h5_dataset); -1 after a failure. */
+static hid_t creation_properties(sf_h5_output *o)
+{
+    hid_t fcpl = sf_h5_checked(o, H5Pcreate(H5P_FILE_CREATE), "creating file properties for");
+    if (fcpl >= 0 && sf_h5_checked(o, H5Pset_obj_track_times(fcpl, 0), "leaving out the times of") < 0) {
+        H5Pclose(fcpl);
+        fcpl = -1;
+    }
+    return fcpl;
+}
+
 /* The file under its temporary name: MPI-IO for a parallel output, the
  * default (POSIX) driver for a serial one. */
 static void create_file(sf_h5_output *o, int parallel)
 {
     sf_h5_quiet();
+    hid_t fcpl = creation_properties(o);
     hid_t fapl = sf_h5_checked(o, H5Pcreate(H5P_FILE_ACCESS), "creating file properties for");
-    if (fapl < 0) return;
+    if (fapl < 0 || fcpl < 0) {
+        if (fapl >= 0) H5Pclose(fapl);
+        if (fcpl >= 0) H5Pclose(fcpl);
+        return;
+    }
     if ((!parallel ||
          sf_h5_checked(o, H5Pset_fapl_mpio(fapl, o->comm, MPI_INFO_NULL), "enabling MPI-IO for") >= 0) &&
         sf_h5_checked(o, H5Pset_libver_bounds(fapl, H5F_LIBVER_V18, H5F_LIBVER_V18),
                       "setting the format of") >= 0)
-        o->file = sf_h5_checked(o, H5Fcreate(o->partial, H5F_ACC_TRUNC, H5P_DEFAULT, fapl), "creating");
+        o->file = sf_h5_checked(o, H5Fcreate(o->partial, H5F_ACC_TRUNC, fcpl, fapl), "creating");
     H5Pclose(fapl);
+    H5Pclose(fcpl);
     if (o->failed) return;
     o->transfer = sf_h5_checked(o, H5Pcreate(H5P_DATASET_XFER), "creating transfer properties");
     if (parallel && o->transfer >= 0)
@@ -190,7 +208,11 @@ hid_t sf_h5_dataset(sf_h5_output *o, hid_t loc, const char *name, hid_t type, in
     hid_t space = sf_h5_checked(o, H5Screate_simple(rank, dims, NULL), "creating a dataspace");
     hid_t dcpl = sf_h5_checked(o, H5Pcreate(H5P_DATASET_CREATE), "creating dataset properties");
     hid_t d = -1;
+    /* No modification times in the object headers: the same data gives
+     * the same bytes, so a re-run's files can be compared with an earlier
+     * run's. */
     if (space >= 0 && dcpl >= 0 &&
+        sf_h5_checked(o, H5Pset_obj_track_times(dcpl, 0), "leaving out the times of") >= 0 &&
         (!chunk || sf_h5_checked(o, H5Pset_chunk(dcpl, rank, chunk), "setting the chunks of") >= 0))
         d = sf_h5_checked(o, H5Dcreate2(loc, name, type, space, H5P_DEFAULT, dcpl, H5P_DEFAULT),
                           "creating a dataset in");

@@ -125,6 +125,7 @@ static void read_line(char *line, size_t length, const char *directory, long sho
     } else if (*first && sf_yaml_peek(root, "seisfd_manifest")) {
         read_header_line(root, h);
     } else if (sf_yaml_peek(root, "shot")) {
+        ++h->shot_lines;
         read_shot_line(root, directory, shots, recorded);
     }
     *first = 0;

@@ -132,11 +132,13 @@ static void write_totals(FILE *f, const sf_run_report *r)
         loop += s->loop_seconds;
     }
     double wall = r->wall_seconds > 0.0 ? r->wall_seconds : 1e-9;
+    double compute = r->compute_seconds > 0.0 ? r->compute_seconds : wall;
     fprintf(f, "  \"totals\": {\"shots\": %ld, \"done\": %ld, \"failed\": %ld, \"skipped\": %ld, ",
             r->nshots, done, failed, skipped);
-    key_number(f, "points_per_second", points / wall, 1);
+    key_number(f, "points_per_second", points / compute, 1);
     key_number(f, "shots_per_hour", 3600.0 * (double)done / wall, 1);
-    key_number(f, "loop_seconds", loop, 0);
+    key_number(f, "loop_seconds", loop, 1);
+    key_number(f, "compute_seconds", compute, 0);
     fputs("}\n", f);
 }
 

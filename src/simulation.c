@@ -516,10 +516,12 @@ static int guard_due(const sf_simulation *s, long n)
 static void describe_nonfinite(sf_simulation *s, long step, int field, long i, long j, long k)
 {
     const sf_config *c = s->cfg;
+    char every[48] = "every step";
+    if (s->check_every > 1) snprintf(every, sizeof every, "every %ld steps", s->check_every);
     snprintf(s->failure, sizeof s->failure,
              "unstable: a non-finite value (NaN or Inf) in %s at step %ld (t = %.6g s; checked "
-             "every %ld steps), first at grid point (i=%ld, j=%ld, k=%ld) = (%g, %g, %g) m",
-             s->driver->field_name(field), step, (double)step * s->dt, s->check_every, i, j, k,
+             "%s), first at grid point (i=%ld, j=%ld, k=%ld) = (%g, %g, %g) m",
+             s->driver->field_name(field), step, (double)step * s->dt, every, i, j, k,
              c->origin[0] + (double)i * c->spacing[0], c->origin[1] + (double)j * c->spacing[1],
              c->origin[2] + (double)k * c->spacing[2]);
 }

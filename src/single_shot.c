@@ -39,6 +39,7 @@ static void write_report(const sf_config *cfg, sf_simulation *sim, const char *b
     snprintf(report.started, sizeof report.started, "%s", started);
     sf_utc_time(report.finished);
     report.wall_seconds = sf_now() - wall_started;
+    report.compute_seconds = sim->loop_seconds;
     sf_run_report_finish(&report, path, MPI_COMM_WORLD, 0, sim);
 }
 

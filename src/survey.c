@@ -28,6 +28,7 @@ typedef struct {
     sf_dispatcher dispatcher; /* world rank 0 */
     sf_manifest manifest;     /* world rank 0 */
     sf_shot_result *plan;     /* world rank 0: per shot */
+    double compute_seconds;   /* world rank 0: from the first shot handed out to the last result */
 } survey;
 
 static void split_groups(survey *sv)
@@ -190,7 +191,10 @@ static void run_shots(survey *sv)
         sv->sim.between_steps_arg = &sv->dispatcher;
     }
     for (long shot; (shot = next_shot(sv)) >= 0;) run_shot(sv, shot);
-    if (sv->world_rank == 0) sf_dispatch_serve(&sv->dispatcher);
+    if (sv->world_rank == 0) {
+        sf_dispatch_serve(&sv->dispatcher);
+        sv->compute_seconds = sf_now() - sv->dispatcher.started;
+    }
 }
 
 static void write_report(survey *sv, const char *started, double wall_started)
@@ -209,6 +213,7 @@ static void write_report(survey *sv, const char *started, double wall_started)
     snprintf(report.started, sizeof report.started, "%s", started);
     sf_utc_time(report.finished);
     report.wall_seconds = sf_now() - wall_started;
+    report.compute_seconds = sv->compute_seconds;
     sf_run_report_finish(&report, path, MPI_COMM_WORLD, sv->group, &sv->sim);
 }
 

@@ -118,7 +118,9 @@ static int decide(const sf_config *job, const sf_simulation *s, int execute, int
     if (sf_manifest_read(job->output_directory, job->survey.count, &sum->header, plan, reason,
                          len) != 0)
         return -1;
-    const sf_manifest_header *h = &sum->header;
+    sf_manifest_header *h = &sum->header;
+    /* A run killed while creating the manifest left nothing to resume. */
+    if (h->exists && !h->job_hash[0] && h->shot_lines == 0) h->exists = 0;
     if (h->exists && strcmp(h->job_hash, job->hash) && !fresh) {
         snprintf(reason, len, "the manifest '%.600s/manifest.jsonl' was written for another job "
                  "(job hash %s, this job %s: the grid, time, physics, model, boundaries, source, "
