@@ -11,9 +11,10 @@
 #include <string.h>
 
 static const char USAGE[] =
-    "usage: seisfd run [--restart resume|fresh] JOB.yaml\n"
-    "                                run the job and write its gather(s); a survey resumes\n"
-    "                                from its manifest, or with --restart fresh starts over\n"
+    "usage: seisfd run JOB.yaml      run the job and write its gather(s)\n"
+    "       seisfd run --restart resume|fresh JOB.yaml\n"
+    "                                a survey: resume from its manifest (the default), or\n"
+    "                                start over computing every shot\n"
     "       seisfd check JOB.yaml    validate the job and print its set-up, without running\n"
     "       seisfd bench [options]   measure copy bandwidth and time-step throughput\n"
     "                                (--device D --physics P --size N --steps S --warmup W\n"

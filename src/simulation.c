@@ -25,9 +25,10 @@ static void check_slabs(const sf_simulation *s)
     if (thinnest >= SF_HALO) return;
     sf_config_report(c, c->n_mark[2],
                      "grid.nz: %ld planes over %d ranks gives slabs of %ld plane%s; every slab "
-                     "needs at least %d planes (the stencil radius), so run on at most %d ranks",
+                     "needs at least %d planes (the stencil radius), so run on at most %d ranks%s",
                      c->n[2], s->slab.nranks, thinnest, thinnest == 1 ? "" : "s", SF_HALO,
-                     sf_slab_max_ranks(c->n[2], SF_HALO));
+                     sf_slab_max_ranks(c->n[2], SF_HALO),
+                     c->survey.enabled ? " per shot (survey.ranks_per_shot)" : "");
     sf_exit_collective();
 }
 
