@@ -31,23 +31,29 @@ static sf_shot_spec *add_shot(sf_survey_config *sv, long *capacity, sf_mark mark
 }
 
 /* The source keys a shot may change: wavelet (only ricker exists),
- * frequency, delay (a number or auto), amplitude and depth. */
+ * frequency, delay (a number or auto), amplitude and depth. Keys given
+ * here replace what the shot had (an overrides entry after the shot's own
+ * entry); keys not given leave it as it was. */
 static void read_overrides(cfg_reader *r, sf_yaml_node *map, const char *path,
                            sf_shot_spec *shot, int *depth_given, double *depth)
 {
     int wavelet = 0;
     cfg_choice(r, map, "wavelet", path, "ricker", 0, &wavelet, NULL);
-    shot->has_frequency = cfg_number(r, map, "frequency", path, (cfg_range){0, 1e6, 1, 0}, 0,
-                                     &shot->frequency, &shot->frequency_mark) > 0;
+    if (cfg_number(r, map, "frequency", path, (cfg_range){0, 1e6, 1, 0}, 0, &shot->frequency,
+                   &shot->frequency_mark) > 0)
+        shot->has_frequency = 1;
     const sf_yaml_node *delay = sf_yaml_peek(map, "delay");
     if (cfg_is_auto(delay)) {
         sf_yaml_take(map, "delay");
         shot->delay_auto = 1;
-    } else {
-        shot->has_delay = cfg_number(r, map, "delay", path, (cfg_range){0, 1e5, 0, 0}, 0,
-                                     &shot->delay, NULL) > 0;
+        shot->has_delay = 0;
+    } else if (cfg_number(r, map, "delay", path, (cfg_range){0, 1e5, 0, 0}, 0, &shot->delay,
+                          NULL) > 0) {
+        shot->has_delay = 1;
+        shot->delay_auto = 0;
     }
-    shot->has_amplitude = cfg_number(r, map, "amplitude", path, ANY, 0, &shot->amplitude, NULL) > 0;
+    if (cfg_number(r, map, "amplitude", path, ANY, 0, &shot->amplitude, NULL) > 0)
+        shot->has_amplitude = 1;
     *depth_given = cfg_number(r, map, "depth", path, ANY, 0, depth, NULL) > 0;
 }
 

@@ -72,15 +72,20 @@ def digest(path):
 
 
 def test_groups_of_two_match_single_shots(tmp):
-    """4 ranks as 2 groups of 2, 4 shots with per-shot overrides: every
+    """4 ranks as 2 groups of 2, 4 shots with per-shot overrides (one also
+    overridden by number): every
     gather equals the same shot run alone on 1 rank, bit for bit (both
     decompositions add the same terms in the same order), and both groups
     took shots from the dispatcher."""
-    rc, out, err = run_job(tmp, survey_job(segy=True), name="survey", ranks=4)
+    job = survey_job(segy=True)
+    # An override by number on top of a listed shot's own: both apply.
+    job["survey"]["overrides"] = [{"shot": 3, "amplitude": 0.5}]
+    rc, out, err = run_job(tmp, job, name="survey", ranks=4)
     check("4 shots, receivers fixed, 2 groups of 2 ranks" in out, f"no survey summary:\n{out}")
     done = shot_lines(os.path.join(tmp, "out"), "done")
     check(sorted(m["shot"] for m in done) == [1, 2, 3, 4], f"manifest: {done}")
     for n, shot in enumerate(SHOTS, start=1):
+        shot = dict(shot, amplitude=0.5) if n == 3 else shot
         alone = f"alone{n}.h5"
         run_job(tmp, single_shot_job(shot, alone), name=f"alone{n}", ranks=1)
         a = read_gather(os.path.join(tmp, alone))
