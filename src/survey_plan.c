@@ -110,6 +110,25 @@ typedef struct {
     long skipped, pending;
 } plan_summary;
 
+/* The refusal of a manifest written for another job. */
+static void describe_other_job(const sf_config *job, const sf_manifest_header *h, char *reason,
+                               size_t len)
+{
+    snprintf(reason, len, "the manifest '%.600s/manifest.jsonl' was written for another job "
+             "(job hash %s, this job %s: the grid, time, physics, model, boundaries, source, "
+             "receivers or survey differ); use another output.directory, or start over with "
+             "seisfd run --restart fresh (every shot is computed again)",
+             job->output_directory, h->job_hash[0] ? h->job_hash : "unreadable", job->hash);
+}
+
+static void plan_every_shot(const sf_config *job, sf_shot_result *plan)
+{
+    for (long n = 0; n < job->survey.count; ++n) {
+        memset(&plan[n], 0, sizeof plan[n]);
+        plan[n].index = n + 1;
+    }
+}
+
 /* Rank 0: reads the manifest and decides; 0 or -1 with the reason. */
 static int decide(const sf_config *job, const sf_simulation *s, int execute, int fresh,
                   sf_shot_result *plan, plan_summary *sum, char *reason, size_t len)
@@ -122,21 +141,13 @@ static int decide(const sf_config *job, const sf_simulation *s, int execute, int
     /* A run killed while creating the manifest left nothing to resume. */
     if (h->exists && !h->job_hash[0] && h->shot_lines == 0) h->exists = 0;
     if (h->exists && strcmp(h->job_hash, job->hash) && !fresh) {
-        snprintf(reason, len, "the manifest '%.600s/manifest.jsonl' was written for another job "
-                 "(job hash %s, this job %s: the grid, time, physics, model, boundaries, source, "
-                 "receivers or survey differ); use another output.directory, or start over with "
-                 "seisfd run --restart fresh (every shot is computed again)",
-                 job->output_directory, h->job_hash[0] ? h->job_hash : "unreadable", job->hash);
+        describe_other_job(job, h, reason, len);
         return -1;
     }
-    if (h->exists && !fresh) {
+    if (h->exists && !fresh)
         sum->skipped = mark_verified(job, plan);
-    } else {
-        for (long n = 0; n < job->survey.count; ++n) {
-            memset(&plan[n], 0, sizeof plan[n]);
-            plan[n].index = n + 1;
-        }
-    }
+    else
+        plan_every_shot(job, plan);
     sum->pending = job->survey.count - sum->skipped;
     if (!h->exists && !job->overwrite && foreign_file(job, plan, reason, len)) return -1;
     if (execute && check_space(job, s, sum->pending, reason, len) != 0) return -1;
