@@ -53,6 +53,15 @@ typedef struct {
 
 typedef struct sf_backend sf_backend;
 
+/* Where a backend found the first value that is not finite (NaN or Inf):
+ * the field (acoustic: 0, the pressure; elastic: an sf_elastic_field) and
+ * the local point, k an owned plane. "First" is the lowest (field, k, j,
+ * i) in that order. */
+typedef struct {
+    int field;
+    long i, j, k;
+} sf_nonfinite;
+
 /* Operations may be queued (a GPU runs them in order on its streams);
  * they take effect for every later operation, and results reach the host
  * only through halo_wait_packed, fetch_receivers, fetch_wavefield and
@@ -94,6 +103,19 @@ typedef struct {
     void (*fetch_receivers)(sf_backend *b, int count, float *out);
     /* The current time level on a lattice, as [planes][rows][columns]. */
     void (*fetch_wavefield)(sf_backend *b, const sf_sampling_lattice *lattice, float *out);
+
+    /* Starts another shot on the same slab and model (surveys): zeroes
+     * both time levels, the CPML memory variables and the receiver state,
+     * takes the CPML coefficients of shot->cpml (same sizes; a shot with
+     * another peak frequency has another frequency shift) and replaces the
+     * source and receiver tables by shot's. shot is filled as for create;
+     * the model arrays, halo buffers and streams stay. */
+    void (*reset)(sf_backend *b, const sf_problem *shot);
+    /* The instability guard: waits for the queued work, then returns 1 and
+     * fills where when some owned point of the current time level is not
+     * finite, else 0. A cheap reduction (OpenMP on the CPU, one kernel
+     * with an atomic minimum on the GPU). */
+    int (*find_nonfinite)(sf_backend *b, sf_nonfinite *where);
 
     /* Waits for all queued work. */
     void (*synchronize)(sf_backend *b);

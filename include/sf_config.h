@@ -62,6 +62,7 @@ typedef struct {
     double position[3];
     double frequency;         /* Ricker peak frequency, Hz */
     double delay;             /* seconds */
+    int delay_auto;           /* delay = 1.5 / frequency (not given, or auto) */
     double amplitude;
     double direction[3];      /* force: x, y, z components, N per unit amplitude */
     double moment[6];         /* moment: mxx, myy, mzz, mxy, mxz, myz, N m per unit amplitude */
@@ -82,9 +83,36 @@ typedef struct {
 
 enum { SF_FACE_XMIN, SF_FACE_XMAX, SF_FACE_YMIN, SF_FACE_YMAX, SF_FACE_ZMIN, SF_FACE_ZMAX };
 
+/* Receivers of a survey: the same positions for every shot (a land or
+ * ocean-bottom spread), or x and y offsets from each shot's position
+ * (a streamer), z staying as given. */
+typedef enum { SF_RECEIVERS_FIXED, SF_RECEIVERS_MOVING } sf_receiver_motion;
+
+/* One shot of a survey: where it is and the source keys it overrides. */
+typedef struct {
+    double position[3];
+    double frequency, delay, amplitude;
+    int has_frequency, has_delay, has_amplitude;   /* overrides given */
+    int delay_auto;           /* delay: auto given for this shot */
+    sf_mark mark;             /* its entry in survey.shots, or survey.grid */
+    sf_mark frequency_mark;
+    char where[48];           /* how messages name its entry: "survey.shots[3]" */
+} sf_shot_spec;
+
+typedef struct {
+    int enabled;              /* the job has a survey section */
+    long count;
+    sf_shot_spec *shots;      /* shot number = index + 1 */
+    int ranks_per_shot;       /* ranks of a group; 0: all ranks, one group */
+    sf_mark ranks_mark;
+    sf_receiver_motion receivers;
+    sf_mark mark;
+} sf_survey_config;
+
 typedef struct {
     char *source_path;        /* the job file as given */
     char *text;               /* its full text, echoed into outputs */
+    char hash[17];            /* fingerprint of what the results depend on, 16 hex digits */
 
     long n[3];                /* grid points nx, ny, nz */
     double spacing[3];        /* dx, dy, dz, metres */
@@ -111,6 +139,8 @@ typedef struct {
     sf_model_config model;
     sf_source_config source;
     sf_receiver_config receivers;
+    sf_survey_config survey;
+    long shot_number;         /* the shot this configuration describes, from 1 */
 
     char *gather_path;
     sf_mark gather_mark;
@@ -127,9 +157,16 @@ typedef struct {
     sf_mark energy_mark;
     char *model_output_path;  /* NULL: the model on the grid is not written */
     sf_mark model_output_mark;
+    char *output_directory;   /* surveys: where the shots' files and the manifest go */
+    sf_mark output_directory_mark;
+    int survey_segy;          /* surveys: also write each shot as SEG-Y */
+    char *report_path;        /* NULL: the default place of the run report */
+    sf_mark report_mark;
 
     sf_device_kind device;
     double progress_interval; /* seconds between progress lines */
+    long check_every;         /* steps between instability checks; 0: none */
+    sf_mark check_every_mark;
 } sf_config;
 
 const char *sf_parameter_name(sf_parameter p);   /* "vp", "vs", "rho" */
@@ -146,6 +183,11 @@ void sf_config_free(sf_config *cfg);
 /* Reads the job file on rank 0 and broadcasts it, then parses it on every
  * rank; exits with the collected messages when it is invalid. */
 void sf_config_load(const char *path, sf_config *cfg);
+
+/* Receiver q of a survey shot: the job's position, or with moving
+ * receivers its x and y offset from the shot's position, z as given. */
+void sf_survey_receiver_position(const sf_config *job, const sf_shot_spec *shot, long q,
+                                 double out[3]);
 
 /* Prints "file:line:column: message" for a problem found after parsing
  * (for example the CFL check, which needs the model). Rank 0 only. */

@@ -128,4 +128,12 @@ void sf_cuda_inject(float *field, const long *index, const float *coef, const in
 void sf_cuda_sample(float *out, const float *field, const long *index, const float *weight,
                     const long *offset, int receivers, cudaStream_t stream);
 
+/* The instability guard: the lowest linear index k nx ny + j nx + i of an
+ * owned point of field (sf_layout's layout, halos excluded) whose value
+ * is NaN or Inf, or SF_CUDA_ALL_FINITE. scratch is one device word; the
+ * kernel runs after the work queued on stream, which this call waits for. */
+#define SF_CUDA_ALL_FINITE 0xffffffffffffffffull
+unsigned long long sf_cuda_first_nonfinite(const float *field, sf_cuda_grid g,
+                                           unsigned long long *scratch, cudaStream_t stream);
+
 #endif

@@ -5,6 +5,7 @@
 #ifndef SF_CUDA_MEMORY_H
 #define SF_CUDA_MEMORY_H
 
+#include <cuda_runtime.h>
 #include <stddef.h>
 
 enum { SF_CUDA_MAX_REQUESTS = 160 };
@@ -14,6 +15,7 @@ typedef struct {
         void **slot;
         size_t bytes;
         const char *what;
+        int state;             /* changed by a shot: zeroed by sf_cuda_zero_state */
     } request[SF_CUDA_MAX_REQUESTS];
     int requests;
     size_t bytes;              /* allocated in all */
@@ -21,6 +23,11 @@ typedef struct {
 
 /* Asks for count elements of size bytes, stored at *slot once allocated. */
 void sf_cuda_want(sf_cuda_arrays *a, void *slot, size_t count, size_t size, const char *what);
+/* The same for an array of per-shot state (fields, memory variables). */
+void sf_cuda_want_state(sf_cuda_arrays *a, void *slot, size_t count, size_t size,
+                        const char *what);
+/* Queues the zeroing of every state array on stream (a new shot). */
+void sf_cuda_zero_state(const sf_cuda_arrays *a, cudaStream_t stream);
 /* Checks the total against the free memory (an error names the slab's
  * nx x ny x nz points, the GPU, host and rank), then allocates and zeroes. */
 void sf_cuda_allocate(sf_cuda_arrays *a, long nx, long ny, long nz);

@@ -128,6 +128,17 @@ typedef struct {
      * exactly), times the cell volume, in joules. Needs problem->energy. */
     void (*energy)(sf_elastic_backend *b, double out[2]);
 
+    /* As in sf_backend_ops: a new shot on the same slab and medium. Zeroes
+     * the nine fields, the CPML memory variables, the receivers' state
+     * (velocities of the last half step, samples) and the energy's
+     * stresses; takes shot->cpml's coefficients and the source and
+     * channel tables of shot. shot->medium may be NULL (the backend keeps
+     * what it needs of the medium). */
+    void (*reset)(sf_elastic_backend *b, const sf_elastic_problem *shot);
+    /* The instability guard over the owned points of all nine fields;
+     * where->field is an sf_elastic_field. */
+    int (*find_nonfinite)(sf_elastic_backend *b, sf_nonfinite *where);
+
     void (*synchronize)(sf_elastic_backend *b);
     void (*take_timers)(sf_elastic_backend *b, double *seconds);
 } sf_elastic_backend_ops;

@@ -10,6 +10,7 @@
 #define SF_GATHER_H
 
 #include <mpi.h>
+#include <stddef.h>
 
 typedef struct {
     const char *path;
@@ -27,15 +28,25 @@ typedef struct {
     const char *component[4];               /* names, gather order ("p"; "vx", ...) */
     const char *trace_units;
     long shot_number;                       /* field record number of the shot (SEG-Y) */
+    long survey_shots;                      /* shots of the survey; 0: a single-shot job */
     long grid_n[3];                         /* grid described in the SEG-Y text header */
     double grid_spacing[3], grid_origin[3];
 } sf_gather_info;
 
+/* Who writes an HDF5 gather: every rank its own rows, collectively
+ * (parallel HDF5; a failure ends the run, since a rank failing inside a
+ * collective call would leave the others waiting), or the ranks' rank 0
+ * alone after gathering the traces (a failure is reported and the run
+ * goes on: a survey's shots). */
+typedef enum { SF_GATHER_PARALLEL, SF_GATHER_BY_LEADER } sf_gather_writer;
+
 /* Collective. Rank-local traces [nlocal][nsamples] are rows
  * global_index[0..nlocal) of the gather, which must increase: receiver
  * indices, or with a component axis component * nrec + receiver. Written
- * to a partial file first and renamed when complete. */
-void sf_gather_write_hdf5(const sf_gather_info *info, MPI_Comm comm, long nlocal,
-                          const long *global_index, const float *traces);
+ * to a partial file first and renamed when complete. Returns 0, or (by
+ * leader) -1 with the reason on every rank and no file left behind. */
+int sf_gather_write_hdf5(const sf_gather_info *info, MPI_Comm comm, sf_gather_writer writer,
+                         long nlocal, const long *global_index, const float *traces, char *reason,
+                         size_t len);
 
 #endif

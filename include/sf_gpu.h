@@ -48,6 +48,10 @@ double sf_gpu_copy_bandwidth(long mib);
 /* Does the MPI library take device pointers (CUDA-aware MPI)? */
 int sf_mpi_takes_device_memory(void);
 
+/* The bound device's index, name and UUID ("GPU-8-4-4-4-12" hex digits,
+ * as nvidia-smi prints it), for the run report. */
+void sf_gpu_identity(int *index, char *name, size_t name_size, char *uuid, size_t uuid_size);
+
 /* "GPU 0 (NVIDIA H100) of host node1, rank 3": names the device of this
  * rank in messages. */
 void sf_gpu_describe(char *text, size_t size);

@@ -1,7 +1,11 @@
-/* Writing parallel HDF5 outputs: a file is created collectively under its
- * temporary name and renamed by rank 0 once every rank has closed it, so
- * an interrupted run never leaves a file that looks complete. Every call
- * is checked; a failure ends the run naming the file and the action. */
+/* Writing HDF5 outputs: a file is created under its temporary name and
+ * renamed once closed, so an interrupted run never leaves a file that
+ * looks complete. Every call is checked. An output is either parallel
+ * (sf_h5_output_create: every rank of comm writes collectively; a failure
+ * ends the run naming the file and the action, since a rank failing
+ * inside a collective HDF5 call would leave the others waiting) or serial
+ * and recoverable (sf_h5_output_open_serial: one process writes; a
+ * failure is recorded and reported, for a survey's shot gathers). */
 #ifndef SF_HDF5_WRITE_H
 #define SF_HDF5_WRITE_H
 
@@ -10,33 +14,50 @@
 
 typedef struct {
     hid_t file;
-    hid_t collective;   /* dataset transfer properties: collective MPI-IO */
-    MPI_Comm comm;
+    hid_t transfer;     /* dataset transfer properties: collective MPI-IO, or default */
+    MPI_Comm comm;      /* the writers (MPI_COMM_SELF for a serial output) */
     char path[4096];    /* the final name */
     char partial[4200]; /* the name while being written */
+    int recoverable;    /* failures are recorded, not fatal */
+    int failed;         /* a call has failed: later ones are skipped */
+    char error[1024];   /* the first failure, in words */
 } sf_h5_output;
 
-/* Collective: creates the parent directories and <path>.partial. */
+/* Collective over comm: creates the parent directories and
+ * <path>.partial for parallel writing; a failure ends the run. */
 void sf_h5_output_create(sf_h5_output *o, const char *path, MPI_Comm comm);
 /* Collective: closes the file and renames it to its final name. */
 void sf_h5_output_commit(sf_h5_output *o);
 
-void sf_h5_attr_double(const sf_h5_output *o, hid_t loc, const char *name, double value);
-void sf_h5_attr_doubles(const sf_h5_output *o, hid_t loc, const char *name, const double *values,
+/* This process alone: as sf_h5_output_create, but 0, or -1 with the
+ * reason in o->error and nothing left behind. Later failures are
+ * recorded in o->error; the calls after one are skipped. */
+int sf_h5_output_open_serial(sf_h5_output *o, const char *path);
+/* Closes a serial output, then renames it to its final name (0) or, when
+ * some call failed, removes it (-1, reason in o->error). */
+int sf_h5_output_finish(sf_h5_output *o);
+
+/* Checks an HDF5 return code of work on o: returns rc; rc < 0 ends the run
+ * (parallel outputs) or is recorded (serial ones). */
+hid_t sf_h5_checked(sf_h5_output *o, hid_t rc, const char *what);
+
+void sf_h5_attr_double(sf_h5_output *o, hid_t loc, const char *name, double value);
+void sf_h5_attr_doubles(sf_h5_output *o, hid_t loc, const char *name, const double *values,
                         long count);
-void sf_h5_attr_long(const sf_h5_output *o, hid_t loc, const char *name, long value);
-void sf_h5_attr_longs(const sf_h5_output *o, hid_t loc, const char *name, const long *values,
+void sf_h5_attr_long(sf_h5_output *o, hid_t loc, const char *name, long value);
+void sf_h5_attr_longs(sf_h5_output *o, hid_t loc, const char *name, const long *values,
                       long count);
 /* Variable-length UTF-8 text, which readers such as h5py return as str. */
-void sf_h5_attr_text(const sf_h5_output *o, hid_t loc, const char *name, const char *text);
+void sf_h5_attr_text(sf_h5_output *o, hid_t loc, const char *name, const char *text);
 
-/* Collective: a dataset of the given type and shape; chunk may be NULL. */
-hid_t sf_h5_dataset(const sf_h5_output *o, hid_t loc, const char *name, hid_t type, int rank,
+/* Collective: a dataset of the given type and shape; chunk may be NULL.
+ * Returns -1 once a serial output has failed. */
+hid_t sf_h5_dataset(sf_h5_output *o, hid_t loc, const char *name, hid_t type, int rank,
                     const hsize_t *dims, const hsize_t *chunk);
 
 /* Collective: this rank's rows [row0, row0 + rows) of a dataset whose
  * first dimension is split between ranks (rows may be 0). */
-void sf_h5_write_rows(const sf_h5_output *o, hid_t dataset, hid_t memtype, hsize_t row0,
+void sf_h5_write_rows(sf_h5_output *o, hid_t dataset, hid_t memtype, hsize_t row0,
                       hsize_t rows, const void *data);
 
 #endif

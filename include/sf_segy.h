@@ -41,8 +41,10 @@ void sf_segy_component_path(const char *path, const char *component, char *out, 
 
 /* Collective, with the arguments of sf_gather_write_hdf5. Rank 0 writes the
  * headers and sizes the file, then every rank writes its own traces; the
- * file appears at info->path only when complete. */
-void sf_gather_write_segy(const sf_gather_info *info, MPI_Comm comm, long nlocal,
-                          const long *global_index, const float *traces);
+ * file appears at info->path only when complete. 0, or -1 with the first
+ * failing rank's message on every rank and no file left behind. */
+int sf_gather_write_segy(const sf_gather_info *info, MPI_Comm comm, long nlocal,
+                         const long *global_index, const float *traces, char *error,
+                         size_t len);
 
 #endif

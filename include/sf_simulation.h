@@ -15,6 +15,7 @@
 #include "sf_halo.h"
 #include "sf_model.h"
 #include "sf_resample.h"
+#include "sf_segy.h"
 #include "sf_snapshot.h"
 #include "sf_stencil.h"
 #include "sf_timers.h"
@@ -37,8 +38,22 @@ typedef struct {
     void (*synchronize)(sf_simulation *s);
     void (*take_timers)(sf_simulation *s, double *seconds);
     size_t (*memory_bytes)(const sf_simulation *s);
+    /* A new shot (s->cfg): the acquisition rebuilt, the backend reset. */
+    void (*begin_shot)(sf_simulation *s);
+    /* The backend's guard: 1 and where when some owned value is not finite. */
+    int (*find_nonfinite)(sf_simulation *s, sf_nonfinite *where);
+    /* The name of a field index of sf_nonfinite ("p", "vx", "sxz", ...). */
+    const char *(*field_name)(int field);
     void (*free)(sf_simulation *s);
 } sf_physics_driver;
+
+/* The outputs one shot writes: the gather, its SEG-Y files (one per
+ * component of an elastic gather), the energy series. */
+enum { SF_SHOT_OUTPUTS = 2 + SF_COMPONENTS, SF_OUTPUT_PATH = 4200 };
+
+/* Seconds per phase of a shot as reports give them: the sf_phase
+ * phases, then the halo time the steps waited for ("halo exposed"). */
+enum { SF_PHASE_EXPOSED = SF_PHASE_COUNT, SF_REPORT_PHASES };
 
 /* What the elastic driver keeps. */
 typedef struct {
@@ -77,6 +92,17 @@ struct sf_simulation {
     float *traces;            /* [channel_count][nsamples] */
     long warmup_steps;        /* steps run before the clock starts (benchmarks) */
     double loop_seconds;      /* wall time of the timed steps */
+    double model_seconds;     /* reading and sampling the model (set-up) */
+    double cpml_frequency;    /* the peak frequency the CPML profiles were made for */
+    long check_every;         /* steps between guard checks; 0: none */
+    int quiet;                /* no per-output lines (surveys print their own) */
+    /* Called on every rank between time steps when set (a survey's world
+     * rank 0 answers the other groups there). */
+    void (*between_steps)(void *arg);
+    void *between_steps_arg;
+    char failure[1024];       /* why the shot failed (guard, output) */
+    int noutputs;             /* outputs the shot wrote, complete */
+    char outputs[SF_SHOT_OUTPUTS][SF_OUTPUT_PATH];
 };
 
 /* Collective. Validates what needs the model and rank count (slab size,
@@ -86,8 +112,30 @@ void sf_simulation_setup(sf_simulation *s, const sf_config *cfg, MPI_Comm comm,
                          const sf_backend_ops *acoustic, const sf_elastic_backend_ops *elastic);
 /* Prints the set-up summary on rank 0. */
 void sf_simulation_summary(const sf_simulation *s);
-void sf_simulation_run(sf_simulation *s, int progress);
-void sf_simulation_write(sf_simulation *s);
+/* Collective over the slab: one shot's time loop. Every run.check_every
+ * steps (and after the last) the guard looks for non-finite values; the
+ * first one found stops the loop: -1, with s->failure naming the step,
+ * the field and the grid point (indices and metres). 0 otherwise. */
+int sf_simulation_run(sf_simulation *s, int progress);
+/* Collective: writes the shot's gather (and its SEG-Y files, the energy
+ * series). 0, listing them in s->outputs; or -1 with s->failure and none
+ * of the shot's outputs under a final name. */
+int sf_simulation_write(sf_simulation *s);
+/* Collective: another shot on the same slab, model and backend (surveys):
+ * shot is the job with that shot's source and receivers; the CPML
+ * profiles follow its peak frequency; the backend is reset. */
+void sf_simulation_begin_shot(sf_simulation *s, const sf_config *shot);
+/* This rank's seconds per phase of the shot (set-up, loop and writing),
+ * in sf_phase order, then the exposed halo time. */
+void sf_simulation_phases(const sf_simulation *s, double seconds[SF_REPORT_PHASES]);
+/* How shot's gather would go into SEG-Y (scalars for its coordinates):
+ * 0, or -1 with the reason it cannot. */
+int sf_simulation_segy_plan(const sf_simulation *s, const sf_config *shot, sf_segy_plan *plan,
+                            char *reason, size_t len);
+/* Rank 0 warns when `frequency` (at mark of `key`) leaves fewer than 5
+ * points per minimum wavelength. */
+void sf_simulation_check_frequency(const sf_simulation *s, double frequency, sf_mark mark,
+                                   const char *key);
 /* Prints the timing breakdown and throughput on rank 0. */
 void sf_simulation_report(const sf_simulation *s);
 long sf_simulation_timed_steps(const sf_simulation *s);

@@ -39,6 +39,8 @@ size_t sf_snapshot_local_count(const sf_snapshot_file *f);
 void sf_snapshot_write(sf_snapshot_file *f, long step, double time, float *const *samples);
 /* Collective: writes the attributes and the XDMF sidecar, then renames both. */
 void sf_snapshot_close(sf_snapshot_file *f);
+/* Collective: closes the file of a run that failed and removes it. */
+void sf_snapshot_abandon(sf_snapshot_file *f);
 
 /* The XDMF sidecar's name for a snapshot file: the extension replaced. */
 void sf_snapshot_xdmf_name(const char *path, char *out, size_t len);

@@ -13,6 +13,7 @@ typedef enum {
     SF_PHASE_HALO_UNPACK,
     SF_PHASE_ACQUISITION,  /* source injection and receiver sampling */
     SF_PHASE_IO,           /* model read, snapshots and gather write */
+    SF_PHASE_GUARD,        /* the instability guard's checks for non-finite values */
     SF_PHASE_COUNT
 } sf_phase;
 

@@ -3,6 +3,7 @@
 #include "config_reader.h"
 #include "sf_config.h"
 #include "sf_error.h"
+#include "sf_fingerprint.h"
 
 #include <errno.h>
 #include <math.h>
@@ -429,8 +430,15 @@ static void read_source(cfg_reader *r, sf_yaml_node *root, sf_config *c)
     sf_yaml_node *s = cfg_section(r, root, "source", "", 1);
     if (!s) return;
     read_source_type(r, s, c);
-    cfg_vector_key(r, s, "position", "source", 3, ANY, 1, c->source.position,
-                   &c->source.position_mark);
+    if (!c->survey.enabled) {
+        cfg_vector_key(r, s, "position", "source", 3, ANY, 1, c->source.position,
+                       &c->source.position_mark);
+    } else if (sf_yaml_peek(s, "position")) {
+        const sf_yaml_node *n = sf_yaml_take(s, "position");
+        cfg_problem(r, n->line, n->column, "source.position",
+                    "a survey places each shot in survey.shots or survey.grid; the source section "
+                    "gives the other keys (wavelet, frequency, ...) for every shot");
+    }
     int wavelet = 0;
     cfg_choice(r, s, "wavelet", "source", "ricker", 0, &wavelet, NULL);
     cfg_number(r, s, "frequency", "source", (cfg_range){0, 1e6, 1, 0}, 1, &c->source.frequency,
@@ -441,8 +449,8 @@ static void read_source(cfg_reader *r, sf_yaml_node *root, sf_config *c)
     else
         cfg_number(r, s, "delay", "source", (cfg_range){0, 1e5, 0, 0}, 0, &c->source.delay,
                    NULL);
-    if (c->source.delay == 0 && (!delay || cfg_is_auto(delay)) && c->source.frequency > 0)
-        c->source.delay = 1.5 / c->source.frequency;
+    c->source.delay_auto = !delay || cfg_is_auto(delay);
+    if (c->source.delay_auto && c->source.frequency > 0) c->source.delay = 1.5 / c->source.frequency;
     cfg_number(r, s, "amplitude", "source", ANY, 0, &c->source.amplitude, NULL);
     read_source_vector(r, s, "direction", 3, SF_SOURCE_FORCE, "force", c, c->source.direction);
     read_source_vector(r, s, "moment", 6, SF_SOURCE_MOMENT, "moment", c, c->source.moment);
@@ -641,21 +649,54 @@ static void read_snapshots(cfg_reader *r, sf_yaml_node *o, sf_config *c)
     cfg_reject_unknown(r, snap, "output.snapshots", "path, every, decimation, fields");
 }
 
+/* A survey writes each shot into output.directory under names of its
+ * own; the single-shot keys that name files are not for it. */
+static void read_survey_output(cfg_reader *r, sf_yaml_node *o, sf_config *c)
+{
+    static const char *const single_shot[] = {"gather", "snapshots", "model", "energy", NULL};
+    static const char *const why[] = {
+        "a survey names each shot's gather shot_NNNN.h5 in output.directory; give that instead",
+        "snapshots are for single-shot jobs; a survey writes gathers only",
+        "the model on the grid is written by single-shot jobs only (run one shot without survey:)",
+        "the energy series is for single-shot jobs; a survey writes gathers only"};
+    for (int k = 0; single_shot[k]; ++k) {
+        const sf_yaml_node *n = sf_yaml_take(o, single_shot[k]);
+        char full[64];
+        snprintf(full, sizeof full, "output.%s", single_shot[k]);
+        if (n) cfg_problem(r, n->line, n->column, full, "%s", why[k]);
+    }
+    cfg_string(r, o, "directory", "output", 1, &c->output_directory, &c->output_directory_mark);
+    cfg_boolean(r, o, "segy", "output", &c->survey_segy);
+    c->segy_mark = c->output_directory_mark;
+}
+
 static void read_output(cfg_reader *r, sf_yaml_node *root, sf_config *c)
 {
     static const char *const elastic_keys[] = {"energy", NULL};
     sf_yaml_node *o = cfg_section(r, root, "output", "", 1);
     if (!o) return;
+    cfg_boolean(r, o, "overwrite", "output", &c->overwrite);
+    cfg_string(r, o, "report", "output", 0, &c->report_path, &c->report_mark);
+    if (c->survey.enabled) {
+        read_survey_output(r, o, c);
+        cfg_reject_unknown(r, o, "output", "directory, segy, overwrite, report");
+        return;
+    }
+    const sf_yaml_node *dir = sf_yaml_take(o, "directory");
+    if (dir)
+        cfg_problem(r, dir->line, dir->column, "output.directory",
+                    "only a survey (a survey: section) writes into a directory; a single shot "
+                    "names its gather with output.gather");
     cfg_string(r, o, "gather", "output", 1, &c->gather_path, &c->gather_mark);
     cfg_string(r, o, "segy", "output", 0, &c->segy_path, &c->segy_mark);
-    cfg_boolean(r, o, "overwrite", "output", &c->overwrite);
     read_snapshots(r, o, c);
     cfg_string(r, o, "model", "output", 0, &c->model_output_path, &c->model_output_mark);
     reject_elastic_keys(r, o, "output", c, elastic_keys);
     cfg_string(r, o, "energy", "output", 0, &c->energy_path, &c->energy_mark);
     cfg_reject_unknown(r, o, "output", is_elastic(c)
-                                           ? "gather, segy, overwrite, snapshots, model, energy"
-                                           : "gather, segy, overwrite, snapshots, model");
+                                           ? "gather, segy, overwrite, snapshots, model, energy, "
+                                             "report"
+                                           : "gather, segy, overwrite, snapshots, model, report");
 }
 
 static void read_run(cfg_reader *r, sf_yaml_node *root, sf_config *c)
@@ -667,24 +708,32 @@ static void read_run(cfg_reader *r, sf_yaml_node *root, sf_config *c)
         c->device = (sf_device_kind)device;
     cfg_number(r, u, "progress_interval", "run", (cfg_range){0, 1e6, 1, 0}, 0,
                &c->progress_interval, NULL);
-    cfg_reject_unknown(r, u, "run", "device, progress_interval");
+    cfg_integer(r, u, "check_every", "run", 0, 100000000, 0, &c->check_every,
+                &c->check_every_mark);
+    cfg_reject_unknown(r, u, "run", "device, progress_interval, check_every");
 }
 
 /* Position checks: every point must lie inside the grid so that the
  * interpolation weights are defined. */
-static void check_position(cfg_reader *r, const sf_config *c, const double p[3], sf_mark m,
-                           const char *what)
+int cfg_outside_grid(const sf_config *c, const double p[3], char *why, size_t len)
 {
     static const char axis[3] = {'x', 'y', 'z'};
     for (int a = 0; a < 3; ++a) {
         double lo = c->origin[a], hi = c->origin[a] + (double)(c->n[a] - 1) * c->spacing[a];
         if (p[a] < lo - 1e-9 * c->spacing[a] || p[a] > hi + 1e-9 * c->spacing[a]) {
-            cfg_problem(r, m.line, m.column, what,
-                        "%c = %g m lies outside the grid (allowed: %g <= %c <= %g m)", axis[a],
-                        p[a], lo, axis[a], hi);
-            return;
+            snprintf(why, len, "%c = %g m lies outside the grid (allowed: %g <= %c <= %g m)",
+                     axis[a], p[a], lo, axis[a], hi);
+            return 1;
         }
     }
+    return 0;
+}
+
+static void check_position(cfg_reader *r, const sf_config *c, const double p[3], sf_mark m,
+                           const char *what)
+{
+    char why[256];
+    if (cfg_outside_grid(c, p, why, sizeof why)) cfg_problem(r, m.line, m.column, what, "%s", why);
 }
 
 static void check_geometry(cfg_reader *r, const sf_config *c)
@@ -699,7 +748,12 @@ static void check_geometry(cfg_reader *r, const sf_config *c)
                         "(allowed: %cmin + %cmax < %ld)",
                         axis[a], axis[a], lo + hi, axis[a], c->n[a], axis[a], axis[a], c->n[a]);
     }
-    check_position(r, c, c->source.position, c->source.position_mark, "source.position");
+    if (c->survey.enabled) {
+        cfg_check_survey_geometry(r, c);
+        if (c->survey.receivers == SF_RECEIVERS_MOVING) return;
+    } else {
+        check_position(r, c, c->source.position, c->source.position_mark, "source.position");
+    }
     for (long i = 0; i < c->receivers.count; ++i) {
         char what[64];
         snprintf(what, sizeof what, "receivers (receiver %ld)", i);
@@ -715,6 +769,7 @@ static void set_defaults(sf_config *c)
     c->cfl_safety = 0.8;
     c->source.amplitude = 1.0;
     c->progress_interval = 5.0;
+    c->check_every = 100;
     c->device = SF_DEVICE_AUTO;
     for (int a = 0; a < 3; ++a) c->snapshot_decimation[a] = 1;
 }
@@ -756,6 +811,9 @@ int sf_config_parse(const char *text, size_t length, const char *path, sf_config
         sf_yaml_free(root);
         return r.problems;
     }
+    /* The source and output sections read differently in a survey. */
+    c->survey.enabled = sf_yaml_peek(root, "survey") != NULL;
+    sf_hash_text(cfg_job_hash(root), c->hash);
     read_grid(&r, root, c);
     read_time(&r, root, c);
     read_physics(&r, root, c);
@@ -763,10 +821,12 @@ int sf_config_parse(const char *text, size_t length, const char *path, sf_config
     read_boundaries(&r, root, c);
     read_source(&r, root, c);
     read_receivers(&r, root, c);
+    cfg_read_survey(&r, root, c);
     read_output(&r, root, c);
     read_run(&r, root, c);
     cfg_reject_unknown(&r, root, "",
-                       "grid, time, physics, model, boundaries, source, receivers, output, run");
+                       "grid, time, physics, model, boundaries, source, receivers, survey, output, "
+                       "run");
     if (r.problems == 0) check_geometry(&r, c);
     sf_yaml_free(root);
     return r.problems;
@@ -787,6 +847,9 @@ void sf_config_free(sf_config *c)
     free(c->model_output_path);
     free(c->segy_path);
     free(c->energy_path);
+    free(c->output_directory);
+    free(c->report_path);
+    free(c->survey.shots);
     memset(c, 0, sizeof *c);
 }
 

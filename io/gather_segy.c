@@ -178,20 +178,20 @@ static int segy_failed(write_status *st, int rc, const char *action)
 }
 
 /* A synchronisation point between the phases of the write: every rank
- * learns whether any failed, and the lowest failing rank's message ends
- * the run after rank 0 has removed the partial file. */
-static void agree(MPI_Comm comm, write_status *st)
+ * learns whether any failed (-1) and gets the lowest failing rank's
+ * message, after rank 0 has removed the partial file. */
+static int agree(MPI_Comm comm, write_status *st)
 {
     int mine = st->message[0] ? st->rank : INT_MAX, first;
     SF_MPI_CHECK(MPI_Allreduce(&mine, &first, 1, MPI_INT, MPI_MIN, comm),
                  "sharing the SEG-Y write status");
-    if (first == INT_MAX) return;
+    if (first == INT_MAX) return 0;
     SF_MPI_CHECK(MPI_Bcast(st->message, MESSAGE_SIZE, MPI_CHAR, first, comm),
                  "sharing a SEG-Y write error");
     /* Best effort: the partial file may not exist, and the error being
      * reported matters more than a failure to clean up after it. */
     if (st->rank == 0) unlink(st->path);
-    sf_fail_collective("%s", st->message);
+    return -1;
 }
 
 /* One 80-column card "Cnn text"; characters that are not printable ASCII
@@ -414,22 +414,30 @@ static void write_traces(write_status *st, const sf_gather_info *g, const sf_seg
     segy_failed(st, segy_close(fp), "closing the file after writing traces");
 }
 
-void sf_gather_write_segy(const sf_gather_info *info, MPI_Comm comm, long nlocal,
-                          const long *global_index, const float *traces)
+int sf_gather_write_segy(const sf_gather_info *info, MPI_Comm comm, long nlocal,
+                         const long *global_index, const float *traces, char *error,
+                         size_t len)
 {
     char partial[4200], reason[512];
     sf_output_partial_name(info->path, partial, sizeof partial);
     write_status st = {.path = partial};
     SF_MPI_CHECK(MPI_Comm_rank(comm, &st.rank), "querying the rank writing SEG-Y");
     sf_segy_plan plan;
-    if (sf_segy_plan_headers(info, &plan, reason, sizeof reason) != 0)
-        sf_fail_collective("cannot write SEG-Y gather '%s': %s", info->path, reason);
-
+    if (sf_segy_plan_headers(info, &plan, reason, sizeof reason) != 0) {
+        snprintf(error, len, "cannot write SEG-Y gather '%s': %s", info->path, reason);
+        return -1;
+    }
     if (st.rank == 0) create_file(&st, info, &plan);
-    agree(comm, &st);
-    write_traces(&st, info, &plan, nlocal, global_index, traces);
-    agree(comm, &st);
-    if (st.rank == 0 && sf_output_commit(info->path, reason, sizeof reason) != 0)
-        record_failure(&st, "%s", reason);
-    agree(comm, &st);
+    int failed = agree(comm, &st);
+    if (!failed) {
+        write_traces(&st, info, &plan, nlocal, global_index, traces);
+        failed = agree(comm, &st);
+    }
+    if (!failed) {
+        if (st.rank == 0 && sf_output_commit(info->path, reason, sizeof reason) != 0)
+            record_failure(&st, "%s", reason);
+        failed = agree(comm, &st);
+    }
+    if (failed) snprintf(error, len, "%s", st.message);
+    return failed;
 }

@@ -16,9 +16,8 @@ static herr_t innermost(unsigned n, const H5E_error2_t *err, void *data)
 
 enum { NEARLY_FULL_BYTES = 1 << 20 };
 
-hid_t sf_h5(hid_t rc, const char *what, const char *path)
+void sf_h5_describe(const char *what, const char *path, char *out, size_t len)
 {
-    if (rc >= 0) return rc;
     char reason[256] = "no detail on the HDF5 error stack", space[128] = "";
     H5Ewalk2(H5E_DEFAULT, H5E_WALK_DOWNWARD, innermost, reason);
     /* HDF5 does not pass the system's reason on; a full disk is the usual one. */
@@ -27,5 +26,13 @@ hid_t sf_h5(hid_t rc, const char *what, const char *path)
     if (sf_output_free_space(path, &free_bytes, &device) == 0 && free_bytes < NEARLY_FULL_BYTES)
         snprintf(space, sizeof space, " (the file system holding it is full: %.0f kB free)",
                  free_bytes / 1e3);
-    sf_fatal("HDF5 failed while %s '%s': %s%s", what, path, reason, space);
+    snprintf(out, len, "HDF5 failed while %s '%s': %s%s", what, path, reason, space);
+}
+
+hid_t sf_h5(hid_t rc, const char *what, const char *path)
+{
+    if (rc >= 0) return rc;
+    char message[1024];
+    sf_h5_describe(what, path, message, sizeof message);
+    sf_fatal("%s", message);
 }

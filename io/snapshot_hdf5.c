@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 long sf_snapshot_samples(long n, long d) { return (n + d - 1) / d; }
 
@@ -182,6 +183,21 @@ void sf_snapshot_close(sf_snapshot_file *f)
                                sf_output_commit(xdmf, reason, sizeof reason) != 0);
     SF_MPI_CHECK(MPI_Bcast(&failed, 1, MPI_INT, 0, f->out.comm), "sharing an output status");
     if (failed) sf_fail_collective("cannot write the snapshot index '%s': %s", xdmf, reason);
+    free(f->steps);
+    free(f->times);
+}
+
+void sf_snapshot_abandon(sf_snapshot_file *f)
+{
+    for (int q = 0; q < f->nfields; ++q) H5Gclose(f->field[q]);
+    H5Gclose(f->group);
+    H5Pclose(f->out.transfer);
+    sf_h5(H5Fclose(f->out.file), "closing", f->out.partial);
+    SF_MPI_CHECK(MPI_Barrier(f->out.comm), "waiting for every rank to close an output");
+    int rank;
+    SF_MPI_CHECK(MPI_Comm_rank(f->out.comm, &rank), "querying the rank");
+    /* Best effort: nothing of a failed run should look like a result. */
+    if (rank == 0) unlink(f->out.partial);
     free(f->steps);
     free(f->times);
 }

@@ -4,11 +4,17 @@
 #include "sf_backend.h"
 #include "sf_error.h"
 
+#include <limits.h>
+#include <math.h>
 #include <mpi.h>
 #include <stdlib.h>
 #include <string.h>
 
 enum { ROW_ALIGN = 16, CACHE_TARGET_BYTES = 160 * 1024 };
+
+/* Arrays a shot changes (time levels, CPML memory variables): reset
+ * zeroes them for the next shot. */
+enum { MAX_STATE_ARRAYS = 16 };
 
 /* psi arrays carry PSI_PAD zero half points before and after the layer
  * along their axis, so derivatives of psi need no bounds tests: points up
@@ -62,6 +68,12 @@ struct sf_backend {
     size_t halo_count[SF_HALO_GROUPS];
     float *send[SF_HALO_GROUPS][2], *recv[SF_HALO_GROUPS][2];
     size_t bytes;
+    size_t acquisition_bytes;         /* of the source and receiver tables */
+    struct {
+        float *data;
+        size_t count;
+    } state[MAX_STATE_ARRAYS];
+    int states;
     double seconds[SF_PHASE_COUNT];   /* since the last take_timers */
 };
 
@@ -83,6 +95,17 @@ static void *take(sf_backend *b, size_t count, size_t size, const char *what)
         sf_fatal("out of memory allocating %zu bytes for %s on the CPU backend", bytes, what);
     memset(p, 0, bytes);
     b->bytes += bytes;
+    return p;
+}
+
+/* An array of per-shot state, zeroed by reset. */
+static float *take_state(sf_backend *b, size_t count, const char *what)
+{
+    float *p = take(b, count, sizeof(float), what);
+    if (!p) return NULL;
+    if (b->states == MAX_STATE_ARRAYS) sf_fatal("internal: too many state arrays on the CPU backend");
+    b->state[b->states].data = p;
+    b->state[b->states++].count = count;
     return p;
 }
 
@@ -144,13 +167,13 @@ static void setup_cpml(sf_backend *b, const sf_problem *p)
         layer_xy *lx = &b->x[s], *ly = &b->y[s];
         *lx = (layer_xy){sx.flo, sx.fhi, sx.hlo, sx.hhi, sx.hhi - sx.hlo + 2 * PSI_PAD, NULL, NULL};
         if (sx.fhi > sx.flo) {
-            lx->psi = take(b, (size_t)(L->nz * L->ny * lx->psi_width), sizeof(float), "CPML x");
-            lx->zeta = take(b, (size_t)(L->nz * L->ny * (sx.fhi - sx.flo)), sizeof(float), "CPML x");
+            lx->psi = take_state(b, (size_t)(L->nz * L->ny * lx->psi_width), "CPML x");
+            lx->zeta = take_state(b, (size_t)(L->nz * L->ny * (sx.fhi - sx.flo)), "CPML x");
         }
         *ly = (layer_xy){sy.flo, sy.fhi, sy.hlo, sy.hhi, sy.hhi - sy.hlo + 2 * PSI_PAD, NULL, NULL};
         if (sy.fhi > sy.flo) {
-            ly->psi = take(b, (size_t)(L->nz * L->nx * ly->psi_width), sizeof(float), "CPML y");
-            ly->zeta = take(b, (size_t)(L->nz * L->nx * (sy.fhi - sy.flo)), sizeof(float), "CPML y");
+            ly->psi = take_state(b, (size_t)(L->nz * L->nx * ly->psi_width), "CPML y");
+            ly->zeta = take_state(b, (size_t)(L->nz * L->nx * (sy.fhi - sy.flo)), "CPML y");
         }
         layer_z *lz = &b->z[s];
         lz->plo = max_long(sz.flo - b->z0, 0);
@@ -158,9 +181,8 @@ static void setup_cpml(sf_backend *b, const sf_problem *p)
         lz->hlo = max_long(sz.hlo - b->z0, -SF_HALO);
         lz->hhi = max_long(lz->hlo, min_long(sz.hhi - b->z0, L->nz + SF_HALO));
         if (lz->hhi > lz->hlo) {
-            lz->psi = take(b, plane * (size_t)(lz->hhi - lz->hlo + 2 * PSI_PAD), sizeof(float),
-                           "CPML z");
-            lz->zeta = take(b, plane * (size_t)(lz->phi - lz->plo), sizeof(float), "CPML z");
+            lz->psi = take_state(b, plane * (size_t)(lz->hhi - lz->hlo + 2 * PSI_PAD), "CPML z");
+            lz->zeta = take_state(b, plane * (size_t)(lz->phi - lz->plo), "CPML z");
         }
     }
 }
@@ -168,6 +190,7 @@ static void setup_cpml(sf_backend *b, const sf_problem *p)
 static void setup_acquisition(sf_backend *b, const sf_problem *p)
 {
     const sf_layout *L = &b->L;
+    size_t bytes_before = b->bytes;
     b->source_count = p->source_count;
     b->source_index = take(b, (size_t)p->source_count, sizeof(size_t), "source points");
     b->source_plane = take(b, (size_t)p->source_count, sizeof(long), "source points");
@@ -194,6 +217,16 @@ static void setup_acquisition(sf_backend *b, const sf_problem *p)
     }
     b->samples = take(b, (size_t)(p->receiver_count * p->sample_block), sizeof(float),
                       "receiver samples");
+    b->acquisition_bytes = b->bytes - bytes_before;
+}
+
+static void free_acquisition(sf_backend *b)
+{
+    free(b->source_index), free(b->source_plane), free(b->source_coef);
+    free(b->receiver_offset), free(b->receiver_index), free(b->receiver_weight);
+    free(b->samples);
+    b->bytes -= b->acquisition_bytes;
+    b->acquisition_bytes = 0;
 }
 
 static void setup_halos(sf_backend *b)
@@ -215,8 +248,8 @@ static sf_backend *cpu_create(const sf_problem *p)
     b->z0 = p->z0;
     b->free_surface_here = p->free_surface && p->z0 == 0;
     setup_coefficients(b, p);
-    b->p_prev = take(b, b->L.field_size, sizeof(float), "the wavefield");
-    b->p_cur = take(b, b->L.field_size, sizeof(float), "the wavefield");
+    b->p_prev = take_state(b, b->L.field_size, "the wavefield");
+    b->p_cur = take_state(b, b->L.field_size, "the wavefield");
     setup_model(b, p);
     setup_cpml(b, p);
     setup_acquisition(b, p);
@@ -243,12 +276,57 @@ static void cpu_destroy(sf_backend *b)
         free(b->y[s].psi), free(b->y[s].zeta);
         free(b->z[s].psi), free(b->z[s].zeta);
     }
-    free(b->source_index), free(b->source_plane), free(b->source_coef);
-    free(b->receiver_offset), free(b->receiver_index), free(b->receiver_weight);
-    free(b->samples);
+    free_acquisition(b);
     for (int g = 0; g < SF_HALO_GROUPS; ++g)
         for (int s = 0; s < 2; ++s) free(b->send[g][s]), free(b->recv[g][s]);
     free(b);
+}
+
+/* ---- shots --------------------------------------------------------------- */
+
+static void cpu_reset(sf_backend *b, const sf_problem *p)
+{
+    for (int n = 0; n < b->states; ++n)
+        memset(b->state[n].data, 0, b->state[n].count * sizeof(float));
+    for (int a = 0; a < 3; ++a) {
+        const sf_cpml_axis *ax = &p->cpml[a];
+        memcpy(b->axis[a].a, ax->a, (size_t)ax->n * sizeof(float));
+        memcpy(b->axis[a].b, ax->b, (size_t)ax->n * sizeof(float));
+        memcpy(b->axis[a].a_half, ax->a_half, (size_t)ax->n * sizeof(float));
+        memcpy(b->axis[a].b_half, ax->b_half, (size_t)ax->n * sizeof(float));
+    }
+    free_acquisition(b);
+    setup_acquisition(b, p);
+}
+
+/* The first non-finite value of a row, or -1. x * 0 is NaN exactly when x
+ * is not finite, so one vectorised sum tells whether to look closer. */
+static long first_nonfinite_in_row(const float *row, long n)
+{
+    float probe = 0.0f;
+    #pragma omp simd reduction(+ : probe)
+    for (long i = 0; i < n; ++i) probe += row[i] * 0.0f;
+    if (probe == probe) return -1;
+    for (long i = 0; i < n; ++i)
+        if (!isfinite(row[i])) return i;
+    return -1;
+}
+
+/* Only the current level needs a look: a non-finite value anywhere else
+ * (the previous level, the CPML memory) reaches it within a step. */
+static int cpu_find_nonfinite(sf_backend *b, sf_nonfinite *where)
+{
+    const sf_layout *L = &b->L;
+    long first = LONG_MAX;
+    #pragma omp parallel for collapse(2) reduction(min : first) schedule(static)
+    for (long k = 0; k < L->nz; ++k)
+        for (long j = 0; j < L->ny; ++j) {
+            long i = first_nonfinite_in_row(b->p_cur + sf_field_index(L, 0, j, k), L->nx);
+            if (i >= 0 && (k * L->ny + j) * L->nx + i < first) first = (k * L->ny + j) * L->nx + i;
+        }
+    if (first == LONG_MAX) return 0;
+    *where = (sf_nonfinite){0, first % L->nx, first / L->nx % L->ny, first / (L->nx * L->ny)};
+    return 1;
 }
 
 static size_t cpu_memory_bytes(const sf_backend *b) { return b->bytes; }
@@ -724,6 +802,8 @@ const sf_backend_ops *sf_backend_cpu(void)
         .sample_receivers = cpu_sample_receivers,
         .fetch_receivers = cpu_fetch_receivers,
         .fetch_wavefield = cpu_fetch_wavefield,
+        .reset = cpu_reset,
+        .find_nonfinite = cpu_find_nonfinite,
         .synchronize = cpu_synchronize,
         .take_timers = cpu_take_timers,
     };

@@ -7,6 +7,8 @@
 #include "sf_error.h"
 #include "sf_layout.h"
 
+#include <limits.h>
+#include <math.h>
 #include <mpi.h>
 #include <stdlib.h>
 #include <string.h>
@@ -70,6 +72,10 @@ enum { W_RHO_X, W_RHO_Y, W_RHO_Z, W_BULK, W_DEVIATORIC, W_XY, W_XZ, W_YZ, ENERGY
 /* Fields in each halo group, in buffer order. */
 enum { MAX_HALO_FIELDS = 5 };
 
+/* Arrays a shot changes (fields, memory variables, the energy's
+ * stresses): reset zeroes them for the next shot. */
+enum { MAX_STATE_ARRAYS = 64 };
+
 struct sf_elastic_backend {
     sf_layout L;
     float *field_block, *medium_block;  /* the arrays below live in these */
@@ -108,6 +114,12 @@ struct sf_elastic_backend {
     float *stress_block, *stress_before[6]; /* energy: the stresses before the update */
     float *energy_block, *energy_weight[ENERGY_WEIGHTS];
     size_t bytes;
+    size_t acquisition_bytes;           /* of the source and channel tables */
+    struct {
+        float *data;
+        size_t count;
+    } state[MAX_STATE_ARRAYS];
+    int states;
     double seconds[SF_PHASE_COUNT];
 };
 
@@ -127,6 +139,16 @@ static void *take(sf_elastic_backend *b, size_t count, size_t size, const char *
     memset(p, 0, bytes);
     b->bytes += bytes;
     return p;
+}
+
+/* Registers an array of per-shot state, zeroed by reset. */
+static void keep_as_state(sf_elastic_backend *b, float *data, size_t count)
+{
+    if (!data) return;
+    if (b->states == MAX_STATE_ARRAYS)
+        sf_fatal("internal: too many state arrays on the elastic CPU backend");
+    b->state[b->states].data = data;
+    b->state[b->states++].count = count;
 }
 
 static long max_long(long a, long b) { return a > b ? a : b; }
@@ -204,8 +226,10 @@ static void setup_layer(sf_elastic_backend *b, const sf_cpml_axis *ax, int a, in
     }
     for (int h = 0; h < SF_HALF_STEPS; ++h)
         for (int t = 0; t < TERMS; ++t)
-            if (TERM_TABLE[h][t].axis == a)
+            if (TERM_TABLE[h][t].axis == a) {
                 ly->psi[h][t] = take(b, count, sizeof(float), "CPML memory variables");
+                keep_as_state(b, ly->psi[h][t], count);
+            }
 }
 
 static void setup_cpml(sf_elastic_backend *b, const sf_elastic_problem *p)
@@ -218,6 +242,12 @@ static void setup_cpml(sf_elastic_backend *b, const sf_elastic_problem *p)
         b->axis[a].b_half = copy_floats(b, ax->b_half, ax->n);
         for (int s = 0; s < 2; ++s) setup_layer(b, ax, a, s);
     }
+}
+
+/* The stride of take_skewed's arrays, for zeroing the whole block. */
+static size_t skewed_floats(int count, size_t n, size_t skew)
+{
+    return ((n + PAGE_FLOATS - 1) / PAGE_FLOATS * PAGE_FLOATS + skew) * (size_t)count;
 }
 
 static void setup_source(sf_elastic_backend *b, const sf_elastic_problem *p)
@@ -265,6 +295,24 @@ static void setup_channels(sf_elastic_backend *b, const sf_elastic_problem *p)
     }
     b->previous = take(b, (size_t)nc, sizeof(float), "receiver channels");
     b->samples = take(b, (size_t)(nc * p->sample_block), sizeof(float), "receiver samples");
+}
+
+/* The source and channel tables (and the channels' state): per shot. */
+static void setup_acquisition(sf_elastic_backend *b, const sf_elastic_problem *p)
+{
+    size_t before = b->bytes;
+    setup_source(b, p);
+    setup_channels(b, p);
+    b->acquisition_bytes = b->bytes - before;
+}
+
+static void free_acquisition(sf_elastic_backend *b)
+{
+    free(b->source_field), free(b->source_index), free(b->source_plane), free(b->source_coef);
+    free(b->channel_component), free(b->channel_offset), free(b->channel_index);
+    free(b->channel_weight), free(b->previous), free(b->samples);
+    b->bytes -= b->acquisition_bytes;
+    b->acquisition_bytes = 0;
 }
 
 static void setup_halos(sf_elastic_backend *b, const sf_elastic_problem *p)
@@ -320,14 +368,15 @@ static sf_elastic_backend *cpu_create(const sf_elastic_problem *p)
             b->d1[a][m] = (float)(p->stencil.first[m] / p->h[a]);
     b->field_block = take_skewed(b, SF_ELASTIC_FIELDS, b->L.field_size, FIELD_SKEW, b->f,
                                  "the wavefields");
+    keep_as_state(b, b->field_block, skewed_floats(SF_ELASTIC_FIELDS, b->L.field_size, FIELD_SKEW));
     setup_medium(b, p);
     setup_cpml(b, p);
-    setup_source(b, p);
-    setup_channels(b, p);
+    setup_acquisition(b, p);
     setup_halos(b, p);
     if (p->energy) {
         b->stress_block = take_skewed(b, 6, b->L.plane_size, FIELD_SKEW, b->stress_before,
                                       "the energy diagnostic");
+        keep_as_state(b, b->stress_block, skewed_floats(6, b->L.plane_size, FIELD_SKEW));
         setup_energy(b);
     }
     /* A z derivative reads 2R planes of three fields. */
@@ -348,14 +397,63 @@ static void cpu_destroy(sf_elastic_backend *b)
             for (int h = 0; h < SF_HALF_STEPS; ++h)
                 for (int t = 0; t < TERMS; ++t) free(b->layers[a][s].psi[h][t]);
     }
-    free(b->source_field), free(b->source_index), free(b->source_plane), free(b->source_coef);
-    free(b->channel_component), free(b->channel_offset), free(b->channel_index);
-    free(b->channel_weight), free(b->previous), free(b->samples);
+    free_acquisition(b);
     for (int g = 0; g < SF_HALF_STEPS; ++g)
         for (int s = 0; s < 2; ++s) free(b->send[g][s]), free(b->recv[g][s]);
     free(b->stress_block);
     free(b->energy_block);
     free(b);
+}
+
+/* ---- shots --------------------------------------------------------------- */
+
+static void cpu_reset(sf_elastic_backend *b, const sf_elastic_problem *p)
+{
+    for (int n = 0; n < b->states; ++n)
+        memset(b->state[n].data, 0, b->state[n].count * sizeof(float));
+    for (int a = 0; a < 3; ++a) {
+        const sf_cpml_axis *ax = &p->cpml[a];
+        memcpy(b->axis[a].a, ax->a, (size_t)ax->n * sizeof(float));
+        memcpy(b->axis[a].b, ax->b, (size_t)ax->n * sizeof(float));
+        memcpy(b->axis[a].a_half, ax->a_half, (size_t)ax->n * sizeof(float));
+        memcpy(b->axis[a].b_half, ax->b_half, (size_t)ax->n * sizeof(float));
+    }
+    /* The source weights take the buoyancy from b->m, not from p->medium. */
+    free_acquisition(b);
+    setup_acquisition(b, p);
+}
+
+/* The first non-finite value of a row, or -1: x * 0 is NaN exactly when x
+ * is not finite, so one vectorised sum tells whether to look closer. */
+static long first_nonfinite_in_row(const float *row, long n)
+{
+    float probe = 0.0f;
+    #pragma omp simd reduction(+ : probe)
+    for (long i = 0; i < n; ++i) probe += row[i] * 0.0f;
+    if (probe == probe) return -1;
+    for (long i = 0; i < n; ++i)
+        if (!isfinite(row[i])) return i;
+    return -1;
+}
+
+/* Every field is checked: a stress can overflow before the velocities. */
+static int cpu_find_nonfinite(sf_elastic_backend *b, sf_nonfinite *where)
+{
+    const sf_layout *L = &b->L;
+    const long points = L->nx * L->ny * L->nz;
+    for (int f = 0; f < SF_ELASTIC_FIELDS; ++f) {
+        long first = LONG_MAX;
+        #pragma omp parallel for collapse(2) reduction(min : first) schedule(static)
+        for (long k = 0; k < L->nz; ++k)
+            for (long j = 0; j < L->ny; ++j) {
+                long i = first_nonfinite_in_row(b->f[f] + sf_field_index(L, 0, j, k), L->nx);
+                if (i >= 0 && (k * L->ny + j) * L->nx + i < first) first = (k * L->ny + j) * L->nx + i;
+            }
+        if (first >= points) continue;
+        *where = (sf_nonfinite){f, first % L->nx, first / L->nx % L->ny, first / (L->nx * L->ny)};
+        return 1;
+    }
+    return 0;
 }
 
 static size_t cpu_memory_bytes(const sf_elastic_backend *b) { return b->bytes; }
@@ -768,6 +866,8 @@ const sf_elastic_backend_ops *sf_elastic_backend_cpu(void)
         .fetch_receivers = cpu_fetch_receivers,
         .fetch_field = cpu_fetch_field,
         .energy = cpu_energy,
+        .reset = cpu_reset,
+        .find_nonfinite = cpu_find_nonfinite,
         .synchronize = cpu_synchronize,
         .take_timers = cpu_take_timers,
     };

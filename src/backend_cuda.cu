@@ -55,8 +55,10 @@ struct sf_backend {
     sf_cuda_halo xfer;              /* the compute and halo streams, halo buffers */
     sf_cuda_streams stencil;        /* compute as main, and a side stream for the frame tiles */
     sf_gpu_timers *timers;
+    unsigned long long *guard;      /* the instability guard's result word */
 
-    sf_cuda_arrays arrays;
+    sf_cuda_arrays arrays;          /* for the whole run */
+    sf_cuda_arrays acquisition;     /* the source and receiver tables: per shot */
 };
 
 /* Requests a device array of this backend (allocated by sf_cuda_allocate). */
@@ -94,8 +96,10 @@ static void plan_layer_xy(sf_backend *b, const sf_problem *p, int axis, int side
     b->half_hi[axis][side] = span.hhi;
     if (span.fhi <= span.flo) return;
     size_t lines = (size_t)(p->nz * (axis == 0 ? p->ny : p->nx));
-    want(b, &b->psi[axis][side], lines * (size_t)l->psi_width, sizeof(float), "CPML memory");
-    want(b, &b->zeta[axis][side], lines * (size_t)(l->hi - l->lo), sizeof(float), "CPML memory");
+    sf_cuda_want_state(&b->arrays, &b->psi[axis][side], lines * (size_t)l->psi_width, sizeof(float),
+                       "CPML memory");
+    sf_cuda_want_state(&b->arrays, &b->zeta[axis][side], lines * (size_t)(l->hi - l->lo), sizeof(float),
+                       "CPML memory");
 }
 
 /* z layers in local planes, clipped to the owned planes (points) and to
@@ -116,16 +120,19 @@ static void plan_layer_z(sf_backend *b, const sf_problem *p, int side)
         return;
     }
     size_t plane = (size_t)(p->nx * p->ny);
-    want(b, &b->psi[2][side], plane * (size_t)(b->half_hi[2][side] - hlo + 2 * SF_PSI_PAD),
-         sizeof(float), "CPML memory");
-    want(b, &b->zeta[2][side], plane * (size_t)(l->hi - l->lo), sizeof(float), "CPML memory");
+    sf_cuda_want_state(&b->arrays, &b->psi[2][side],
+                       plane * (size_t)(b->half_hi[2][side] - hlo + 2 * SF_PSI_PAD), sizeof(float),
+                       "CPML memory");
+    sf_cuda_want_state(&b->arrays, &b->zeta[2][side], plane * (size_t)(l->hi - l->lo), sizeof(float),
+                       "CPML memory");
 }
 
 static void plan_arrays(sf_backend *b, const sf_problem *p)
 {
     const sf_layout *L = &b->L;
-    want(b, &b->p_prev, L->field_size, sizeof(float), "the wavefield");
-    want(b, &b->p_cur, L->field_size, sizeof(float), "the wavefield");
+    sf_cuda_want_state(&b->arrays, &b->p_prev, L->field_size, sizeof(float), "the wavefield");
+    sf_cuda_want_state(&b->arrays, &b->p_cur, L->field_size, sizeof(float), "the wavefield");
+    want(b, &b->guard, 1, sizeof(unsigned long long), "the instability guard");
     want(b, &b->vdt2, L->plane_size, sizeof(float), "the velocity term v^2 dt^2");
     for (int a = 0; a < 3; ++a)
         for (int c = 0; c < 4; ++c)
@@ -135,19 +142,26 @@ static void plan_arrays(sf_backend *b, const sf_problem *p)
         plan_layer_xy(b, p, 1, side);
         plan_layer_z(b, p, side);
     }
-    long points = p->receiver_count ? p->receiver_offset[p->receiver_count] : 0;
-    want(b, &b->source_index, (size_t)p->source_count, sizeof(long), "source points");
-    want(b, &b->source_coef, (size_t)p->source_count, sizeof(float), "source points");
-    want(b, &b->source_plane, (size_t)p->source_count, sizeof(int), "source points");
-    want(b, &b->receiver_offset, (size_t)p->receiver_count + 1, sizeof(long), "receivers");
-    want(b, &b->receiver_index, (size_t)points, sizeof(long), "receivers");
-    want(b, &b->receiver_weight, (size_t)points, sizeof(float), "receivers");
-    want(b, &b->samples, (size_t)(p->receiver_count * p->sample_block), sizeof(float),
-         "receiver samples");
     const size_t planes = (size_t)(SF_HALO * p->nx * p->ny), counts[SF_CUDA_HALO_GROUPS] = {planes, planes};
     sf_cuda_halo_plan(&b->xfer, &b->arrays, counts);
     long tiles = ((p->nx + SF_CUDA_TILE_X - 1) / SF_CUDA_TILE_X) * p->ny;
     want(b, &b->tiling.frame, (size_t)tiles, sizeof(int2), "the stencil's tile list");
+}
+
+/* The source and receiver tables live in arrays of their own, replaced
+ * for every shot (their sizes change with the shot's geometry). */
+static void plan_acquisition(sf_backend *b, const sf_problem *p)
+{
+    sf_cuda_arrays *a = &b->acquisition;
+    long points = p->receiver_count ? p->receiver_offset[p->receiver_count] : 0;
+    sf_cuda_want(a, &b->source_index, (size_t)p->source_count, sizeof(long), "source points");
+    sf_cuda_want(a, &b->source_coef, (size_t)p->source_count, sizeof(float), "source points");
+    sf_cuda_want(a, &b->source_plane, (size_t)p->source_count, sizeof(int), "source points");
+    sf_cuda_want(a, &b->receiver_offset, (size_t)p->receiver_count + 1, sizeof(long), "receivers");
+    sf_cuda_want(a, &b->receiver_index, (size_t)points, sizeof(long), "receivers");
+    sf_cuda_want(a, &b->receiver_weight, (size_t)points, sizeof(float), "receivers");
+    sf_cuda_want(a, &b->samples, (size_t)(p->receiver_count * p->sample_block), sizeof(float),
+                 "receiver samples");
 }
 
 /* v^2 dt^2 a plane at a time, in the field layout (zero padding). */
@@ -223,6 +237,25 @@ static void setup_host_buffers(sf_backend *b)
                                       "pinned receiver samples");
 }
 
+/* The shot's source and receivers: device tables, the host's copy of the
+ * source planes, and the pinned block receiver samples come back in. */
+static void setup_acquisition(sf_backend *b, const sf_problem *p)
+{
+    plan_acquisition(b, p);
+    sf_cuda_allocate(&b->acquisition, b->L.nx, b->L.ny, b->L.nz);
+    upload_acquisition(b, p);
+    setup_host_buffers(b);
+}
+
+static void free_acquisition(sf_backend *b)
+{
+    sf_cuda_free_arrays(&b->acquisition);
+    SF_CUDA_CHECK(cudaFreeHost(b->samples_host), "freeing pinned buffers");
+    b->samples_host = NULL;
+    free(b->source_plane_host);
+    b->source_plane_host = NULL;
+}
+
 static void setup_tiling(sf_backend *b)
 {
     long tiles = ((b->L.nx + SF_CUDA_TILE_X - 1) / SF_CUDA_TILE_X) * b->L.ny;
@@ -266,13 +299,12 @@ static sf_backend *cuda_create(const sf_problem *p)
     sf_cuda_allocate(&b->arrays, b->L.nx, b->L.ny, b->L.nz);
     upload_model(b, p);
     upload_cpml(b, p);
-    upload_acquisition(b, p);
+    setup_acquisition(b, p);
     b->step.grid = b->grid;
     b->step.z0 = (int)p->z0;
     b->step.zero_plane0 = b->free_surface_here;
     b->step.vdt2 = b->vdt2;
     setup_tiling(b);
-    setup_host_buffers(b);
     setup_streams(b);
     /* The zeroing and uploads ran on the legacy stream, which the
      * non-blocking streams do not wait for. */
@@ -285,18 +317,44 @@ static void cuda_destroy(sf_backend *b)
     if (!b) return;
     SF_CUDA_CHECK(cudaDeviceSynchronize(), "finishing before teardown");
     sf_cuda_free_arrays(&b->arrays);
-    SF_CUDA_CHECK(cudaFreeHost(b->samples_host), "freeing pinned buffers");
+    free_acquisition(b);
     SF_CUDA_CHECK(cudaFree(b->lattice), "freeing the lattice buffer");
     sf_gpu_timers_destroy(b->timers);
     SF_CUDA_CHECK(cudaEventDestroy(b->stencil.fork), "destroying events");
     SF_CUDA_CHECK(cudaEventDestroy(b->stencil.join), "destroying events");
     SF_CUDA_CHECK(cudaStreamDestroy(b->stencil.side), "destroying streams");
     sf_cuda_halo_destroy(&b->xfer);
-    free(b->source_plane_host);
     free(b);
 }
 
-static size_t cuda_memory_bytes(const sf_backend *b) { return b->arrays.bytes; }
+static size_t cuda_memory_bytes(const sf_backend *b) { return b->arrays.bytes + b->acquisition.bytes; }
+
+/* ---- shots --------------------------------------------------------------- */
+
+static void cuda_reset(sf_backend *b, const sf_problem *p)
+{
+    sf_cuda_halo_synchronize(&b->xfer);
+    sf_cuda_zero_state(&b->arrays, b->xfer.compute);
+    SF_CUDA_CHECK(cudaStreamSynchronize(b->xfer.compute), "zeroing the state of the last shot");
+    upload_cpml(b, p);
+    free_acquisition(b);
+    setup_acquisition(b, p);
+    /* The uploads ran on the legacy stream, which the non-blocking streams
+     * do not wait for. */
+    SF_CUDA_CHECK(cudaDeviceSynchronize(), "setting up a shot");
+}
+
+static int cuda_find_nonfinite(sf_backend *b, sf_nonfinite *where)
+{
+    unsigned long long first = sf_cuda_first_nonfinite(b->p_cur, b->grid, b->guard, b->xfer.compute);
+    if (first == SF_CUDA_ALL_FINITE) return 0;
+    const unsigned long long nx = (unsigned long long)b->L.nx, ny = (unsigned long long)b->L.ny;
+    where->field = 0;
+    where->i = (long)(first % nx);
+    where->j = (long)(first / nx % ny);
+    where->k = (long)(first / (nx * ny));
+    return 1;
+}
 
 /* ---- halo planes ------------------------------------------------------ */
 
@@ -534,6 +592,8 @@ extern "C" const sf_backend_ops *sf_backend_cuda(void)
         ops.sample_receivers = cuda_sample_receivers;
         ops.fetch_receivers = cuda_fetch_receivers;
         ops.fetch_wavefield = cuda_fetch_wavefield;
+        ops.reset = cuda_reset;
+        ops.find_nonfinite = cuda_find_nonfinite;
         ops.synchronize = cuda_synchronize;
         ops.take_timers = cuda_take_timers;
     }

@@ -6,6 +6,7 @@
  * so the exchange overlaps the interior update. */
 #include "sf_cuda_elastic.h"
 #include "sf_cuda_halo.h"
+#include "sf_cuda_kernels.h"
 #include "sf_cuda_memory.h"
 
 #include <mpi.h>
@@ -48,8 +49,10 @@ struct sf_elastic_backend {
 
     sf_cuda_halo xfer;              /* the compute and halo streams, halo buffers */
     sf_gpu_timers *timers;
+    unsigned long long *guard;      /* the instability guard's result word */
 
-    sf_cuda_arrays arrays;
+    sf_cuda_arrays arrays;          /* for the whole run */
+    sf_cuda_arrays acquisition;     /* the source and channel tables: per shot */
 };
 
 /* ---- memory ------------------------------------------------------------ */
@@ -89,7 +92,8 @@ static void plan_layer(sf_elastic_backend *b, const sf_elastic_problem *p, int a
     }
     for (int g = 0; g < SF_HALF_STEPS; ++g)
         for (int q = 0; q < SF_ELASTIC_TERMS; ++q)
-            if (TERM_AXIS[g][q] == a) want(b, &ly->psi[g][q], count, sizeof(float), "CPML memory");
+            if (TERM_AXIS[g][q] == a)
+                sf_cuda_want_state(&b->arrays, &ly->psi[g][q], count, sizeof(float), "CPML memory");
 }
 
 static void plan_halos(sf_elastic_backend *b, const sf_elastic_problem *p)
@@ -105,10 +109,13 @@ static void plan_halos(sf_elastic_backend *b, const sf_elastic_problem *p)
 static void plan_arrays(sf_elastic_backend *b, const sf_elastic_problem *p)
 {
     const sf_layout *L = &b->L;
-    want(b, &b->fields, L->field_size * SF_ELASTIC_FIELDS, sizeof(float), "the wavefields");
+    sf_cuda_want_state(&b->arrays, &b->fields, L->field_size * SF_ELASTIC_FIELDS, sizeof(float),
+                       "the wavefields");
     want(b, &b->medium, L->field_size * SF_NODE_ARRAYS, sizeof(float), "the elastic medium");
+    want(b, &b->guard, 1, sizeof(unsigned long long), "the instability guard");
     if (p->energy) {
-        want(b, &b->before, L->plane_size * 6, sizeof(float), "the energy diagnostic");
+        sf_cuda_want_state(&b->arrays, &b->before, L->plane_size * 6, sizeof(float),
+                           "the energy diagnostic");
         want(b, &b->weights, L->plane_size * SF_ENERGY_WEIGHTS, sizeof(float), "the energy diagnostic");
         want(b, &b->energy_sums, 2, sizeof(double), "the energy diagnostic");
     }
@@ -117,19 +124,26 @@ static void plan_arrays(sf_elastic_backend *b, const sf_elastic_problem *p)
             want(b, &b->coef[c][a], (size_t)p->cpml[a].n, sizeof(float), "CPML coefficients");
         for (int s = 0; s < 2; ++s) plan_layer(b, p, a, s);
     }
-    size_t n = (size_t)p->source_count;
-    want(b, &b->source_offset, n, sizeof(long), "source points");
-    want(b, &b->source_coef, n, sizeof(float), "source points");
-    want(b, &b->source_plane, n, sizeof(int), "source points");
-    want(b, &b->source_group, n, sizeof(int), "source points");
-    size_t nc = (size_t)p->channel_count, np = nc ? (size_t)p->channel_offset[nc] : 0;
-    want(b, &b->channel_component, nc, sizeof(int), "receiver channels");
-    want(b, &b->channel_offset, nc + 1, sizeof(long), "receiver channels");
-    want(b, &b->channel_index, np, sizeof(long), "receiver points");
-    want(b, &b->channel_weight, np, sizeof(float), "receiver points");
-    want(b, &b->previous, nc, sizeof(float), "receiver channels");
-    want(b, &b->samples, nc * (size_t)p->sample_block, sizeof(float), "receiver samples");
     plan_halos(b, p);
+}
+
+/* The source and channel tables live in arrays of their own, replaced for
+ * every shot (their sizes change with the shot's geometry). */
+static void plan_acquisition(sf_elastic_backend *b, const sf_elastic_problem *p)
+{
+    sf_cuda_arrays *a = &b->acquisition;
+    size_t n = (size_t)p->source_count;
+    sf_cuda_want(a, &b->source_offset, n, sizeof(long), "source points");
+    sf_cuda_want(a, &b->source_coef, n, sizeof(float), "source points");
+    sf_cuda_want(a, &b->source_plane, n, sizeof(int), "source points");
+    sf_cuda_want(a, &b->source_group, n, sizeof(int), "source points");
+    size_t nc = (size_t)p->channel_count, np = nc ? (size_t)p->channel_offset[nc] : 0;
+    sf_cuda_want(a, &b->channel_component, nc, sizeof(int), "receiver channels");
+    sf_cuda_want(a, &b->channel_offset, nc + 1, sizeof(long), "receiver channels");
+    sf_cuda_want(a, &b->channel_index, np, sizeof(long), "receiver points");
+    sf_cuda_want(a, &b->channel_weight, np, sizeof(float), "receiver points");
+    sf_cuda_want(a, &b->previous, nc, sizeof(float), "receiver channels");
+    sf_cuda_want(a, &b->samples, nc * (size_t)p->sample_block, sizeof(float), "receiver samples");
 }
 
 static double inverse_or_zero(double x) { return x > 0.0 ? 1.0 / x : 0.0; }
@@ -218,9 +232,29 @@ static void upload_cpml(sf_elastic_backend *b, const sf_elastic_problem *p)
 
 static int is_velocity(sf_elastic_field f) { return f <= SF_FIELD_VZ; }
 
+/* The dt-scaled buoyancy of a velocity field at an owned point: from the
+ * host copy of the medium during create (m), afterwards formed as the CPU
+ * medium does from the two densities around it, read back from the
+ * device's node arrays (which hold the same floats). */
+static float buoyancy_at(const sf_elastic_backend *b, float *const *m, sf_elastic_field f, long i,
+                         long j, long k)
+{
+    const sf_layout *L = &b->L;
+    if (m) return m[SF_MEDIUM_BX + f][sf_plane_index(L, i, j, k)];
+    const long step[3] = {1, L->sx, L->sp};
+    float rho[2];
+    const float *at = b->step.node[SF_NODE_RHO] + sf_field_index(L, i, j, k);
+    SF_CUDA_CHECK(cudaMemcpy(&rho[0], at, sizeof(float), cudaMemcpyDeviceToHost),
+                  "reading the density at a source point");
+    SF_CUDA_CHECK(cudaMemcpy(&rho[1], at + step[f], sizeof(float), cudaMemcpyDeviceToHost),
+                  "reading the density at a source point");
+    return (float)(b->dt * (float)(2.0 / ((double)rho[0] + (double)rho[1])));
+}
+
 static void upload_source(sf_elastic_backend *b, const sf_elastic_problem *p, float *const *m)
 {
     const sf_layout *L = &b->L;
+    b->source_in[SF_HALF_VELOCITY] = b->source_in[SF_HALF_STRESS] = 0;
     long n = p->source_count;
     long *offset = (long *)sf_malloc((size_t)(n + 1) * sizeof(long), "source points");
     float *coef = (float *)sf_malloc((size_t)(n + 1) * sizeof(float), "source points");
@@ -230,7 +264,7 @@ static void upload_source(sf_elastic_backend *b, const sf_elastic_problem *p, fl
     for (long s = 0; s < n; ++s) {
         const sf_field_weight *w = &p->source[s];
         if (b->step.free_surface_here && w->field == SF_FIELD_SZZ && w->k == 0) continue;
-        float scale = is_velocity(w->field) ? m[SF_MEDIUM_BX + w->field][sf_plane_index(L, w->i, w->j, w->k)]
+        float scale = is_velocity(w->field) ? buoyancy_at(b, m, w->field, w->i, w->j, w->k)
                                             : (float)p->dt;
         offset[count] = (long)(L->field_size * (size_t)w->field + sf_field_index(L, w->i, w->j, w->k));
         coef[count] = w->weight * scale;
@@ -296,6 +330,27 @@ static void setup_host_buffers(sf_elastic_backend *b)
                                       "pinned receiver samples");
 }
 
+/* The shot's source and channels; m: the host medium during create, NULL
+ * afterwards. */
+static void setup_acquisition(sf_elastic_backend *b, const sf_elastic_problem *p, float *const *m)
+{
+    plan_acquisition(b, p);
+    sf_cuda_allocate(&b->acquisition, b->L.nx, b->L.ny, b->L.nz);
+    upload_source(b, p, m);
+    upload_channels(b, p);
+    setup_host_buffers(b);
+}
+
+static void free_acquisition(sf_elastic_backend *b)
+{
+    sf_cuda_free_arrays(&b->acquisition);
+    SF_CUDA_CHECK(cudaFreeHost(b->samples_host), "freeing pinned buffers");
+    b->samples_host = NULL;
+    free(b->source_plane_host);
+    free(b->source_group_host);
+    b->source_plane_host = b->source_group_host = NULL;
+}
+
 static void setup_streams(sf_elastic_backend *b)
 {
     sf_cuda_halo_start(&b->xfer);
@@ -317,10 +372,8 @@ static sf_elastic_backend *cuda_create(const sf_elastic_problem *p)
     for (int a = 0; a < SF_MEDIUM_ARRAYS; ++a) m[a] = medium + b->L.plane_size * (size_t)a;
     if (p->energy) upload_energy_weights(b, m);
     upload_cpml(b, p);
-    upload_source(b, p, m);
+    setup_acquisition(b, p, m);
     free(medium);
-    upload_channels(b, p);
-    setup_host_buffers(b);
     setup_streams(b);
     /* The zeroing and uploads ran on the legacy stream, which the
      * non-blocking streams do not wait for. */
@@ -333,16 +386,49 @@ static void cuda_destroy(sf_elastic_backend *b)
     if (!b) return;
     SF_CUDA_CHECK(cudaDeviceSynchronize(), "finishing before teardown");
     sf_cuda_free_arrays(&b->arrays);
-    SF_CUDA_CHECK(cudaFreeHost(b->samples_host), "freeing pinned buffers");
+    free_acquisition(b);
     SF_CUDA_CHECK(cudaFree(b->lattice), "freeing the lattice buffer");
     sf_gpu_timers_destroy(b->timers);
     sf_cuda_halo_destroy(&b->xfer);
-    free(b->source_plane_host);
-    free(b->source_group_host);
     free(b);
 }
 
-static size_t cuda_memory_bytes(const sf_elastic_backend *b) { return b->arrays.bytes; }
+static size_t cuda_memory_bytes(const sf_elastic_backend *b)
+{
+    return b->arrays.bytes + b->acquisition.bytes;
+}
+
+/* ---- shots --------------------------------------------------------------- */
+
+static void cuda_reset(sf_elastic_backend *b, const sf_elastic_problem *p)
+{
+    sf_cuda_halo_synchronize(&b->xfer);
+    sf_cuda_zero_state(&b->arrays, b->xfer.compute);
+    SF_CUDA_CHECK(cudaStreamSynchronize(b->xfer.compute), "zeroing the state of the last shot");
+    upload_cpml(b, p);
+    free_acquisition(b);
+    setup_acquisition(b, p, NULL);
+    /* The uploads ran on the legacy stream, which the non-blocking streams
+     * do not wait for. */
+    SF_CUDA_CHECK(cudaDeviceSynchronize(), "setting up a shot");
+}
+
+/* Every field is checked, in sf_elastic_field order. */
+static int cuda_find_nonfinite(sf_elastic_backend *b, sf_nonfinite *where)
+{
+    const sf_cuda_grid grid = {b->step.nx, b->step.ny, b->step.nz, b->step.gx, b->step.sx, b->step.sp};
+    const unsigned long long nx = (unsigned long long)b->L.nx, ny = (unsigned long long)b->L.ny;
+    for (int f = 0; f < SF_ELASTIC_FIELDS; ++f) {
+        unsigned long long first = sf_cuda_first_nonfinite(b->step.f[f], grid, b->guard, b->xfer.compute);
+        if (first == SF_CUDA_ALL_FINITE) continue;
+        where->field = f;
+        where->i = (long)(first % nx);
+        where->j = (long)(first / nx % ny);
+        where->k = (long)(first / (nx * ny));
+        return 1;
+    }
+    return 0;
+}
 
 /* ---- halo planes and the free surface ----------------------------------- */
 
@@ -504,6 +590,8 @@ extern "C" const sf_elastic_backend_ops *sf_elastic_backend_cuda(void)
         ops.fetch_receivers = cuda_fetch_receivers;
         ops.fetch_field = cuda_fetch_field;
         ops.energy = cuda_energy;
+        ops.reset = cuda_reset;
+        ops.find_nonfinite = cuda_find_nonfinite;
         ops.synchronize = cuda_synchronize;
         ops.take_timers = cuda_take_timers;
     }

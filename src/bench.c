@@ -2,6 +2,8 @@
 #include "sf_config.h"
 #include "sf_device.h"
 #include "sf_error.h"
+#include "sf_json.h"
+#include "sf_shot_report.h"
 #include "sf_simulation.h"
 
 #if SF_HAVE_CUDA
@@ -18,6 +20,7 @@ typedef struct {
     int order, cpml, elastic;
     long copy_mib;
     sf_device_kind device;
+    const char *report;         /* --report FILE: the run report, or NULL */
 } bench_options;
 
 /* Grids that fill a device: 1000^3 acoustic takes about 14 GiB on a GPU,
@@ -33,7 +36,8 @@ static SF_NORETURN void usage_error(const char *msg)
 {
     sf_fail_collective("bench: %s\nusage: seisfd bench [--device cpu|cuda|auto] "
                        "[--physics acoustic|elastic] [--size N] "
-                       "[--steps S] [--warmup W] [--order 2|4|8] [--cpml C] [--copy-mib M]",
+                       "[--steps S] [--warmup W] [--order 2|4|8] [--cpml C] [--copy-mib M] "
+                       "[--report FILE]",
                        msg);
 }
 
@@ -78,6 +82,7 @@ static bench_options parse_options(int argc, char **argv)
         else if (!strcmp(flag, "--cpml")) o.cpml = (int)parse_long(flag, value, 0, 1000);
         else if (!strcmp(flag, "--copy-mib")) o.copy_mib = parse_long(flag, value, 1, 1 << 20);
         else if (!strcmp(flag, "--device")) o.device = parse_device(value);
+        else if (!strcmp(flag, "--report") && value) o.report = value;
         else {
             char msg[160];
             snprintf(msg, sizeof msg, "unknown option '%s'", flag);
@@ -176,8 +181,28 @@ static double copy_bandwidth(int cuda, long mib)
     return host_copy_bandwidth(mib);
 }
 
+/* --report: the run report's schema, with the timed steps as its one shot. */
+static void write_report(sf_simulation *s, const char *path, const char *device,
+                         const char *started, double wall_started)
+{
+    sf_shot_result shot;
+    sf_shot_result_fill(s, 0, 0, 1, 0, wall_started, &shot);
+    sf_run_report report = {
+        .command = "bench", .cfg = s->cfg, .dt = s->dt, .steps = s->steps, .device = device,
+        .ranks = s->slab.nranks, .ranks_per_shot = s->slab.nranks, .groups = 1, .shots = &shot,
+        .nshots = 1};
+    snprintf(report.started, sizeof report.started, "%s", started);
+    sf_utc_time(report.finished);
+    report.wall_seconds = sf_now() - wall_started;
+    report.compute_seconds = s->loop_seconds;
+    sf_run_report_finish(&report, path, MPI_COMM_WORLD, 0, s);
+}
+
 int sf_bench_main(int argc, char **argv)
 {
+    char started[32];
+    sf_utc_time(started);
+    double wall_started = sf_now();
     bench_options o = parse_options(argc, argv);
     const sf_backend_ops *ops = NULL;
     const sf_elastic_backend_ops *elastic = NULL;
@@ -229,6 +254,7 @@ int sf_bench_main(int argc, char **argv)
                 kernels, points / kernels / 1e9, points / kernels * bytes / copy);
     }
     sf_simulation_report(&s);
+    if (o.report) write_report(&s, o.report, cuda ? "cuda" : "cpu", started, wall_started);
     sf_simulation_free(&s);
     return 0;
 }

@@ -17,7 +17,24 @@ void sf_cuda_want(sf_cuda_arrays *a, void *slot, size_t count, size_t size, cons
     a->request[a->requests].slot = (void **)slot;
     a->request[a->requests].bytes = count * size;
     a->request[a->requests].what = what;
+    a->request[a->requests].state = 0;
     ++a->requests;
+}
+
+void sf_cuda_want_state(sf_cuda_arrays *a, void *slot, size_t count, size_t size,
+                        const char *what)
+{
+    if (count == 0) return;
+    sf_cuda_want(a, slot, count, size, what);
+    a->request[a->requests - 1].state = 1;
+}
+
+void sf_cuda_zero_state(const sf_cuda_arrays *a, cudaStream_t stream)
+{
+    for (int n = 0; n < a->requests; ++n)
+        if (a->request[n].state)
+            SF_CUDA_CHECK(cudaMemsetAsync(*a->request[n].slot, 0, a->request[n].bytes, stream),
+                          "zeroing the state of the last shot");
 }
 
 static void check_fits(size_t needed, long nx, long ny, long nz)
@@ -47,8 +64,12 @@ void sf_cuda_allocate(sf_cuda_arrays *a, long nx, long ny, long nz)
 
 void sf_cuda_free_arrays(sf_cuda_arrays *a)
 {
-    for (int n = 0; n < a->requests; ++n) SF_CUDA_CHECK(cudaFree(*a->request[n].slot), "freeing");
+    for (int n = 0; n < a->requests; ++n) {
+        SF_CUDA_CHECK(cudaFree(*a->request[n].slot), "freeing");
+        *a->request[n].slot = NULL;
+    }
     a->requests = 0;
+    a->bytes = 0;
 }
 
 void sf_cuda_upload(void *to, const void *from, size_t bytes, const char *what)

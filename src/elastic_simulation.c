@@ -122,6 +122,35 @@ static void elastic_free(sf_simulation *s)
     for (int c = 0; c < 3; ++c) free(e->velocity_before[c]);
 }
 
+static void describe_problem(const sf_simulation *s, const sf_elastic_medium *medium,
+                             sf_elastic_problem *problem);
+
+/* The backend keeps what it needs of the medium, which is gone by now. */
+static void elastic_begin_shot(sf_simulation *s)
+{
+    sf_elastic_state *e = &s->elastic;
+    sf_elastic_acquisition_free(&e->acq);
+    sf_elastic_acquisition_build(&e->acq, s->cfg, &s->slab);
+    sf_elastic_problem p;
+    describe_problem(s, NULL, &p);
+    e->ops->reset(e->backend, &p);
+    s->channel_count = e->acq.channel_count;
+    s->channel_global = e->acq.channel_global;
+    if (e->energy) memset(e->energy, 0, (size_t)(s->steps ? s->steps : 1) * 2 * sizeof(double));
+}
+
+static int elastic_find_nonfinite(sf_simulation *s, sf_nonfinite *where)
+{
+    return s->elastic.ops->find_nonfinite(s->elastic.backend, where);
+}
+
+static const char *elastic_field_name(int field)
+{
+    static const char *const names[SF_ELASTIC_FIELDS] = {"vx",  "vy",  "vz",  "sxx", "syy",
+                                                         "szz", "sxy", "sxz", "syz"};
+    return field >= 0 && field < SF_ELASTIC_FIELDS ? names[field] : "?";
+}
+
 static const sf_physics_driver ELASTIC = {
     .name = "elastic",
     .before_sampling = elastic_before_sampling,
@@ -131,13 +160,17 @@ static const sf_physics_driver ELASTIC = {
     .synchronize = elastic_synchronize,
     .take_timers = elastic_take_timers,
     .memory_bytes = elastic_memory_bytes,
+    .begin_shot = elastic_begin_shot,
+    .find_nonfinite = elastic_find_nonfinite,
+    .field_name = elastic_field_name,
     .free = elastic_free,
 };
 
-static void create_backend(sf_simulation *s, const sf_elastic_medium *medium)
+static void describe_problem(const sf_simulation *s, const sf_elastic_medium *medium,
+                             sf_elastic_problem *problem)
 {
     const sf_config *c = s->cfg;
-    sf_elastic_state *e = &s->elastic;
+    const sf_elastic_state *e = &s->elastic;
     sf_elastic_problem p = {0};
     p.nx = c->n[0];
     p.ny = c->n[1];
@@ -158,7 +191,14 @@ static void create_backend(sf_simulation *s, const sf_elastic_medium *medium)
     p.sample_block = SF_SAMPLE_BLOCK;
     p.exchange_normal_stresses = e->acq.records_pressure;
     p.energy = c->energy_path != NULL;
-    e->backend = e->ops->create(&p);
+    *problem = p;
+}
+
+static void create_backend(sf_simulation *s, const sf_elastic_medium *medium)
+{
+    sf_elastic_problem p;
+    describe_problem(s, medium, &p);
+    s->elastic.backend = s->elastic.ops->create(&p);
 }
 
 void sf_elastic_setup(sf_simulation *s, const sf_elastic_backend_ops *ops)

@@ -254,3 +254,15 @@ void sf_gpu_describe(char *text, size_t size)
     if (device >= 0 && cudaGetDeviceProperties(&prop, device) == cudaSuccess) name = prop.name;
     snprintf(text, size, "GPU %d (%s) of host %s, rank %d", device, name, host, sf_error_rank());
 }
+
+void sf_gpu_identity(int *index, char *name, size_t name_size, char *uuid, size_t uuid_size)
+{
+    struct cudaDeviceProp prop;
+    *index = bound.device;
+    SF_CUDA_CHECK(cudaGetDeviceProperties(&prop, bound.device), "reading the device's properties");
+    snprintf(name, name_size, "%s", prop.name);
+    const unsigned char *b = (const unsigned char *)prop.uuid.bytes;
+    snprintf(uuid, uuid_size,
+             "GPU-%02x%02x%02x%02x-%02x%02x-%02x%02x-%02x%02x-%02x%02x%02x%02x%02x%02x", b[0], b[1],
+             b[2], b[3], b[4], b[5], b[6], b[7], b[8], b[9], b[10], b[11], b[12], b[13], b[14], b[15]);
+}

@@ -3,8 +3,7 @@
 #include "sf_config.h"
 #include "sf_device.h"
 #include "sf_error.h"
-#include "sf_output_plan.h"
-#include "sf_simulation.h"
+#include "sf_jobs.h"
 #include "sf_version.h"
 
 #include <mpi.h>
@@ -12,41 +11,42 @@
 #include <string.h>
 
 static const char USAGE[] =
-    "usage: seisfd run JOB.yaml      run the job and write its gather\n"
+    "usage: seisfd run JOB.yaml      run the job and write its gather(s)\n"
+    "       seisfd run --restart resume|fresh JOB.yaml\n"
+    "                                a survey: resume from its manifest (the default), or\n"
+    "                                start over computing every shot\n"
     "       seisfd check JOB.yaml    validate the job and print its set-up, without running\n"
     "       seisfd bench [options]   measure copy bandwidth and time-step throughput\n"
     "                                (--device D --physics P --size N --steps S --warmup W\n"
-    "                                --order O --cpml C)\n"
+    "                                --order O --cpml C --report FILE)\n"
     "       seisfd --version         the version, the backends built in and the GPUs visible\n";
 
-static int run_job(const char *path, int execute)
+static int run_job(const char *path, int execute, int fresh)
 {
     sf_config cfg;
     sf_config_load(path, &cfg);
-    if (execute) sf_check_outputs(&cfg, MPI_COMM_WORLD);
-    char what[600];
-    snprintf(what, sizeof what, "%s: run.device", path);
-    const sf_backend_ops *acoustic = NULL;
-    const sf_elastic_backend_ops *elastic = NULL;
-    if (cfg.physics == SF_PHYSICS_ELASTIC)
-        elastic = sf_elastic_backend_choose(cfg.device, what, MPI_COMM_WORLD);
-    else
-        acoustic = sf_backend_choose(cfg.device, what, MPI_COMM_WORLD);
-    sf_simulation sim;
-    sf_simulation_setup(&sim, &cfg, MPI_COMM_WORLD, acoustic, elastic);
-    sf_simulation_summary(&sim);
-    const char *backend = acoustic ? acoustic->name : elastic->name;
-    sf_backend_print_placement(!strcmp(backend, "cuda"), MPI_COMM_WORLD);
-    if (execute) {
-        sf_check_output_space(&sim);
-        sf_simulation_run(&sim, 1);
-        sf_simulation_write(&sim);
-        sf_simulation_report(&sim);
-    } else {
-        sf_info("seisfd: job '%s' is valid", path);
-    }
-    sf_simulation_free(&sim);
+    if (fresh && !cfg.survey.enabled)
+        sf_fail_collective("--restart is for surveys (a job with a survey: section); '%s' is a "
+                           "single shot",
+                           path);
+    int rc = cfg.survey.enabled ? sf_survey_main(&cfg, execute, fresh)
+                                : sf_single_shot_main(&cfg, execute);
     sf_config_free(&cfg);
+    return rc;
+}
+
+/* `run [--restart resume|fresh] JOB`: 0 and the job and mode, or -1. */
+static int parse_run(int argc, char **argv, const char **job, int *fresh)
+{
+    *fresh = 0;
+    if (argc == 3) {
+        *job = argv[2];
+        return 0;
+    }
+    if (argc != 5 || strcmp(argv[2], "--restart")) return -1;
+    if (strcmp(argv[3], "fresh") && strcmp(argv[3], "resume")) return -1;
+    *fresh = !strcmp(argv[3], "fresh");
+    *job = argv[4];
     return 0;
 }
 
@@ -63,12 +63,12 @@ int main(int argc, char **argv)
     MPI_Comm_size(MPI_COMM_WORLD, &nranks);
     sf_error_set_rank(rank, nranks);
 
-    const char *command = argc > 1 ? argv[1] : "";
-    int rc = 0;
-    if (!strcmp(command, "run") && argc == 3) {
-        rc = run_job(argv[2], 1);
+    const char *command = argc > 1 ? argv[1] : "", *job = NULL;
+    int rc = 0, fresh = 0;
+    if (!strcmp(command, "run") && parse_run(argc, argv, &job, &fresh) == 0) {
+        rc = run_job(job, 1, fresh);
     } else if (!strcmp(command, "check") && argc == 3) {
-        rc = run_job(argv[2], 0);
+        rc = run_job(argv[2], 0, 0);
     } else if (!strcmp(command, "bench")) {
         rc = sf_bench_main(argc - 2, argv + 2);
     } else if (!strcmp(command, "--version")) {

@@ -4,6 +4,7 @@
 #include "sf_output_plan.h"
 #include "sf_error.h"
 #include "sf_output.h"
+#include "sf_run_report.h"
 #include "sf_segy.h"
 #include "sf_snapshot.h"
 
@@ -13,8 +14,8 @@
 #include <string.h>
 
 /* gather, the SEG-Y files (one per component of an elastic gather), the
- * snapshots and their index, the model, the energy series */
-enum { OUTPUTS = 5 + SF_COMPONENTS, PATH_SIZE = 4200 };
+ * snapshots and their index, the model, the energy series, the report */
+enum { OUTPUTS = 6 + SF_COMPONENTS, PATH_SIZE = 4200 };
 static const double METADATA_BYTES = 65536.0;   /* attributes, the job text, headers */
 static const double ENERGY_ROW_BYTES = 100.0;   /* one CSV line */
 
@@ -23,18 +24,32 @@ typedef struct {
     sf_mark mark;
     const char *key;          /* under output. */
     double bytes;             /* its estimated size */
+    int replaced;             /* rewritten by every run (the report): no overwrite needed */
 } output_target;
 
 typedef struct {
     output_target t[OUTPUTS];
     int count;
-    char made[SF_COMPONENTS + 1][PATH_SIZE];   /* names derived here */
+    char made[SF_COMPONENTS + 2][PATH_SIZE];   /* names derived here */
     char keys[SF_COMPONENTS][48];
 } output_list;
 
 static void add(output_list *l, const char *path, sf_mark mark, const char *key, double bytes)
 {
-    l->t[l->count++] = (output_target){path, mark, key, bytes};
+    l->t[l->count++] = (output_target){path, mark, key, bytes, 0};
+}
+
+/* The run report: output.report, else next to the gather. */
+static void add_report(output_list *l, const sf_config *c)
+{
+    char *path = l->made[SF_COMPONENTS + 1];
+    if (c->report_path)
+        snprintf(path, PATH_SIZE, "%s", c->report_path);
+    else
+        sf_report_default_path(c->gather_path, path, PATH_SIZE);
+    add(l, path, c->report_path ? c->report_mark : c->gather_mark,
+        c->report_path ? "report" : "report (next to output.gather)", METADATA_BYTES);
+    l->t[l->count - 1].replaced = 1;
 }
 
 /* An elastic gather goes to one SEG-Y file per component. */
@@ -76,6 +91,7 @@ static void list_outputs(const sf_config *c, const sf_simulation *s, output_list
         add(l, c->model_output_path, c->model_output_mark, "model",
             METADATA_BYTES + 4.0 * sf_config_parameters(c) * c->n[0] * c->n[1] * c->n[2]);
     if (c->energy_path) add(l, c->energy_path, c->energy_mark, "energy", ENERGY_ROW_BYTES * steps);
+    add_report(l, c);
 }
 
 /* Rank 0: why target t cannot be written, or 0. */
@@ -89,7 +105,7 @@ static int output_problem(const sf_config *c, const output_list *l, int t, char 
                      l->t[u].key);
             return 1;
         }
-    if (!c->overwrite && sf_output_exists(path)) {
+    if (!c->overwrite && !l->t[t].replaced && sf_output_exists(path)) {
         snprintf(reason, len, "'%s' already exists; remove it or set output.overwrite: true",
                  path);
         return 1;

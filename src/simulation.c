@@ -8,10 +8,12 @@
 #include "sf_volume.h"
 #include "sf_wavelet.h"
 
+#include <limits.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 static const double MIN_POINTS_PER_WAVELENGTH = 5.0;
 static const double RICKER_UPPER_FACTOR = 2.5;   /* upper frequency of a Ricker / its peak */
@@ -23,9 +25,10 @@ static void check_slabs(const sf_simulation *s)
     if (thinnest >= SF_HALO) return;
     sf_config_report(c, c->n_mark[2],
                      "grid.nz: %ld planes over %d ranks gives slabs of %ld plane%s; every slab "
-                     "needs at least %d planes (the stencil radius), so run on at most %d ranks",
+                     "needs at least %d planes (the stencil radius), so run on at most %d ranks%s",
                      c->n[2], s->slab.nranks, thinnest, thinnest == 1 ? "" : "s", SF_HALO,
-                     sf_slab_max_ranks(c->n[2], SF_HALO));
+                     sf_slab_max_ranks(c->n[2], SF_HALO),
+                     c->survey.enabled ? " per shot (survey.ranks_per_shot)" : "");
     sf_exit_collective();
 }
 
@@ -54,11 +57,11 @@ static void resolve_time_step(sf_simulation *s)
 }
 
 /* On the slowest wave: vp_min (acoustic); vs_min, or vp where vs = 0 (elastic). */
-static double points_per_wavelength(const sf_simulation *s)
+static double points_per_wavelength(const sf_simulation *s, double frequency)
 {
     const sf_config *c = s->cfg;
     double h = fmax(c->spacing[0], fmax(c->spacing[1], c->spacing[2]));
-    return s->model.slowest / (RICKER_UPPER_FACTOR * c->source.frequency * h);
+    return s->model.slowest / (RICKER_UPPER_FACTOR * frequency * h);
 }
 
 static const char *slowest_wave_name(const sf_simulation *s)
@@ -67,27 +70,33 @@ static const char *slowest_wave_name(const sf_simulation *s)
     return s->model.vs_min > 0.0 ? "vs_min" : "slowest of vs (vp where vs = 0)";
 }
 
-static void check_dispersion(const sf_simulation *s)
+void sf_simulation_check_frequency(const sf_simulation *s, double frequency, sf_mark mark,
+                                   const char *key)
 {
     const sf_config *c = s->cfg;
-    double ppw = points_per_wavelength(s);
+    double ppw = points_per_wavelength(s, frequency);
     if (ppw >= MIN_POINTS_PER_WAVELENGTH) return;
     double h = fmax(c->spacing[0], fmax(c->spacing[1], c->spacing[2]));
-    sf_warn("%s:%d:%d: source.frequency: %.3g points per minimum wavelength (%s %g m/s, "
+    sf_warn("%s:%d:%d: %s: %.3g points per minimum wavelength (%s %g m/s, "
             "upper frequency %g Hz = %.1f x %g Hz, spacing %g m) is below %.0f; expect "
             "numerical dispersion (use spacing <= %.3g m or frequency <= %.3g Hz)",
-            c->source_path, c->source.frequency_mark.line, c->source.frequency_mark.column, ppw,
-            slowest_wave_name(s), s->model.slowest, RICKER_UPPER_FACTOR * c->source.frequency,
-            RICKER_UPPER_FACTOR, c->source.frequency, h, MIN_POINTS_PER_WAVELENGTH,
-            s->model.slowest /
-                (RICKER_UPPER_FACTOR * c->source.frequency * MIN_POINTS_PER_WAVELENGTH),
+            c->source_path, mark.line, mark.column, key, ppw, slowest_wave_name(s),
+            s->model.slowest, RICKER_UPPER_FACTOR * frequency, RICKER_UPPER_FACTOR, frequency, h,
+            MIN_POINTS_PER_WAVELENGTH,
+            s->model.slowest / (RICKER_UPPER_FACTOR * frequency * MIN_POINTS_PER_WAVELENGTH),
             s->model.slowest / (RICKER_UPPER_FACTOR * h * MIN_POINTS_PER_WAVELENGTH));
 }
 
-/* What the gather writers need to know about the shot. */
-static sf_gather_info gather_info(const sf_simulation *s)
+static void check_dispersion(const sf_simulation *s)
 {
     const sf_config *c = s->cfg;
+    sf_simulation_check_frequency(s, c->source.frequency, c->source.frequency_mark,
+                                  "source.frequency");
+}
+
+/* What the gather writers need to know about shot c. */
+static sf_gather_info gather_info_of(const sf_simulation *s, const sf_config *c)
+{
     sf_gather_info info = {
         .path = c->gather_path,
         .nrec = c->receivers.count,
@@ -110,7 +119,8 @@ static sf_gather_info gather_info(const sf_simulation *s)
                              "-(sxx + syy + szz)/3 in Pa"
                            : "pressure per unit source amplitude per metre: p = s(t - r/v) / "
                              "(4 pi r) in a homogeneous medium",
-        .shot_number = 1,
+        .shot_number = c->shot_number > 0 ? c->shot_number : 1,
+        .survey_shots = c->survey.enabled ? c->survey.count : 0,
     };
     for (int q = 0; q < c->receivers.ncomponents; ++q)
         info.component[q] = sf_component_name(c->receivers.component[q]);
@@ -118,6 +128,15 @@ static sf_gather_info gather_info(const sf_simulation *s)
     memcpy(info.grid_spacing, c->spacing, sizeof info.grid_spacing);
     memcpy(info.grid_origin, c->origin, sizeof info.grid_origin);
     return info;
+}
+
+static sf_gather_info gather_info(const sf_simulation *s) { return gather_info_of(s, s->cfg); }
+
+int sf_simulation_segy_plan(const sf_simulation *s, const sf_config *shot, sf_segy_plan *plan,
+                            char *reason, size_t len)
+{
+    sf_gather_info info = gather_info_of(s, shot);
+    return sf_segy_plan_headers(&info, plan, reason, len);
 }
 
 /* SEG-Y stores the interval as whole microseconds and the sample count in
@@ -176,17 +195,20 @@ static void resolve_record(sf_simulation *s)
     check_segy_coordinates(s);
 }
 
+/* The frequency shift of the profiles follows the source's peak
+ * frequency, so a survey rebuilds them for a shot that changes it. */
 static void build_cpml(sf_simulation *s)
 {
     const sf_config *c = s->cfg;
     for (int a = 0; a < 3; ++a)
         sf_cpml_axis_init(&s->cpml[a], c->n[a], &c->cpml[2 * a], c->spacing[a], s->dt,
                           s->model.vmax, c->source.frequency, c->cpml_reflection);
+    s->cpml_frequency = c->source.frequency;
 }
 
 /* ---- the acoustic driver -------------------------------------------------- */
 
-static void create_backend(sf_simulation *s)
+static void describe_problem(const sf_simulation *s, sf_problem *problem)
 {
     const sf_config *c = s->cfg;
     sf_problem p = {0};
@@ -206,6 +228,13 @@ static void create_backend(sf_simulation *s)
     p.receiver_offset = s->acq.receiver_offset;
     p.receiver_count = s->acq.receiver_count;
     p.sample_block = SF_SAMPLE_BLOCK;
+    *problem = p;
+}
+
+static void create_backend(sf_simulation *s)
+{
+    sf_problem p;
+    describe_problem(s, &p);
     s->backend = s->ops->create(&p);
 }
 
@@ -283,6 +312,28 @@ static void acoustic_free(sf_simulation *s)
     sf_acquisition_free(&s->acq);
 }
 
+static void acoustic_begin_shot(sf_simulation *s)
+{
+    sf_acquisition_free(&s->acq);
+    sf_acquisition_build(&s->acq, s->cfg, &s->slab);
+    sf_problem p;
+    describe_problem(s, &p);
+    s->ops->reset(s->backend, &p);
+    s->channel_count = s->acq.receiver_count;
+    s->channel_global = s->acq.receiver_global;
+}
+
+static int acoustic_find_nonfinite(sf_simulation *s, sf_nonfinite *where)
+{
+    return s->ops->find_nonfinite(s->backend, where);
+}
+
+static const char *acoustic_field_name(int field)
+{
+    (void)field;
+    return "p";
+}
+
 static const sf_physics_driver ACOUSTIC = {
     .name = "acoustic",
     .before_sampling = acoustic_before_sampling,
@@ -292,6 +343,9 @@ static const sf_physics_driver ACOUSTIC = {
     .synchronize = acoustic_synchronize,
     .take_timers = acoustic_take_timers,
     .memory_bytes = acoustic_memory_bytes,
+    .begin_shot = acoustic_begin_shot,
+    .find_nonfinite = acoustic_find_nonfinite,
+    .field_name = acoustic_field_name,
     .free = acoustic_free,
 };
 
@@ -321,6 +375,8 @@ void sf_simulation_setup(sf_simulation *s, const sf_config *cfg, MPI_Comm comm,
     sf_timer_start(&s->timers);
     sf_model_build(&s->model, cfg, &s->slab);
     sf_timer_stop(&s->timers, SF_PHASE_IO);
+    s->model_seconds = s->timers.seconds[SF_PHASE_IO];
+    s->check_every = cfg->check_every;
 
     resolve_time_step(s);
     check_dispersion(s);
@@ -390,7 +446,7 @@ void sf_simulation_summary(const sf_simulation *s)
             "(%.4g s)",
             s->dt, s->dt / s->dt_max, s->dt_max, s->steps, (double)s->steps * s->dt);
     sf_info("  dispersion        %.2f points per minimum wavelength (%s, %.3g Hz)",
-            points_per_wavelength(s), slowest_wave_name(s),
+            points_per_wavelength(s, c->source.frequency), slowest_wave_name(s),
             RICKER_UPPER_FACTOR * c->source.frequency);
     sf_info("  boundaries        CPML x %d/%d, y %d/%d, z %d/%d points%s", c->cpml[0], c->cpml[1],
             c->cpml[2], c->cpml[3], c->cpml[4], c->cpml[5],
@@ -450,7 +506,69 @@ static void write_model(sf_simulation *s)
     sf_timer_stop(&s->timers, SF_PHASE_IO);
 }
 
-void sf_simulation_run(sf_simulation *s, int progress)
+/* Is step n (the level just computed) one the guard looks at? Every
+ * check_every steps, and the last, so no shot ends unchecked. */
+static int guard_due(const sf_simulation *s, long n)
+{
+    return s->check_every > 0 && (n % s->check_every == 0 || n == s->steps);
+}
+
+/* The global position of a local point, for messages. */
+static void describe_nonfinite(sf_simulation *s, long step, int field, long i, long j, long k)
+{
+    const sf_config *c = s->cfg;
+    char every[48] = "every step";
+    if (s->check_every > 1) snprintf(every, sizeof every, "every %ld steps", s->check_every);
+    snprintf(s->failure, sizeof s->failure,
+             "unstable: a non-finite value (NaN or Inf) in %s at step %ld (t = %.6g s; checked "
+             "%s), first at grid point (i=%ld, j=%ld, k=%ld) = (%g, %g, %g) m",
+             s->driver->field_name(field), step, (double)step * s->dt, every, i, j, k,
+             c->origin[0] + (double)i * c->spacing[0], c->origin[1] + (double)j * c->spacing[1],
+             c->origin[2] + (double)k * c->spacing[2]);
+}
+
+/* Collective over the slab: 0, or -1 with s->failure. The ranks agree on
+ * the first field with a non-finite value, then on its lowest global
+ * point (k, j, i), so every rank names the same one. */
+static int check_finite(sf_simulation *s, long step)
+{
+    s->driver->synchronize(s);   /* queued steps are not booked as guard time */
+    sf_timer_start(&s->timers);
+    sf_nonfinite where = {0, 0, 0, 0};
+    int found = s->driver->find_nonfinite(s, &where);
+    int field = found ? where.field : INT_MAX, first_field = INT_MAX;
+    SF_MPI_CHECK(MPI_Allreduce(&field, &first_field, 1, MPI_INT, MPI_MIN, s->slab.comm),
+                 "agreeing on the instability check");
+    int failed = first_field != INT_MAX;
+    if (failed) {
+        const long *n = s->cfg->n;
+        long long mine = found && where.field == first_field
+                             ? ((long long)(s->slab.z0 + where.k) * n[1] + where.j) * n[0] + where.i
+                             : LLONG_MAX,
+                  first = LLONG_MAX;
+        SF_MPI_CHECK(MPI_Allreduce(&mine, &first, 1, MPI_LONG_LONG, MPI_MIN, s->slab.comm),
+                     "locating a non-finite value");
+        describe_nonfinite(s, step, first_field, (long)(first % n[0]), (long)(first / n[0] % n[1]),
+                           (long)(first / ((long long)n[0] * n[1])));
+    }
+    sf_timer_stop(&s->timers, SF_PHASE_GUARD);
+    return failed ? -1 : 0;
+}
+
+/* Snapshots of a run that failed are not kept under any name. */
+static void finish_snapshots(sf_simulation *s, sf_snapshot_file *f, float **snapshot, int keep)
+{
+    if (!snapshot[0]) return;
+    sf_timer_start(&s->timers);
+    if (keep)
+        sf_snapshot_close(f);
+    else
+        sf_snapshot_abandon(f);
+    sf_timer_stop(&s->timers, SF_PHASE_IO);
+    for (int q = 0; q < SF_COMPONENTS; ++q) free(snapshot[q]);
+}
+
+int sf_simulation_run(sf_simulation *s, int progress)
 {
     const sf_physics_driver *d = s->driver;
     float *block = sf_malloc((size_t)SF_SAMPLE_BLOCK *
@@ -469,6 +587,7 @@ void sf_simulation_run(sf_simulation *s, int progress)
             snapshot[q] = sf_malloc(sf_snapshot_local_count(&snapshots) * sizeof(float),
                                     "a snapshot of this slab");
     }
+    int failed = 0;
     double started = sf_now(), last_print = started;
     for (long n = 0; n <= s->steps; ++n) {
         if (n == s->warmup_steps && n > 0) {
@@ -489,6 +608,11 @@ void sf_simulation_run(sf_simulation *s, int progress)
         if (n == s->steps) break;
 
         d->after_sampling(s, n);
+        if (guard_due(s, n + 1) && check_finite(s, n + 1) != 0) {
+            failed = 1;
+            break;
+        }
+        if (s->between_steps) s->between_steps(s->between_steps_arg);
         if (progress && s->slab.rank == 0 && sf_now() - last_print >= s->cfg->progress_interval) {
             print_progress(s, n + 1, started);
             last_print = sf_now();
@@ -500,32 +624,46 @@ void sf_simulation_run(sf_simulation *s, int progress)
     d->take_timers(s, s->timers.seconds);
     s->loop_timers = s->timers;
     free(block);
-    if (snapshot[0]) {
-        sf_timer_start(&s->timers);
-        sf_snapshot_close(&snapshots);
-        sf_timer_stop(&s->timers, SF_PHASE_IO);
-        for (int q = 0; q < SF_COMPONENTS; ++q) free(snapshot[q]);
-    }
+    finish_snapshots(s, &snapshots, snapshot, !failed);
+    return failed ? -1 : 0;
+}
+
+/* Rank 0 removes the shot's outputs written so far: a shot that fails
+ * leaves none of its files under a final name. */
+static void remove_outputs(sf_simulation *s)
+{
+    for (int o = 0; s->slab.rank == 0 && o < s->noutputs; ++o) unlink(s->outputs[o]);
+    s->noutputs = 0;
+}
+
+static void add_output(sf_simulation *s, const char *path)
+{
+    if (s->noutputs < SF_SHOT_OUTPUTS)
+        snprintf(s->outputs[s->noutputs++], SF_OUTPUT_PATH, "%s", path);
 }
 
 /* An elastic gather goes to one SEG-Y file per component; the channels of
  * a component are consecutive, their rows component * nrec + receiver. */
-static void write_segy(const sf_simulation *s, sf_gather_info *info)
+static int write_segy(sf_simulation *s, sf_gather_info *info)
 {
     const sf_config *c = s->cfg;
     if (!info->component_axis) {
         info->path = c->segy_path;
-        sf_gather_write_segy(info, s->slab.comm, s->channel_count, s->channel_global, s->traces);
-        sf_info("seisfd: SEG-Y gather written to %s", c->segy_path);
-        return;
+        if (sf_gather_write_segy(info, s->slab.comm, s->channel_count, s->channel_global,
+                                 s->traces, s->failure, sizeof s->failure) != 0)
+            return -1;
+        add_output(s, c->segy_path);
+        if (!s->quiet) sf_info("seisfd: SEG-Y gather written to %s", c->segy_path);
+        return 0;
     }
     long *rows = sf_malloc((size_t)(s->channel_count ? s->channel_count : 1) * sizeof(long),
                            "SEG-Y rows");
     sf_gather_info one = *info;
     one.ncomponents = 1;
     one.component_axis = 0;
-    char path[4200];
-    for (long q = 0, first = 0; q < info->ncomponents; ++q) {
+    char path[SF_OUTPUT_PATH];
+    int failed = 0;
+    for (long q = 0, first = 0; q < info->ncomponents && !failed; ++q) {
         long count = 0;
         while (first + count < s->channel_count &&
                s->channel_global[first + count] / info->nrec == q) {
@@ -535,32 +673,85 @@ static void write_segy(const sf_simulation *s, sf_gather_info *info)
         sf_segy_component_path(c->segy_path, info->component[q], path, sizeof path);
         one.path = path;
         one.component[0] = info->component[q];
-        sf_gather_write_segy(&one, s->slab.comm, count, rows,
-                             s->traces + (size_t)first * (size_t)info->nsamples);
-        sf_info("seisfd: SEG-Y gather of %s written to %s", info->component[q], path);
+        failed = sf_gather_write_segy(&one, s->slab.comm, count, rows,
+                                      s->traces + (size_t)first * (size_t)info->nsamples,
+                                      s->failure, sizeof s->failure) != 0;
+        if (failed) break;
+        add_output(s, path);
+        if (!s->quiet) sf_info("seisfd: SEG-Y gather of %s written to %s", info->component[q], path);
         first += count;
     }
     free(rows);
+    return failed ? -1 : 0;
 }
 
-void sf_simulation_write(sf_simulation *s)
+static void print_gather_written(const sf_simulation *s, const sf_gather_info *info)
+{
+    if (s->quiet) return;
+    if (info->component_axis)
+        sf_info("seisfd: gather written to %s (%d components x %ld traces x %ld samples at "
+                "%.6g s)", info->path, info->ncomponents, info->nrec, info->nsamples,
+                info->interval);
+    else
+        sf_info("seisfd: gather written to %s (%ld traces x %ld samples at %.6g s)", info->path,
+                info->nrec, info->nsamples, info->interval);
+}
+
+int sf_simulation_write(sf_simulation *s)
 {
     const sf_config *c = s->cfg;
     sf_gather_info info = gather_info(s);
+    s->noutputs = 0;
     sf_timer_start(&s->timers);
-    sf_gather_write_hdf5(&info, s->slab.comm, s->channel_count, s->channel_global, s->traces);
+    /* A survey's leader writes alone, so a failure fails the shot only. */
+    sf_gather_writer writer = c->survey.enabled ? SF_GATHER_BY_LEADER : SF_GATHER_PARALLEL;
+    int failed = sf_gather_write_hdf5(&info, s->slab.comm, writer, s->channel_count,
+                                      s->channel_global, s->traces, s->failure,
+                                      sizeof s->failure) != 0;
     sf_timer_stop(&s->timers, SF_PHASE_IO);
-    if (info.component_axis)
-        sf_info("seisfd: gather written to %s (%d components x %ld traces x %ld samples at "
-                "%.6g s)", c->gather_path, info.ncomponents, info.nrec, info.nsamples,
-                info.interval);
-    else
-        sf_info("seisfd: gather written to %s (%ld traces x %ld samples at %.6g s)",
-                c->gather_path, info.nrec, info.nsamples, info.interval);
+    if (failed) return -1;
+    add_output(s, c->gather_path);
+    print_gather_written(s, &info);
     sf_timer_start(&s->timers);
-    if (c->segy_path) write_segy(s, &info);
-    if (c->energy_path) sf_elastic_write_energy(s);
+    failed = c->segy_path && write_segy(s, &info) != 0;
+    if (!failed && c->energy_path) {
+        sf_elastic_write_energy(s);
+        add_output(s, c->energy_path);
+    }
     sf_timer_stop(&s->timers, SF_PHASE_IO);
+    if (!failed) return 0;
+    remove_outputs(s);
+    return -1;
+}
+
+/* Discards the backend's phase times so far and zeroes the shot's. */
+static void restart_timers(sf_simulation *s)
+{
+    double discarded[SF_PHASE_COUNT] = {0};
+    s->driver->take_timers(s, discarded);
+    memset(&s->timers, 0, sizeof s->timers);
+    memset(&s->setup_timers, 0, sizeof s->setup_timers);
+    memset(&s->loop_timers, 0, sizeof s->loop_timers);
+    s->loop_seconds = 0.0;
+}
+
+void sf_simulation_begin_shot(sf_simulation *s, const sf_config *shot)
+{
+    s->cfg = shot;
+    s->failure[0] = '\0';
+    s->noutputs = 0;
+    restart_timers(s);
+    sf_timer_start(&s->timers);
+    if (shot->source.frequency != s->cpml_frequency) {
+        for (int a = 0; a < 3; ++a) sf_cpml_axis_free(&s->cpml[a]);
+        build_cpml(s);
+    }
+    s->driver->begin_shot(s);
+    free(s->traces);
+    s->traces = sf_calloc((size_t)(s->channel_count ? s->channel_count : 1) *
+                              (size_t)s->resampler.nsamples,
+                          sizeof(float), "receiver traces");
+    sf_timer_stop(&s->timers, SF_PHASE_ACQUISITION);
 }
 
 enum { REPORT_EXPOSED = SF_PHASE_COUNT, REPORT_HIDDEN, REPORT_LOOP, REPORT_COLUMNS };
@@ -571,7 +762,8 @@ enum { REPORT_EXPOSED = SF_PHASE_COUNT, REPORT_HIDDEN, REPORT_LOOP, REPORT_COLUM
 static void report_row(const sf_simulation *s, double row[REPORT_COLUMNS])
 {
     const double *loop = s->loop_timers.seconds;
-    double busy = loop[SF_PHASE_STENCIL] + loop[SF_PHASE_ACQUISITION] + loop[SF_PHASE_IO];
+    double busy = loop[SF_PHASE_STENCIL] + loop[SF_PHASE_ACQUISITION] + loop[SF_PHASE_IO] +
+                  loop[SF_PHASE_GUARD];
     double halo = 0.0;
     for (int p = 0; p < SF_PHASE_COUNT; ++p) {
         row[p] = s->timers.seconds[p] + s->setup_timers.seconds[p];
@@ -581,6 +773,14 @@ static void report_row(const sf_simulation *s, double row[REPORT_COLUMNS])
     row[REPORT_EXPOSED] = exposed < 0.0 ? 0.0 : exposed > halo ? halo : exposed;
     row[REPORT_HIDDEN] = halo - row[REPORT_EXPOSED];
     row[REPORT_LOOP] = s->loop_seconds;
+}
+
+void sf_simulation_phases(const sf_simulation *s, double seconds[SF_REPORT_PHASES])
+{
+    double row[REPORT_COLUMNS];
+    report_row(s, row);
+    for (int p = 0; p < SF_PHASE_COUNT; ++p) seconds[p] = row[p];
+    seconds[SF_PHASE_EXPOSED] = row[REPORT_EXPOSED];
 }
 
 static const char *report_name(int column)

@@ -4,7 +4,7 @@ const char *sf_phase_name(sf_phase phase)
 {
     static const char *names[SF_PHASE_COUNT] = {
         "stencil + CPML", "halo pack", "halo D2H", "halo exchange", "halo H2D", "halo unpack",
-        "source/receivers", "I/O",
+        "source/receivers", "I/O", "instability guard",
     };
     return (unsigned)phase < SF_PHASE_COUNT ? names[phase] : "?";
 }

@@ -354,3 +354,114 @@ def test_elastic_model_file_keys(tmp):
     expect_error(tmp, acoustic, r"job\.yaml:13:10: model\.paths: only an elastic job takes this key",
                  r"job\.yaml:15:13: model\.vs_range: only an elastic job takes this key",
                  r"job\.yaml:12:3: model\.path: required key is missing")
+
+
+# A valid survey (two shots, one rank a shot); cases below edit its lines.
+SURVEY = """\
+grid:
+  nx: 40
+  ny: 40
+  nz: 40
+  dx: 10
+  dy: 10
+  dz: 10
+time:
+  dt: 0.001
+  duration: 0.1
+model:
+  type: homogeneous
+  vp: 2000
+boundaries:
+  cpml: 10
+source:
+  frequency: 10
+receivers:
+  points:
+    - [250, 200, 200]
+survey:
+  ranks_per_shot: 1
+  shots:
+    - {position: [200, 200, 200]}
+    - {position: [150, 200], depth: 100, amplitude: 2}
+output:
+  directory: out
+"""
+
+
+def test_survey_valid_prints_its_summary(tmp):
+    rc, out, err = check_job(tmp, SURVEY, ranks=2)
+    check(rc == 0, f"the valid survey was refused:\n{err}")
+    for text in ("survey            2 shots, receivers fixed, 2 groups of 1 rank",
+                 "out/shot_0001.h5 .. shot_0002.h5", "job hash", "instability check every 100 "
+                 "steps", "restart           no manifest yet: all 2 shots to compute", "is valid"):
+        check(text in out, f"'{text}' missing from the summary:\n{out}")
+    check(not os.path.exists(os.path.join(tmp, "out")), "check created the output directory")
+
+
+def test_survey_ranks_per_shot_must_divide_the_ranks(tmp):
+    expect_error(tmp, edit(SURVEY, "  ranks_per_shot: 1", "  ranks_per_shot: 3"),
+                 r"job\.yaml:22:19: survey\.ranks_per_shot: 3 does not divide the 2 ranks of "
+                 r"this run into equal groups \(allowed: 1, 2\)", ranks=2)
+
+
+def test_survey_shots_and_grid_exclusive(tmp):
+    text = edit(SURVEY, "  shots:\n", "  grid: {start: [100, 100, 100], step: [50, 50], "
+                "count: [2, 2]}\n  shots:\n")
+    expect_error(tmp, text, r"job\.yaml:23:9: survey\.grid: give the shots either as a list "
+                            r"\(shots\) or as a grid, not both")
+    expect_error(tmp, edit(SURVEY, "  shots:\n    - {position: [200, 200, 200]}\n"
+                           "    - {position: [150, 200], depth: 100, amplitude: 2}\n", ""),
+                 r"job\.yaml:22:3: survey: give the shots, as a list \(shots\) or as a grid")
+
+
+def test_survey_shot_entries(tmp):
+    text = edit(SURVEY, "[150, 200], depth: 100", "[150, 200]")
+    text = edit(text, "    - {position: [200, 200, 200]}",
+                "    - {position: [200, 200, 200], depth: 5, colour: red}")
+    expect_error(tmp, text,
+                 r"job\.yaml:24:18: survey\.shots\[0\]\.position: gives z and the entry gives "
+                 r"depth too",
+                 r"job\.yaml:24:45: survey\.shots\[0\]\.colour: unknown key \(allowed here: "
+                 r"position, depth, wavelet, frequency, delay, amplitude\)",
+                 r"job\.yaml:25:18: survey\.shots\[1\]\.position: \[x, y\] needs depth")
+    text = SURVEY + "  overrides:\n    - {shot: 3, amplitude: 1}\n"
+    text = edit(text, "output:\n  directory: out\n", "") + "output:\n  directory: out\n"
+    expect_error(tmp, text, r"job\.yaml:\d+:\d+: survey\.overrides\[0\]\.shot: 3 is out of range "
+                            r"\(allowed: 1 \.\. 2\)")
+
+
+def test_survey_shot_outside_the_grid(tmp):
+    expect_error(tmp, edit(SURVEY, "[200, 200, 200]}", "[500, 200, 200]}"),
+                 r"job\.yaml:24:7: survey\.shots\[0\]: shot 1 at \(500, 200, 200\) m: x = 500 m "
+                 r"lies outside the grid \(allowed: 0 <= x <= 390 m\)")
+    grid = edit(SURVEY, "  shots:\n    - {position: [200, 200, 200]}\n"
+                "    - {position: [150, 200], depth: 100, amplitude: 2}\n",
+                "  grid: {start: [300, 200, 100], step: [50, 50], count: [3, 1]}\n")
+    expect_error(tmp, grid, r"job\.yaml:23:9: survey\.grid: shot 3 at \(400, 200, 100\) m: x = 400 m "
+                            r"lies outside the grid")
+
+
+def test_survey_moving_receivers_outside_the_grid(tmp):
+    text = edit(SURVEY, "  ranks_per_shot: 1\n", "  ranks_per_shot: 1\n  receivers: moving\n")
+    text = edit(text, "    - [250, 200, 200]", "    - [0, 0, 200]\n    - [210, 0, 50]")
+    expect_error(tmp, text,
+                 r"job\.yaml:19:3: receivers: shot 1 \(survey\.shots\[0\]\): receiver 1 at "
+                 r"\(410, 200, 50\) m \(moving with the shot\): x = 410 m lies outside the grid")
+
+
+def test_survey_refuses_single_shot_keys(tmp):
+    text = edit(SURVEY, "  frequency: 10\n", "  frequency: 10\n  position: [1, 2, 3]\n")
+    text = edit(text, "  directory: out\n", "  directory: out\n  gather: g.h5\n"
+                "  snapshots: {path: s.h5, every: 5}\n")
+    expect_error(tmp, text,
+                 r"job\.yaml:18:13: source\.position: a survey places each shot in "
+                 r"survey\.shots or survey\.grid",
+                 r"job\.yaml:29:11: output\.gather: a survey names each shot's gather "
+                 r"shot_NNNN\.h5 in output\.directory",
+                 r"job\.yaml:30:14: output\.snapshots: snapshots are for single-shot jobs")
+    expect_error(tmp, VALID + "  directory: out\n",
+                 r"job\.yaml:24:14: output\.directory: only a survey \(a survey: section\) "
+                 r"writes into a directory")
+    expect_error(tmp, edit(VALID, "output:\n", "run:\n  check_every: -1\noutput:\n"),
+                 r"job\.yaml:23:16: run\.check_every: -1 is out of range \(allowed: 0 \.\. "
+                 r"100000000\)")

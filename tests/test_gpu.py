@@ -3,6 +3,7 @@ peak) on one and several ranks, ranks sharing a GPU, and the errors for a
 missing GPU and a job too large for one. Tests that need a GPU skip with a
 reason where the build has no CUDA or no GPU is visible; the missing-GPU
 error is checked everywhere (a CUDA build with no device visible)."""
+import json
 import math
 import os
 import re
@@ -354,3 +355,65 @@ def test_elastic_bench_runs_on_gpu(tmp):
     rate = re.search(r"throughput\s+([\d.]+) Gpoints/s", out)
     check(rate and float(rate.group(1)) > 0, f"no throughput in:\n{out}")
     return f"64^3 elastic: {rate.group(1)} Gpoints/s"
+
+
+def survey_on(tmp, job, device, ranks=2):
+    """Runs a survey on a device in a directory of its own; returns the
+    manifest's lines about shots and the run's outputs."""
+    job = dict(job, run={"device": device, "check_every": 5},
+               output={"directory": f"{device}-out"})
+    rc, out, err = run_job(tmp, job, name=f"{device}-survey", ranks=ranks, expect_ok=False)
+    with open(os.path.join(tmp, f"{device}-out", "manifest.jsonl")) as f:
+        lines = [json.loads(line) for line in f if '"shot"' in line]
+    return {m["shot"]: m for m in lines}, out, err
+
+
+def compare_survey(tmp, job, shots, unstable, compare):
+    """The same survey on the CPU and, one group of 2 ranks, on the GPU:
+    the stable shots agree to the tolerance (the GPU backend reset between
+    shots), the unstable one fails on both with the GPU's guard."""
+    require_gpus(1)
+    results = {d: survey_on(tmp, job, d) for d in ("cpu", "cuda")}
+    check("cuda backend" in results["cuda"][1], "the survey did not use the CUDA backend")
+    worst = 0.0
+    for n in range(1, shots + 1):
+        statuses = {d: results[d][0][n]["status"] for d in results}
+        if n == unstable:
+            check(statuses == {"cpu": "failed", "cuda": "failed"} and
+                  "non-finite" in results["cuda"][0][n]["reason"], f"shot {n}: {statuses}")
+            continue
+        check(statuses == {"cpu": "done", "cuda": "done"}, f"shot {n}: {statuses}")
+        traces = {d: read_gather(os.path.join(tmp, f"{d}-out", f"shot_{n:04d}.h5"))["traces"]
+                  for d in results}
+        worst = max(worst, compare(traces["cuda"], traces["cpu"], f"survey shot {n}"))
+    return worst
+
+
+def test_survey_matches_cpu_and_guards(tmp):
+    """An acoustic survey of 4 shots (another frequency, depth and
+    amplitude among them) on one GPU per rank of one group: each shot
+    matches the CPU's, and an overflowing amplitude fails its shot."""
+    job = layered_job((44, 40, 37), cpml=8, free_surface=True, duration=0.15)
+    del job["source"]["position"]
+    job["survey"] = {"ranks_per_shot": 2, "shots": [
+        {"position": [150.3, 200.1, 120.7]}, {"position": [250.3, 180.1], "depth": 90.4,
+                                              "frequency": 15},
+        {"position": [200.0, 200.0, 150.0], "amplitude": 1e40},
+        {"position": [300.3, 210.1, 100.7], "amplitude": 2.0}]}
+    worst = compare_survey(tmp, job, 4, 3, difference)
+    return f"3 shots match the CPU to {worst:.2g} of the peak, shot 3 failed on the GPU too"
+
+
+def test_elastic_survey_matches_cpu_and_guards(tmp):
+    """An elastic survey with receivers moving with the source, on one GPU
+    per rank of one group: shots match the CPU's, the guard fails the
+    overflowing one."""
+    job = elastic_gpu_job(duration=0.1)
+    del job["source"]["position"]
+    job["receivers"] = {"components": ["vx", "vy", "vz", "p"],
+                        "line": {"start": [-80.5, 0.4, 15.2], "end": [80.5, 0.4, 150.3], "count": 7}}
+    job["survey"] = {"ranks_per_shot": 2, "receivers": "moving", "shots": [
+        {"position": [150.3, 200.1, 200.7]}, {"position": [220.3, 180.1, 190.2], "frequency": 10},
+        {"position": [200.0, 200.0, 220.0], "amplitude": 1e40}]}
+    worst = compare_survey(tmp, job, 3, 3, elastic_difference)
+    return f"2 shots match the CPU to {worst:.2g} of each component's peak, shot 3 failed"

@@ -1,0 +1,262 @@
+/* The survey section of a job file: the shots (a list, or a regular grid
+ * of source positions), per-shot overrides of the source keys, how many
+ * ranks compute each shot, and whether the receivers stay put or move
+ * with the source. Checks that need the whole job (positions against the
+ * grid, moving receivers) come after parsing, from config.c. */
+#include "config_reader.h"
+#include "sf_error.h"
+
+#include <math.h>
+#include <mpi.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static const cfg_range ANY = {-INFINITY, INFINITY, 0, 0};
+static const cfg_range POSITIVE = {0, INFINITY, 1, 0};
+
+enum { MAX_SHOTS = 1000000 };
+
+static sf_shot_spec *add_shot(sf_survey_config *sv, long *capacity, sf_mark mark)
+{
+    if (sv->count == *capacity) {
+        *capacity = *capacity ? 2 * *capacity : 64;
+        sv->shots = realloc(sv->shots, (size_t)*capacity * sizeof *sv->shots);
+        if (!sv->shots) sf_fatal("out of memory listing the survey's shots");
+    }
+    sf_shot_spec *shot = &sv->shots[sv->count++];
+    memset(shot, 0, sizeof *shot);
+    shot->mark = mark;
+    return shot;
+}
+
+/* The source keys a shot may change: wavelet (only ricker exists),
+ * frequency, delay (a number or auto), amplitude and depth. Keys given
+ * here replace what the shot had (an overrides entry after the shot's own
+ * entry); keys not given leave it as it was. */
+static void read_overrides(cfg_reader *r, sf_yaml_node *map, const char *path,
+                           sf_shot_spec *shot, int *depth_given, double *depth)
+{
+    int wavelet = 0;
+    cfg_choice(r, map, "wavelet", path, "ricker", 0, &wavelet, NULL);
+    if (cfg_number(r, map, "frequency", path, (cfg_range){0, 1e6, 1, 0}, 0, &shot->frequency,
+                   &shot->frequency_mark) > 0)
+        shot->has_frequency = 1;
+    const sf_yaml_node *delay = sf_yaml_peek(map, "delay");
+    if (cfg_is_auto(delay)) {
+        sf_yaml_take(map, "delay");
+        shot->delay_auto = 1;
+        shot->has_delay = 0;
+    } else if (cfg_number(r, map, "delay", path, (cfg_range){0, 1e5, 0, 0}, 0, &shot->delay,
+                          NULL) > 0) {
+        shot->has_delay = 1;
+        shot->delay_auto = 0;
+    }
+    if (cfg_number(r, map, "amplitude", path, ANY, 0, &shot->amplitude, NULL) > 0)
+        shot->has_amplitude = 1;
+    *depth_given = cfg_number(r, map, "depth", path, ANY, 0, depth, NULL) > 0;
+}
+
+/* position [x, y, z], or [x, y] with depth. */
+static void read_listed_position(cfg_reader *r, sf_yaml_node *entry, const char *path,
+                                 sf_shot_spec *shot, int depth_given, double depth)
+{
+    char full[96];
+    snprintf(full, sizeof full, "%s.position", path);
+    sf_yaml_node *p = sf_yaml_take(entry, "position");
+    if (!p) {
+        cfg_problem(r, entry->line, entry->column, full, "required key is missing");
+        return;
+    }
+    int n = p->kind == SF_YAML_SEQUENCE && p->count == 2 ? 2 : 3;
+    if (cfg_vector(r, p, full, n, ANY, shot->position) <= 0) return;
+    if (n == 3 && depth_given)
+        cfg_problem(r, p->line, p->column, full,
+                    "gives z and the entry gives depth too; give [x, y, z], or [x, y] with depth");
+    else if (n == 2 && !depth_given)
+        cfg_problem(r, p->line, p->column, full, "[x, y] needs depth; give [x, y, z], or [x, y] "
+                    "with depth");
+    else if (n == 2)
+        shot->position[2] = depth;
+}
+
+static void read_shot_list(cfg_reader *r, sf_yaml_node *list, sf_survey_config *sv, long *cap)
+{
+    if (list->kind != SF_YAML_SEQUENCE || list->count == 0) {
+        cfg_problem(r, list->line, list->column, "survey.shots",
+                    "expected a list of shots, each a mapping such as {position: [x, y, z]}");
+        return;
+    }
+    for (size_t i = 0; i < list->count && sv->count < MAX_SHOTS; ++i) {
+        sf_yaml_node *entry = list->items[i];
+        char path[48];
+        snprintf(path, sizeof path, "survey.shots[%zu]", i);
+        if (entry->kind != SF_YAML_MAPPING) {
+            cfg_problem(r, entry->line, entry->column, path,
+                        "expected a mapping such as {position: [x, y, z], amplitude: 2}");
+            continue;
+        }
+        sf_shot_spec *shot = add_shot(sv, cap, cfg_mark(entry));
+        snprintf(shot->where, sizeof shot->where, "%s", path);
+        int depth_given = 0;
+        double depth = 0.0;
+        read_overrides(r, entry, path, shot, &depth_given, &depth);
+        read_listed_position(r, entry, path, shot, depth_given, depth);
+        cfg_reject_unknown(r, entry, path, "position, depth, wavelet, frequency, delay, amplitude");
+    }
+}
+
+/* count[0] x count[1] shots from start, x fastest. */
+static void read_shot_grid(cfg_reader *r, sf_yaml_node *g, sf_survey_config *sv, long *cap)
+{
+    double start[3], step[2], count[2];
+    sf_mark cmark;
+    int ok = cfg_vector_key(r, g, "start", "survey.grid", 3, ANY, 1, start, NULL) > 0;
+    ok &= cfg_vector_key(r, g, "step", "survey.grid", 2, POSITIVE, 1, step, NULL) > 0;
+    ok &= cfg_vector_key(r, g, "count", "survey.grid", 2, (cfg_range){1, MAX_SHOTS, 0, 0}, 1,
+                         count, &cmark) > 0;
+    cfg_reject_unknown(r, g, "survey.grid", "start, step, count");
+    if (!ok) return;
+    if (count[0] != floor(count[0]) || count[1] != floor(count[1]) ||
+        count[0] * count[1] > MAX_SHOTS) {
+        cfg_problem(r, cmark.line, cmark.column, "survey.grid.count",
+                    "counts must be whole numbers with at most %d shots in all", MAX_SHOTS);
+        return;
+    }
+    for (long j = 0; j < (long)count[1]; ++j)
+        for (long i = 0; i < (long)count[0]; ++i) {
+            sf_shot_spec *shot = add_shot(sv, cap, cfg_mark(g));
+            snprintf(shot->where, sizeof shot->where, "survey.grid");
+            shot->position[0] = start[0] + (double)i * step[0];
+            shot->position[1] = start[1] + (double)j * step[1];
+            shot->position[2] = start[2];
+        }
+}
+
+/* Later changes of numbered shots: {shot: N, amplitude: ..., ...}. */
+static void read_override_list(cfg_reader *r, sf_yaml_node *list, sf_survey_config *sv)
+{
+    if (list->kind != SF_YAML_SEQUENCE) {
+        cfg_problem(r, list->line, list->column, "survey.overrides",
+                    "expected a list of mappings such as {shot: 3, amplitude: 0.5}");
+        return;
+    }
+    for (size_t i = 0; i < list->count; ++i) {
+        sf_yaml_node *entry = list->items[i];
+        char path[48];
+        snprintf(path, sizeof path, "survey.overrides[%zu]", i);
+        if (entry->kind != SF_YAML_MAPPING) {
+            cfg_problem(r, entry->line, entry->column, path,
+                        "expected a mapping such as {shot: 3, amplitude: 0.5}");
+            continue;
+        }
+        long number = 0;
+        int ok = cfg_integer(r, entry, "shot", path, 1, sv->count > 0 ? sv->count : 1, 1, &number,
+                             NULL) > 0 && sv->count > 0;
+        sf_shot_spec scratch = {0}, *shot = ok ? &sv->shots[number - 1] : &scratch;
+        sf_shot_spec given = *shot;
+        int depth_given = 0;
+        double depth = 0.0;
+        read_overrides(r, entry, path, &given, &depth_given, &depth);
+        cfg_reject_unknown(r, entry, path, "shot, depth, wavelet, frequency, delay, amplitude");
+        if (!ok) continue;
+        if (depth_given) given.position[2] = depth;
+        snprintf(given.where, sizeof given.where, "%s", path);
+        given.mark = cfg_mark(entry);
+        *shot = given;
+    }
+}
+
+/* ranks_per_shot must divide the ranks of this run (every group the same
+ * size); rank 0 lists the divisors that would. */
+static void read_ranks_per_shot(cfg_reader *r, sf_yaml_node *s, sf_survey_config *sv)
+{
+    int nranks = 1;
+    MPI_Comm_size(MPI_COMM_WORLD, &nranks);
+    long g = 0;
+    if (cfg_integer(r, s, "ranks_per_shot", "survey", 1, 1 << 20, 0, &g, &sv->ranks_mark) <= 0)
+        return;
+    sv->ranks_per_shot = (int)g;
+    if (nranks % g == 0) return;
+    char divisors[256] = "";
+    for (int d = 1; d <= nranks; ++d)
+        if (nranks % d == 0 && strlen(divisors) < sizeof divisors - 16)
+            snprintf(divisors + strlen(divisors), sizeof divisors - strlen(divisors), "%s%d",
+                     *divisors ? ", " : "", d);
+    cfg_problem(r, sv->ranks_mark.line, sv->ranks_mark.column, "survey.ranks_per_shot",
+                "%ld does not divide the %d rank%s of this run into equal groups (allowed: %s)",
+                g, nranks, nranks == 1 ? "" : "s", divisors);
+}
+
+void cfg_read_survey(cfg_reader *r, sf_yaml_node *root, sf_config *c)
+{
+    sf_yaml_node *s = cfg_section(r, root, "survey", "", 0);
+    if (!s) return;
+    sf_survey_config *sv = &c->survey;
+    sv->enabled = 1;
+    sv->mark = cfg_mark(s);
+    read_ranks_per_shot(r, s, sv);
+    int motion = 0;
+    if (cfg_choice(r, s, "receivers", "survey", "fixed|moving", 0, &motion, NULL) > 0)
+        sv->receivers = (sf_receiver_motion)motion;
+    long capacity = 0;
+    sf_yaml_node *list = sf_yaml_take(s, "shots");
+    sf_yaml_node *grid = cfg_section(r, s, "grid", "survey", 0);
+    if (list && grid)
+        cfg_problem(r, grid->line, grid->column, "survey.grid",
+                    "give the shots either as a list (shots) or as a grid, not both");
+    if (list)
+        read_shot_list(r, list, sv, &capacity);
+    else if (grid)
+        read_shot_grid(r, grid, sv, &capacity);
+    else if (!sf_yaml_peek(s, "grid"))
+        cfg_problem(r, s->line, s->column, "survey",
+                    "give the shots, as a list (shots) or as a grid (start, step, count)");
+    sf_yaml_node *overrides = sf_yaml_take(s, "overrides");
+    if (overrides) read_override_list(r, overrides, sv);
+    cfg_reject_unknown(r, s, "survey", "ranks_per_shot, receivers, shots, grid, overrides");
+}
+
+void sf_survey_receiver_position(const sf_config *job, const sf_shot_spec *shot, long q,
+                                 double out[3])
+{
+    const double *r = job->receivers.position[q];
+    int moving = job->survey.receivers == SF_RECEIVERS_MOVING;
+    out[0] = r[0] + (moving ? shot->position[0] : 0.0);
+    out[1] = r[1] + (moving ? shot->position[1] : 0.0);
+    out[2] = r[2];
+}
+
+/* A shot as messages name it: "shot 3 (survey.shots[2])". */
+static void shot_name(const sf_shot_spec *shot, long number, char *out, size_t len)
+{
+    snprintf(out, len, "shot %ld (%s)", number, shot->where);
+}
+
+/* Each shot's source inside the grid; with moving receivers each of its
+ * receivers too (the first outside is named, one message per shot). */
+void cfg_check_survey_geometry(cfg_reader *r, const sf_config *c)
+{
+    const sf_survey_config *sv = &c->survey;
+    char why[256], name[96];
+    for (long n = 0; n < sv->count; ++n) {
+        const sf_shot_spec *shot = &sv->shots[n];
+        shot_name(shot, n + 1, name, sizeof name);
+        if (cfg_outside_grid(c, shot->position, why, sizeof why)) {
+            cfg_problem(r, shot->mark.line, shot->mark.column, shot->where,
+                        "shot %ld at (%g, %g, %g) m: %s", n + 1, shot->position[0],
+                        shot->position[1], shot->position[2], why);
+            continue;
+        }
+        if (sv->receivers != SF_RECEIVERS_MOVING) continue;
+        for (long q = 0; q < c->receivers.count; ++q) {
+            double p[3];
+            sf_survey_receiver_position(c, shot, q, p);
+            if (!cfg_outside_grid(c, p, why, sizeof why)) continue;
+            cfg_problem(r, c->receivers.mark.line, c->receivers.mark.column, "receivers",
+                        "%s: receiver %ld at (%g, %g, %g) m (moving with the shot): %s", name, q,
+                        p[0], p[1], p[2], why);
+            break;
+        }
+    }
+}

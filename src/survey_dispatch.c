@@ -1,0 +1,159 @@
+/* Handing out a survey's shots: world rank 0 keeps the book; a group's
+ * leader asks for a shot (TAG_REQUEST), gets its index or -1
+ * (TAG_ASSIGN), and reports the outcome (TAG_RESULT) before asking again.
+ * Rank 0 answers by polling (MPI_Iprobe) between its own time steps and,
+ * once its group has nothing left, by waiting: no one-sided MPI, whose
+ * passive progress OpenMPI over TCP does not guarantee. */
+#include "sf_error.h"
+#include "sf_survey.h"
+
+#include <stdio.h>
+#include <string.h>
+
+enum { TAG_REQUEST = 7101, TAG_ASSIGN, TAG_RESULT };
+
+void sf_dispatch_start(sf_dispatcher *d, const sf_config *job, MPI_Comm comm, int groups,
+                       sf_shot_result *plan, sf_manifest *m)
+{
+    memset(d, 0, sizeof *d);
+    d->comm = comm;
+    d->job = job;
+    d->groups = groups;
+    d->shots = job->survey.count;
+    d->results = plan;
+    d->manifest = m;
+    for (long n = 0; n < d->shots; ++n) {
+        d->skipped += plan[n].status == SF_SHOT_SKIPPED;
+        d->to_compute += plan[n].status == SF_SHOT_PENDING;
+    }
+    d->started = sf_now();
+}
+
+long sf_dispatch_assign(sf_dispatcher *d, int group)
+{
+    while (d->next < d->shots && d->results[d->next].status != SF_SHOT_PENDING) ++d->next;
+    if (d->next == d->shots) {
+        ++d->groups_finished;
+        return -1;
+    }
+    sf_shot_result *r = &d->results[d->next];
+    r->status = SF_SHOT_RUNNING;
+    r->group = group;
+    ++d->running;
+    return d->next++;
+}
+
+/* "01:02:03" */
+static void clock_text(double seconds, char *out, size_t len)
+{
+    long s = seconds > 0.0 ? (long)(seconds + 0.5) : 0;
+    snprintf(out, len, "%02ld:%02ld:%02ld", s / 3600, s / 60 % 60, s % 60);
+}
+
+static void rate_text(double points_per_second, char *out, size_t len)
+{
+    if (points_per_second >= 1e9) snprintf(out, len, "%.3g Gpoints/s", points_per_second / 1e9);
+    else snprintf(out, len, "%.3g Mpoints/s", points_per_second / 1e6);
+}
+
+/* One line per finished shot: what happened to it, the counts, the
+ * aggregate rate of this run and when the rest should be done. */
+static void print_progress(const sf_dispatcher *d, const sf_shot_result *r)
+{
+    double elapsed = sf_now() - d->started;
+    long finished = d->done + d->failed, left = d->to_compute - finished;
+    char eta[32] = "--:--:--", rate[48];
+    if (finished > 0) clock_text(elapsed / (double)finished * (double)left, eta, sizeof eta);
+    rate_text(elapsed > 0.0 ? d->points_done / elapsed : 0.0, rate, sizeof rate);
+    char what[96];
+    if (r->status == SF_SHOT_DONE)
+        snprintf(what, sizeof what, "done in %.1f s", r->seconds);
+    else
+        snprintf(what, sizeof what, "FAILED after %.1f s", r->seconds);
+    sf_info("shot %ld/%ld %s (group %d) | %ld done, %ld running, %ld failed%s | %s | ETA %s",
+            r->index, d->shots, what, r->group, d->done + d->skipped, d->running, d->failed,
+            d->skipped ? " (done includes earlier runs)" : "", rate, eta);
+    if (r->status == SF_SHOT_FAILED) sf_info("  shot %ld: %s", r->index, r->reason);
+}
+
+void sf_dispatch_record(sf_dispatcher *d, const sf_shot_result *r)
+{
+    if (r->index < 1 || r->index > d->shots) sf_fatal("internal: a result for shot %ld", r->index);
+    d->results[r->index - 1] = *r;
+    --d->running;
+    if (r->status == SF_SHOT_DONE) {
+        ++d->done;
+        const long *n = d->job->n;
+        d->points_done += (double)n[0] * (double)n[1] * (double)n[2] * (double)r->steps;
+    } else {
+        ++d->failed;
+    }
+    char reason[1024];
+    if (d->manifest && sf_manifest_append(d->manifest, r, reason, sizeof reason) != 0)
+        sf_fatal("%s; the survey cannot record its progress, so it stops (re-run it to go on)",
+                 reason);
+    print_progress(d, r);
+}
+
+static void answer(sf_dispatcher *d, const MPI_Status *status)
+{
+    if (status->MPI_TAG == TAG_RESULT) {
+        sf_shot_result r;
+        SF_MPI_CHECK(MPI_Recv(&r, (int)sizeof r, MPI_BYTE, status->MPI_SOURCE, TAG_RESULT, d->comm,
+                              MPI_STATUS_IGNORE),
+                     "receiving a shot's result");
+        sf_dispatch_record(d, &r);
+        return;
+    }
+    if (status->MPI_TAG != TAG_REQUEST)
+        sf_fatal("internal: unexpected message (tag %d) from rank %d", status->MPI_TAG,
+                 status->MPI_SOURCE);
+    int group;
+    SF_MPI_CHECK(MPI_Recv(&group, 1, MPI_INT, status->MPI_SOURCE, TAG_REQUEST, d->comm,
+                          MPI_STATUS_IGNORE),
+                 "receiving a request for a shot");
+    long shot = sf_dispatch_assign(d, group);
+    SF_MPI_CHECK(MPI_Send(&shot, 1, MPI_LONG, status->MPI_SOURCE, TAG_ASSIGN, d->comm),
+                 "handing out a shot");
+}
+
+void sf_dispatch_poll(void *dispatcher)
+{
+    sf_dispatcher *d = dispatcher;
+    for (;;) {
+        int waiting = 0;
+        MPI_Status status;
+        SF_MPI_CHECK(MPI_Iprobe(MPI_ANY_SOURCE, MPI_ANY_TAG, d->comm, &waiting, &status),
+                     "looking for requests from the other groups");
+        if (!waiting) return;
+        answer(d, &status);
+    }
+}
+
+void sf_dispatch_serve(sf_dispatcher *d)
+{
+    /* A leader reports its last result before it asks again, so once every
+     * group has been told that nothing is left every result is in. */
+    while (d->groups_finished < d->groups) {
+        MPI_Status status;
+        SF_MPI_CHECK(MPI_Probe(MPI_ANY_SOURCE, MPI_ANY_TAG, d->comm, &status),
+                     "waiting for the other groups");
+        answer(d, &status);
+    }
+}
+
+long sf_dispatch_request(MPI_Comm comm, int group)
+{
+    long shot = -1;
+    SF_MPI_CHECK(MPI_Send(&group, 1, MPI_INT, 0, TAG_REQUEST, comm), "asking for a shot");
+    SF_MPI_CHECK(MPI_Recv(&shot, 1, MPI_LONG, 0, TAG_ASSIGN, comm, MPI_STATUS_IGNORE),
+                 "receiving a shot to compute");
+    return shot;
+}
+
+void sf_dispatch_send_result(MPI_Comm comm, const sf_shot_result *r)
+{
+    /* The same binary on every rank: the result travels as bytes. */
+    SF_MPI_CHECK(MPI_Send(r, (int)sizeof *r, MPI_BYTE, 0, TAG_RESULT, comm),
+                 "reporting a shot's result");
+}
