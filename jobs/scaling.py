@@ -905,7 +905,7 @@ def series_arguments(args, launcher):
     if args.template:
         argv.append(os.path.abspath(args.template))
     else:
-        argv += ["--bench", args.bench]
+        argv.append(f"--bench={args.bench}")   # = keeps a value starting with -- a value
     argv += ["--ranks", ",".join(map(str, args.ranks)), "--out", os.path.abspath(args.out),
              "--launcher", launcher, "--ranks-per-node", str(args.ranks_per_node),
              "--repeat", str(args.repeat), "--pick", args.pick,
@@ -919,10 +919,19 @@ def series_arguments(args, launcher):
     for flag, value in (("--timeout", args.timeout), ("--goal", args.goal),
                         ("--title", args.title)):
         if value is not None:
-            argv += [flag, str(value)]
+            argv.append(f"{flag}={value}")
     if args.no_plots:
         argv.append("--no-plots")
     return argv
+
+
+def command_lines(argv):
+    """A shell command with one option per line, for a reader of the script."""
+    words = [shlex.quote(w) for w in argv]
+    text = words[0]
+    for word in words[1:]:
+        text += (" \\\n    " if word.startswith("--") else " ") + word
+    return text
 
 
 def batch_script(args):
@@ -947,7 +956,9 @@ def batch_script(args):
         f"cd {shlex.quote(os.getcwd())}   # where the template's relative paths start",
         *args.setup,
         f"export OMP_NUM_THREADS={args.cores_per_rank} OMP_PLACES=cores OMP_PROC_BIND=close",
-        shlex.join(series_arguments(args, args.launcher)),
+        "# scaling.py fills in the launcher's {placeholders} and $VARIABLES for each run.",
+        *(["# shellcheck disable=SC2016"] if "$" in args.launcher else []),
+        command_lines(series_arguments(args, args.launcher)),
         "",
     ]
     return "\n".join(body), nodes

@@ -358,6 +358,15 @@ def test_batch_scripts(tmp):
     for path in (slurm, pbs):
         p = subprocess.run(["bash", "-n", path], capture_output=True, text=True)
         check(p.returncode == 0, f"{path} is not valid bash: {p.stderr}")
+    # The series the PBS job will run, read back through the driver's own parser.
+    sys.path.insert(0, os.path.join(ROOT, "jobs"))
+    import scaling as driver
+    command = text[text.index("python3 "):].replace("\\\n", " ")
+    series = driver.parse(shlex.split(command)[2:])
+    check((series.command, series.mode, series.ranks, series.points_per_rank_z, series.resume)
+          == ("run", "weak", [2, 4], 64, True), f"the PBS job runs {series}")
+    check(series.launcher.startswith("mpirun -np {ranks} --hostfile $PBS_NODEFILE"),
+          f"PBS launcher {series.launcher}")
     scaling_error("--gpus-per-node", "script", "slurm", "strong", template, "--ranks", "1",
                   "--out", os.path.join(tmp, "x"))
 
