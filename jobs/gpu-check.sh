@@ -9,7 +9,7 @@
 # CUDA_ARCH_FLAGS defaults to Hopper only; a prefix with the dependencies
 # (.deps/env.sh from deps-bundle.sh) is used when present.
 set -uo pipefail
-cd "$(dirname "$0")/.."
+cd "$(dirname "$0")/.." || exit 1
 out=${OUT:-out/gpu-check}
 mkdir -p "$out"
 stages=" ${STAGES:-build sanitize test bench profile} "
@@ -29,6 +29,7 @@ note() { echo "$*" | tee -a "$summary"; }
 wants() { [[ $stages == *" $1 "* ]]; }
 
 if [ -f .deps/env.sh ]; then
+    # shellcheck source=/dev/null  # written by deps-bundle.sh, not in the repository
     . .deps/env.sh
     export PKG_CONFIG_PATH=$PWD/.deps/usr/lib/x86_64-linux-gnu/pkgconfig${PKG_CONFIG_PATH:+:$PKG_CONFIG_PATH}
 fi
@@ -53,6 +54,7 @@ if wants build; then
     note "build: $((SECONDS - start)) s, $(grep -ci 'warning' "$out/build.log") warnings"
     bin/seisfd --version | tee -a "$summary"
     # Registers, spills and stack of every kernel instantiation.
+    # shellcheck disable=SC2086  # $arch may hold several -gencode flags
     nvcc -O3 -std=c++17 $arch -Iinclude -Xptxas -v -c src/cuda_stencil.cu -o /tmp/stencil.o \
         2>"$out/ptxas.txt"
     python3 - "$out/ptxas.txt" <<'PY' | tee -a "$summary"
@@ -90,7 +92,8 @@ EOF
 sanitize() {   # TOOL RANKS JOB [ENV...]
     local tool=$1 ranks=$2 job=$3
     shift 3
-    local log="$out/sanitize-$tool-$(basename "$job" .yaml)-$ranks.log"
+    local log
+    log="$out/sanitize-$tool-$(basename "$job" .yaml)-$ranks.log"
     env "$@" timeout 120 "${mpirun_[@]}" -np "$ranks" compute-sanitizer --tool "$tool" \
         --error-exitcode 9 bin/seisfd run "$job" >"$log" 2>&1
     note "compute-sanitizer $tool $(basename "$job") $ranks ranks $*: exit $?;" \

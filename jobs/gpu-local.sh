@@ -1,13 +1,29 @@
 #!/bin/bash
-# Runs a seisfd job on this machine's GPUs with mpirun: one rank per GPU
-# (or RANKS ranks, which then share the GPUs round-robin).
+# Runs a seisfd job on this machine's GPUs with mpirun, without a scheduler:
+# one rank per GPU (seisfd gives node-local rank r GPU r mod GPUs and binds
+# it to the cores nearest that GPU), or RANKS ranks, which then share the
+# GPUs round-robin.
 #   jobs/gpu-local.sh JOB.yaml [RANKS]
+#
+# What to set:
+#   RANKS              the second argument (default: the GPUs nvidia-smi lists)
+#   OMP_NUM_THREADS    host threads per rank (default: the cores / RANKS)
+#   CUDA_VISIBLE_DEVICES  to use only some of the GPUs (nvidia-smi still lists all)
+#   MPIRUN             the launcher (default mpirun)
+# The job file should say run.device: cuda (auto also takes the GPU).
 set -euo pipefail
 job=${1:?usage: jobs/gpu-local.sh JOB.yaml [RANKS]}
 gpus=$(nvidia-smi --list-gpus 2>/dev/null | wc -l)
 [ "$gpus" -gt 0 ] || { echo "gpu-local.sh: no GPU found (nvidia-smi)" >&2; exit 1; }
+if [ -n "${CUDA_VISIBLE_DEVICES:-}" ]; then
+    gpus=$(tr ',' '\n' <<<"$CUDA_VISIBLE_DEVICES" | grep -c .)
+fi
 ranks=${2:-$gpus}
+cores=$(nproc)
+threads=${OMP_NUM_THREADS:-$(( cores / ranks > 0 ? cores / ranks : 1 ))}
+# No mpirun binding: seisfd binds each rank near its GPU itself.
 flags=(--bind-to none)
 [ "$(id -u)" = 0 ] && flags+=(--allow-run-as-root --oversubscribe)
 here=$(cd "$(dirname "$0")/.." && pwd)
-exec mpirun "${flags[@]}" -np "$ranks" "$here/bin/seisfd" run "$job"
+exec "${MPIRUN:-mpirun}" "${flags[@]}" -np "$ranks" -x OMP_NUM_THREADS="$threads" \
+    "$here/bin/seisfd" run "$job"

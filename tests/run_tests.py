@@ -19,7 +19,8 @@ sys.path.insert(0, HERE)
 from testlib import Skipped  # noqa: E402  (needs the path above)
 
 MODULES = ["test_physics", "test_elastic", "test_elastic_outputs", "test_config", "test_output",
-           "test_models", "test_snapshots", "test_segy", "test_plot", "test_survey", "test_gpu"]
+           "test_models", "test_snapshots", "test_segy", "test_plot", "test_survey", "test_scaling",
+           "test_gpu"]
 
 
 def run_unit_tests(counts, wanted):
