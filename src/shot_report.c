@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 /* Rank 0: the files, and with fingerprint the size and checksum of each
  * after flushing it to disk. */
@@ -41,8 +42,14 @@ void sf_shot_result_fill(sf_simulation *s, int failed, int fingerprint, long num
                                : (double)n[0] * (double)n[1] * (double)n[2] * (double)r->steps /
                                      s->loop_seconds;
     r->status = failed ? SF_SHOT_FAILED : SF_SHOT_DONE;
-    if (failed) snprintf(r->reason, sizeof r->reason, "%s", s->failure);
-    else if (list_outputs(s, fingerprint, r) != 0) r->status = SF_SHOT_FAILED;
+    if (failed) {
+        snprintf(r->reason, sizeof r->reason, "%s", s->failure);
+    } else if (list_outputs(s, fingerprint, r) != 0) {
+        /* A file that cannot be read back is not a result: none stays. */
+        r->status = SF_SHOT_FAILED;
+        for (int o = 0; o < s->noutputs; ++o) unlink(s->outputs[o]);
+        r->nfiles = 0;
+    }
     r->seconds = sf_now() - started;
     sf_utc_time(r->finished);
 }

@@ -70,9 +70,9 @@ static void print_progress(const sf_dispatcher *d, const sf_shot_result *r)
         snprintf(what, sizeof what, "done in %.1f s", r->seconds);
     else
         snprintf(what, sizeof what, "FAILED after %.1f s", r->seconds);
-    sf_info("shot %ld/%ld %s (group %d) | %ld done, %ld running, %ld failed%s | %s | ETA %s",
-            r->index, d->shots, what, r->group, d->done + d->skipped, d->running, d->failed,
-            d->skipped ? " (done includes earlier runs)" : "", rate, eta);
+    sf_info("shot %ld/%ld %s (group %d) | %ld done, %ld running, %ld failed | %s | ETA %s",
+            r->index, d->shots, what, r->group, d->done + d->skipped, d->running, d->failed, rate,
+            eta);
     if (r->status == SF_SHOT_FAILED) sf_info("  shot %ld: %s", r->index, r->reason);
 }
 
