@@ -3,9 +3,8 @@
  * stay in cache. */
 #include "sf_backend.h"
 #include "sf_error.h"
+#include "sf_nonfinite.h"
 
-#include <limits.h>
-#include <math.h>
 #include <mpi.h>
 #include <stdlib.h>
 #include <string.h>
@@ -299,33 +298,13 @@ static void cpu_reset(sf_backend *b, const sf_problem *p)
     setup_acquisition(b, p);
 }
 
-/* The first non-finite value of a row, or -1. x * 0 is NaN exactly when x
- * is not finite, so one vectorised sum tells whether to look closer. */
-static long first_nonfinite_in_row(const float *row, long n)
-{
-    float probe = 0.0f;
-    #pragma omp simd reduction(+ : probe)
-    for (long i = 0; i < n; ++i) probe += row[i] * 0.0f;
-    if (probe == probe) return -1;
-    for (long i = 0; i < n; ++i)
-        if (!isfinite(row[i])) return i;
-    return -1;
-}
-
 /* Only the current level needs a look: a non-finite value anywhere else
  * (the previous level, the CPML memory) reaches it within a step. */
 static int cpu_find_nonfinite(sf_backend *b, sf_nonfinite *where)
 {
-    const sf_layout *L = &b->L;
-    long first = LONG_MAX;
-    #pragma omp parallel for collapse(2) reduction(min : first) schedule(static)
-    for (long k = 0; k < L->nz; ++k)
-        for (long j = 0; j < L->ny; ++j) {
-            long i = first_nonfinite_in_row(b->p_cur + sf_field_index(L, 0, j, k), L->nx);
-            if (i >= 0 && (k * L->ny + j) * L->nx + i < first) first = (k * L->ny + j) * L->nx + i;
-        }
-    if (first == LONG_MAX) return 0;
-    *where = (sf_nonfinite){0, first % L->nx, first / L->nx % L->ny, first / (L->nx * L->ny)};
+    const long first = sf_first_nonfinite(&b->L, b->p_cur);
+    if (first < 0) return 0;
+    *where = sf_nonfinite_at(0, first, b->L.nx, b->L.ny);
     return 1;
 }
 

@@ -17,6 +17,7 @@ extern "C" {
 #include "sf_error.h"
 #include "sf_gpu.h"
 #include "sf_gpu_timers.h"
+#include "sf_nonfinite.h"
 }
 
 enum {
@@ -348,11 +349,7 @@ static int cuda_find_nonfinite(sf_backend *b, sf_nonfinite *where)
 {
     unsigned long long first = sf_cuda_first_nonfinite(b->p_cur, b->grid, b->guard, b->xfer.compute);
     if (first == SF_CUDA_ALL_FINITE) return 0;
-    const unsigned long long nx = (unsigned long long)b->L.nx, ny = (unsigned long long)b->L.ny;
-    where->field = 0;
-    where->i = (long)(first % nx);
-    where->j = (long)(first / nx % ny);
-    where->k = (long)(first / (nx * ny));
+    *where = sf_nonfinite_at(0, (long)first, b->L.nx, b->L.ny);
     return 1;
 }
 

@@ -17,6 +17,7 @@ extern "C" {
 #include "sf_error.h"
 #include "sf_gpu.h"
 #include "sf_gpu_timers.h"
+#include "sf_nonfinite.h"
 }
 
 enum { ROW_ALIGN = 32, MAX_HALO_FIELDS = 5 };
@@ -417,14 +418,10 @@ static void cuda_reset(sf_elastic_backend *b, const sf_elastic_problem *p)
 static int cuda_find_nonfinite(sf_elastic_backend *b, sf_nonfinite *where)
 {
     const sf_cuda_grid grid = {b->step.nx, b->step.ny, b->step.nz, b->step.gx, b->step.sx, b->step.sp};
-    const unsigned long long nx = (unsigned long long)b->L.nx, ny = (unsigned long long)b->L.ny;
     for (int f = 0; f < SF_ELASTIC_FIELDS; ++f) {
         unsigned long long first = sf_cuda_first_nonfinite(b->step.f[f], grid, b->guard, b->xfer.compute);
         if (first == SF_CUDA_ALL_FINITE) continue;
-        where->field = f;
-        where->i = (long)(first % nx);
-        where->j = (long)(first / nx % ny);
-        where->k = (long)(first / (nx * ny));
+        *where = sf_nonfinite_at(f, (long)first, b->L.nx, b->L.ny);
         return 1;
     }
     return 0;
