@@ -51,6 +51,12 @@ typedef struct {
     long di, dj, dk, k0;
 } sf_sampling_lattice;
 
+/* Lattice points along an axis of n samples from first by step. */
+static inline long sf_lattice_points(long n, long first, long step)
+{
+    return n > first ? (n - first + step - 1) / step : 0;
+}
+
 typedef struct sf_backend sf_backend;
 
 /* Where a backend found the first value that is not finite (NaN or Inf):

@@ -34,6 +34,12 @@ void sf_cuda_allocate(sf_cuda_arrays *a, long nx, long ny, long nz);
 void sf_cuda_free_arrays(sf_cuda_arrays *a);
 
 void sf_cuda_upload(void *to, const void *from, size_t bytes, const char *what);
+/* Copies bytes back on stream and waits for them; what names the data. */
+void sf_cuda_download(void *to, const void *from, size_t bytes, cudaStream_t stream,
+                      const char *what);
+/* A device buffer of at least count floats, kept between calls and grown
+ * when a call asks for more (snapshot lattices). */
+float *sf_cuda_grow(float **buffer, size_t *floats, size_t count, const char *what);
 /* Page-locked host memory (NULL for 0 bytes). */
 void *sf_cuda_pinned(size_t bytes, const char *what);
 

@@ -519,30 +519,20 @@ static void cuda_fetch_receivers(sf_elastic_backend *b, int count, float *out)
 {
     size_t bytes = (size_t)count * (size_t)b->channels.count * sizeof(float);
     if (bytes == 0) return;
-    SF_CUDA_CHECK(cudaMemcpyAsync(b->samples_host, b->samples, bytes, cudaMemcpyDeviceToHost, b->xfer.compute),
-                  "copying receiver samples to the host");
-    SF_CUDA_CHECK(cudaStreamSynchronize(b->xfer.compute), "waiting for receiver samples");
+    sf_cuda_download(b->samples_host, b->samples, bytes, b->xfer.compute, "receiver samples");
     memcpy(out, b->samples_host, bytes);
 }
 
-static long lattice_points(long n, long first, long step) { return n > first ? (n - first + step - 1) / step : 0; }
-
 static void cuda_fetch_field(sf_elastic_backend *b, sf_component c, const sf_sampling_lattice *s, float *out)
 {
-    const long planes = lattice_points(b->L.nz, s->k0, s->dk);
-    const long rows = lattice_points(b->L.ny, 0, s->dj), columns = lattice_points(b->L.nx, 0, s->di);
+    const long planes = sf_lattice_points(b->L.nz, s->k0, s->dk);
+    const long rows = sf_lattice_points(b->L.ny, 0, s->dj), columns = sf_lattice_points(b->L.nx, 0, s->di);
     const size_t count = (size_t)(planes * rows * columns);
     if (count == 0) return;
-    if (count > b->lattice_floats) {
-        SF_CUDA_CHECK(cudaFree(b->lattice), "freeing the lattice buffer");
-        SF_CUDA_CHECK(cudaMalloc((void **)&b->lattice, count * sizeof(float)), "allocating the lattice buffer");
-        b->lattice_floats = count;
-    }
-    sf_cuda_elastic_lattice(&b->step, c, s->di, s->dj, s->dk, s->k0, planes, rows, columns, b->lattice,
+    float *lattice = sf_cuda_grow(&b->lattice, &b->lattice_floats, count, "the snapshot buffer");
+    sf_cuda_elastic_lattice(&b->step, c, s->di, s->dj, s->dk, s->k0, planes, rows, columns, lattice,
                             b->xfer.compute);
-    SF_CUDA_CHECK(cudaMemcpyAsync(out, b->lattice, count * sizeof(float), cudaMemcpyDeviceToHost, b->xfer.compute),
-                  "copying a snapshot to the host");
-    SF_CUDA_CHECK(cudaStreamSynchronize(b->xfer.compute), "waiting for a snapshot");
+    sf_cuda_download(out, lattice, count * sizeof(float), b->xfer.compute, "a snapshot");
 }
 
 static void cuda_energy(sf_elastic_backend *b, double out[2])
@@ -551,9 +541,7 @@ static void cuda_energy(sf_elastic_backend *b, double out[2])
     double sums[2];
     SF_CUDA_CHECK(cudaMemsetAsync(b->energy_sums, 0, 2 * sizeof(double), b->xfer.compute), "clearing the energy sums");
     sf_cuda_elastic_energy(&b->step, b->energy_weights, b->energy_sums, b->xfer.compute);
-    SF_CUDA_CHECK(cudaMemcpyAsync(sums, b->energy_sums, sizeof sums, cudaMemcpyDeviceToHost, b->xfer.compute),
-                  "copying the energy to the host");
-    SF_CUDA_CHECK(cudaStreamSynchronize(b->xfer.compute), "waiting for the energy");
+    sf_cuda_download(sums, b->energy_sums, sizeof sums, b->xfer.compute, "the energy");
     double cell = b->h[0] * b->h[1] * b->h[2];
     out[0] = sums[0] * cell;
     out[1] = sums[1] * cell;

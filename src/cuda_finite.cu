@@ -2,6 +2,7 @@
  * whose threads keep the lowest index of a non-finite value with an
  * atomic minimum, so the answer is a single word copied back. */
 #include "sf_cuda_kernels.h"
+#include "sf_cuda_memory.h"
 
 extern "C" {
 #include "sf_error.h"
@@ -39,8 +40,6 @@ unsigned long long sf_cuda_first_nonfinite(const float *field, sf_cuda_grid g,
     const int blocks = (int)(wanted < MAX_BLOCKS ? wanted : MAX_BLOCKS);
     first_nonfinite_kernel<<<blocks, THREADS, 0, stream>>>(field, g, scratch);
     SF_CUDA_CHECK(cudaGetLastError(), "launching the instability guard");
-    SF_CUDA_CHECK(cudaMemcpyAsync(&first, scratch, sizeof first, cudaMemcpyDeviceToHost, stream),
-                  "copying the instability guard's result");
-    SF_CUDA_CHECK(cudaStreamSynchronize(stream), "waiting for the instability guard");
+    sf_cuda_download(&first, scratch, sizeof first, stream, "the instability guard's result");
     return first;
 }

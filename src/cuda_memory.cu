@@ -1,5 +1,7 @@
 #include "sf_cuda_memory.h"
 
+#include <stdio.h>
+
 #include <cuda_runtime.h>
 
 extern "C" {
@@ -75,6 +77,27 @@ void sf_cuda_free_arrays(sf_cuda_arrays *a)
 void sf_cuda_upload(void *to, const void *from, size_t bytes, const char *what)
 {
     if (bytes) SF_CUDA_CHECK(cudaMemcpy(to, from, bytes, cudaMemcpyHostToDevice), what);
+}
+
+void sf_cuda_download(void *to, const void *from, size_t bytes, cudaStream_t stream,
+                      const char *what)
+{
+    char context[160];
+    snprintf(context, sizeof context, "copying %s to the host", what);
+    SF_CUDA_CHECK(cudaMemcpyAsync(to, from, bytes, cudaMemcpyDeviceToHost, stream), context);
+    snprintf(context, sizeof context, "waiting for %s", what);
+    SF_CUDA_CHECK(cudaStreamSynchronize(stream), context);
+}
+
+float *sf_cuda_grow(float **buffer, size_t *floats, size_t count, const char *what)
+{
+    if (count > *floats) {
+        SF_CUDA_CHECK(cudaFree(*buffer), what);
+        *buffer = NULL, *floats = 0;
+        SF_CUDA_CHECK(cudaMalloc((void **)buffer, count * sizeof(float)), what);
+        *floats = count;
+    }
+    return *buffer;
 }
 
 void *sf_cuda_pinned(size_t bytes, const char *what)
