@@ -110,12 +110,34 @@ struct reach {
 
 __device__ __forceinline__ float load(const float *f, long n, bool ok) { return ok ? __ldg(f + n) : 0.0f; }
 
+/* Three fields' planes k - R .. k + R at a thread's column, in registers:
+ * start() reads the 2R below the head, each plane's load_head() plane
+ * k + R (it is first needed R planes later), shift() moves one plane up. */
 template <int R>
-__device__ __forceinline__ void shift(float *q)
-{
+struct z_queues {
+    const float *f[3];
+    float q[3][2 * R + 1];
+
+    __device__ __forceinline__ void start(long n, long sp, bool ok)
+    {
 #pragma unroll
-    for (int m = 0; m < 2 * R; ++m) q[m] = q[m + 1];
-}
+        for (int m = 0; m < 2 * R; ++m)
+#pragma unroll
+            for (int c = 0; c < 3; ++c) q[c][m] = load(f[c], n + (m - R) * sp, ok);
+    }
+    __device__ __forceinline__ void load_head(long n, long sp, bool ok)
+    {
+#pragma unroll
+        for (int c = 0; c < 3; ++c) q[c][2 * R] = load(f[c], n + R * sp, ok);
+    }
+    __device__ __forceinline__ void shift()
+    {
+#pragma unroll
+        for (int c = 0; c < 3; ++c)
+#pragma unroll
+            for (int m = 0; m < 2 * R; ++m) q[c][m] = q[c][m + 1];
+    }
+};
 
 /* 4 / (1/a + 1/b + 1/c + 1/d), 0 when any is a fluid: as the CPU medium. */
 __device__ __forceinline__ float harmonic4(float a, float b, float c, float d)
@@ -210,24 +232,17 @@ __device__ void velocity_planes(const step &s, velocity_buffer *buffers, int2 ti
 {
     const tile_point P = locate(s, tile);
     const int V = SF_HALF_VELOCITY;
-    const float *szz = s.f[SF_FIELD_SZZ], *sxz = s.f[SF_FIELD_SXZ], *syz = s.f[SF_FIELD_SYZ];
     const float *rho = s.node[SF_NODE_RHO];
     const long sx = s.sx, sp = s.sp;
     long n = field_at(s, P.i, P.j, k0);
-    float zz[2 * R + 1], xz[2 * R + 1], yz[2 * R + 1];
-#pragma unroll
-    for (int m = 0; m < 2 * R; ++m) {
-        zz[m] = load(szz, n + (m - R) * sp, P.r.here);
-        xz[m] = load(sxz, n + (m - R) * sp, P.r.here);
-        yz[m] = load(syz, n + (m - R) * sp, P.r.here);
-    }
+    enum { ZZ, XZ, YZ };
+    z_queues<R> z = {{s.f[SF_FIELD_SZZ], s.f[SF_FIELD_SXZ], s.f[SF_FIELD_SYZ]}};
+    z.start(n, sp, P.r.here);
     rho_triple here = rho_at(rho, n, sx, P.active), above = rho_at(rho, n + sp, sx, P.active);
     velocity_async<R>(buffers[0], s, n, P);
     for (int k = k0; k < k1; ++k, n += sp) {
         const velocity_buffer &b = buffers[(k - k0) & 1];
-        zz[2 * R] = load(szz, n + R * sp, P.r.here);
-        xz[2 * R] = load(sxz, n + R * sp, P.r.here);
-        yz[2 * R] = load(syz, n + R * sp, P.r.here);
+        z.load_head(n, sp, P.r.here);
         const rho_triple next = rho_at(rho, n + 2 * sp, sx, P.active);
         velocity_async<R>(buffers[((k - k0) & 1) ^ 1], s, n + sp, P);
         __pipeline_wait_prior(1);
@@ -237,19 +252,19 @@ __device__ void velocity_planes(const step &s, velocity_buffer *buffers, int2 ti
             const int i = P.i, j = P.j, x = threadIdx.x, y = threadIdx.y;
             float d0 = absorbed<ABSORB>(s, V, 0, 0, 1, i, j, k, tile_derivative<R>(b.t[0], cx, 1, 0, 1));
             float d1 = absorbed<ABSORB>(s, V, 1, 1, 0, i, j, k, tile_derivative<R>(b.t[2], cy, 0, 1, 0));
-            float d2 = absorbed<ABSORB>(s, V, 2, 2, 0, i, j, k, queue_derivative<R>(xz, cz, 0));
+            float d2 = absorbed<ABSORB>(s, V, 2, 2, 0, i, j, k, queue_derivative<R>(z.q[XZ], cz, 0));
             s.f[SF_FIELD_VX][n] = b.v[0][y][x] + s.dt * (2.0f / (here.o + here.x)) * (d0 + d1 + d2);
             d0 = absorbed<ABSORB>(s, V, 3, 0, 0, i, j, k, tile_derivative<R>(b.t[2], cx, 1, 0, 0));
             d1 = absorbed<ABSORB>(s, V, 4, 1, 1, i, j, k, tile_derivative<R>(b.t[1], cy, 0, 1, 1));
-            d2 = absorbed<ABSORB>(s, V, 5, 2, 0, i, j, k, queue_derivative<R>(yz, cz, 0));
+            d2 = absorbed<ABSORB>(s, V, 5, 2, 0, i, j, k, queue_derivative<R>(z.q[YZ], cz, 0));
             s.f[SF_FIELD_VY][n] = b.v[1][y][x] + s.dt * (2.0f / (here.o + here.y)) * (d0 + d1 + d2);
             d0 = absorbed<ABSORB>(s, V, 6, 0, 0, i, j, k, tile_derivative<R>(b.t[3], cx, 1, 0, 0));
             d1 = absorbed<ABSORB>(s, V, 7, 1, 0, i, j, k, tile_derivative<R>(b.t[4], cy, 0, 1, 0));
-            d2 = absorbed<ABSORB>(s, V, 8, 2, 1, i, j, k, queue_derivative<R>(zz, cz, 1));
+            d2 = absorbed<ABSORB>(s, V, 8, 2, 1, i, j, k, queue_derivative<R>(z.q[ZZ], cz, 1));
             s.f[SF_FIELD_VZ][n] = b.v[2][y][x] + s.dt * (2.0f / (here.o + above.o)) * (d0 + d1 + d2);
         }
         here = above, above = next;
-        shift<R>(zz), shift<R>(xz), shift<R>(yz);
+        z.shift();
         __syncthreads();
     }
     __pipeline_wait_prior(0);
@@ -284,24 +299,17 @@ __device__ void stress_planes(const step &s, stress_buffer *buffers, int2 tile, 
 {
     const tile_point P = locate(s, tile);
     const int S = SF_HALF_STRESS;
-    const float *fvx = s.f[SF_FIELD_VX], *fvy = s.f[SF_FIELD_VY], *fvz = s.f[SF_FIELD_VZ];
     const float *mu = s.node[SF_NODE_MU];
     const long sx = s.sx, sp = s.sp;
     long n = field_at(s, P.i, P.j, k0);
-    float qx[2 * R + 1], qy[2 * R + 1], qz[2 * R + 1];
-#pragma unroll
-    for (int m = 0; m < 2 * R; ++m) {
-        qx[m] = load(fvx, n + (m - R) * sp, P.r.here);
-        qy[m] = load(fvy, n + (m - R) * sp, P.r.here);
-        qz[m] = load(fvz, n + (m - R) * sp, P.r.here);
-    }
+    enum { VX, VY, VZ };
+    z_queues<R> z = {{s.f[SF_FIELD_VX], s.f[SF_FIELD_VY], s.f[SF_FIELD_VZ]}};
+    z.start(n, sp, P.r.here);
     node_square here = square_at(mu, n, sx, P.active), above = square_at(mu, n + sp, sx, P.active);
     stress_async<R>(buffers[0], s, n, P);
     for (int k = k0; k < k1; ++k, n += sp) {
         const stress_buffer &b = buffers[(k - k0) & 1];
-        qx[2 * R] = load(fvx, n + R * sp, P.r.here);
-        qy[2 * R] = load(fvy, n + R * sp, P.r.here);
-        qz[2 * R] = load(fvz, n + R * sp, P.r.here);
+        z.load_head(n, sp, P.r.here);
         const node_square next = square_at(mu, n + 2 * sp, sx, P.active);
         stress_async<R>(buffers[((k - k0) & 1) ^ 1], s, n + sp, P);
         __pipeline_wait_prior(1);
@@ -317,7 +325,7 @@ __device__ void stress_planes(const step &s, stress_buffer *buffers, int2 tile, 
             }
             const float dx = absorbed<ABSORB>(s, S, 0, 0, 0, i, j, k, tile_derivative<R>(b.t[0], cx, 1, 0, 0));
             const float dy = absorbed<ABSORB>(s, S, 1, 1, 0, i, j, k, tile_derivative<R>(b.t[1], cy, 0, 1, 0));
-            const float dz = absorbed<ABSORB>(s, S, 2, 2, 0, i, j, k, queue_derivative<R>(qz, cz, 0));
+            const float dz = absorbed<ABSORB>(s, S, 2, 2, 0, i, j, k, queue_derivative<R>(z.q[VZ], cz, 0));
             const float lam = b.lambda[y][x], two_mu = 2.0f * here.o, sum = dx + dy + dz;
             s.f[SF_FIELD_SXX][n] = old[0] + (lam * sum + two_mu * dx);
             s.f[SF_FIELD_SYY][n] = old[1] + (lam * sum + two_mu * dy);
@@ -326,15 +334,15 @@ __device__ void stress_planes(const step &s, stress_buffer *buffers, int2 tile, 
             float a = absorbed<ABSORB>(s, S, 3, 1, 1, i, j, k, tile_derivative<R>(b.t[0], cy, 0, 1, 1));
             float c = absorbed<ABSORB>(s, S, 4, 0, 1, i, j, k, tile_derivative<R>(b.t[1], cx, 1, 0, 1));
             s.f[SF_FIELD_SXY][n] = old[3] + harmonic4(here.o, here.x, here.y, here.xy) * (a + c);
-            a = absorbed<ABSORB>(s, S, 5, 2, 1, i, j, k, queue_derivative<R>(qx, cz, 1));
+            a = absorbed<ABSORB>(s, S, 5, 2, 1, i, j, k, queue_derivative<R>(z.q[VX], cz, 1));
             c = absorbed<ABSORB>(s, S, 6, 0, 1, i, j, k, tile_derivative<R>(b.t[2], cx, 1, 0, 1));
             s.f[SF_FIELD_SXZ][n] = old[4] + harmonic4(here.o, here.x, above.o, above.x) * (a + c);
-            a = absorbed<ABSORB>(s, S, 7, 2, 1, i, j, k, queue_derivative<R>(qy, cz, 1));
+            a = absorbed<ABSORB>(s, S, 7, 2, 1, i, j, k, queue_derivative<R>(z.q[VY], cz, 1));
             c = absorbed<ABSORB>(s, S, 8, 1, 1, i, j, k, tile_derivative<R>(b.t[2], cy, 0, 1, 1));
             s.f[SF_FIELD_SYZ][n] = old[5] + harmonic4(here.o, here.y, above.o, above.y) * (a + c);
         }
         here = above, above = next;
-        shift<R>(qx), shift<R>(qy), shift<R>(qz);
+        z.shift();
         __syncthreads();
     }
     __pipeline_wait_prior(0);
