@@ -42,25 +42,28 @@ void sf_halo_begin(const sf_halo *h, const sf_backend_ops *ops, sf_backend *b, s
 void sf_halo_swap(const sf_slab *slab, const int peer[2], int tag, size_t count,
                   float *const send[2], float *const recv[2], sf_timers *t)
 {
-    const int lower = peer[SF_SIDE_LOWER], upper = peer[SF_SIDE_UPPER];
     if (count > INT_MAX)
         sf_fatal("a halo of %zu floats exceeds what one MPI message can carry; "
                  "use more ranks or a smaller nx*ny", count);
     sf_timer_start(t);
-    const int tag_down = tag, tag_up = tag + 1;
-    MPI_Comm comm = slab->comm;
-    char what[96];
-    snprintf(what, sizeof what, "exchanging halo group %d with ranks %d and %d", tag / 2, lower,
-             upper);
-    /* Send down / receive from above, then send up / receive from below. */
-    SF_MPI_CHECK(MPI_Sendrecv(send[SF_SIDE_LOWER], (int)count, MPI_FLOAT, lower, tag_down,
-                              recv[SF_SIDE_UPPER], (int)count, MPI_FLOAT, upper, tag_down, comm,
-                              MPI_STATUS_IGNORE),
-                 what);
-    SF_MPI_CHECK(MPI_Sendrecv(send[SF_SIDE_UPPER], (int)count, MPI_FLOAT, upper, tag_up,
-                              recv[SF_SIDE_LOWER], (int)count, MPI_FLOAT, lower, tag_up, comm,
-                              MPI_STATUS_IGNORE),
-                 what);
+    char what[96], lower[16] = "none", upper[16] = "none";
+    if (peer[SF_SIDE_LOWER] != MPI_PROC_NULL) snprintf(lower, sizeof lower, "%d", peer[SF_SIDE_LOWER]);
+    if (peer[SF_SIDE_UPPER] != MPI_PROC_NULL) snprintf(upper, sizeof upper, "%d", peer[SF_SIDE_UPPER]);
+    snprintf(what, sizeof what, "exchanging halo group %d with the ranks below (%s) and above (%s)",
+             tag / 2, lower, upper);
+    /* Both directions at once, receives posted first: a message down is
+     * tagged tag, one up tag + 1; MPI_PROC_NULL sides complete at once. */
+    const int arriving[2] = {tag + 1, tag}, leaving[2] = {tag, tag + 1};
+    MPI_Request request[4];
+    for (int s = 0; s < 2; ++s)
+        SF_MPI_CHECK(MPI_Irecv(recv[s], (int)count, MPI_FLOAT, peer[s], arriving[s], slab->comm,
+                               &request[s]),
+                     what);
+    for (int s = 0; s < 2; ++s)
+        SF_MPI_CHECK(MPI_Isend(send[s], (int)count, MPI_FLOAT, peer[s], leaving[s], slab->comm,
+                               &request[2 + s]),
+                     what);
+    SF_MPI_CHECK(MPI_Waitall(4, request, MPI_STATUSES_IGNORE), what);
     sf_timer_stop(t, SF_PHASE_HALO_MPI);
 }
 

@@ -6,6 +6,7 @@
 #define SF_BACKEND_H
 
 #include "sf_cpml.h"
+#include "sf_halo_transport.h"
 #include "sf_layout.h"
 #include "sf_stencil.h"
 #include "sf_timers.h"
@@ -37,6 +38,7 @@ typedef struct {
     const long *receiver_offset;
     long receiver_count;
     int sample_block;         /* receiver samples kept on the backend before a fetch */
+    sf_halo_transport halo_transport;   /* chosen with the backend (sf_device.h) */
 } sf_problem;
 
 /* Fields exchanged between neighbours: the new time level that advance
@@ -79,8 +81,8 @@ typedef struct {
     size_t (*memory_bytes)(const sf_backend *b);
 
     /* Halo planes: the floats exchanged per side for a group, and the
-     * buffers MPI reads and writes (host memory, or device memory when the
-     * MPI library can take it). */
+     * buffers MPI reads and writes (host memory, or device memory with
+     * problem->halo_transport SF_HALO_DEVICE_BUFFERS). */
     size_t (*halo_count)(const sf_backend *b, sf_halo_group g);
     float *(*halo_send_buffer)(sf_backend *b, sf_halo_group g, sf_side s);
     float *(*halo_recv_buffer)(sf_backend *b, sf_halo_group g, sf_side s);

@@ -2,6 +2,8 @@
 #ifndef SF_CONFIG_H
 #define SF_CONFIG_H
 
+#include "sf_gpu_aware_mpi.h"
+
 #include <stddef.h>
 
 /* Where a key was written, for messages that point into the job file. */
@@ -23,6 +25,11 @@ typedef enum { SF_PARAM_VP, SF_PARAM_VS, SF_PARAM_RHO, SF_PARAMS } sf_parameter;
  * and pressure. */
 typedef enum { SF_COMPONENT_VX, SF_COMPONENT_VY, SF_COMPONENT_VZ, SF_COMPONENT_P,
                SF_COMPONENTS } sf_component;
+
+/* The most points along an axis of the grid or of a model file; the most
+ * time steps a job may take (time.nt, or duration / dt) and samples a
+ * trace may hold; the most receivers. */
+enum { SF_MAX_AXIS_POINTS = 1000000, SF_MAX_STEPS = 100000000, SF_MAX_RECEIVERS = 10000000 };
 
 /* An isotropic solid needs a positive bulk modulus: vs < sqrt(3)/2 vp. */
 #define SF_VS_OVER_VP_MAX 0.8660254037844386
@@ -109,7 +116,7 @@ typedef struct {
     sf_mark mark;
 } sf_survey_config;
 
-typedef struct {
+typedef struct sf_config {
     char *source_path;        /* the job file as given */
     char *text;               /* its full text, echoed into outputs */
     char hash[17];            /* fingerprint of what the results depend on, 16 hex digits */
@@ -122,6 +129,7 @@ typedef struct {
     double dt;                /* seconds; 0 until resolved when auto */
     int dt_auto;
     double cfl_safety;        /* fraction of the stability limit used by dt: auto */
+    int dispersion_correction;/* the time-dispersion transforms (source and traces) */
     long nt;                  /* number of steps; 0 if duration was given */
     double duration;          /* seconds; 0 if nt was given */
     sf_mark dt_mark;
@@ -141,6 +149,7 @@ typedef struct {
     sf_receiver_config receivers;
     sf_survey_config survey;
     long shot_number;         /* the shot this configuration describes, from 1 */
+    const struct sf_config *survey_job;   /* a shot's survey job (its receivers as given); else NULL */
 
     char *gather_path;
     sf_mark gather_mark;
@@ -164,6 +173,8 @@ typedef struct {
     sf_mark report_mark;
 
     sf_device_kind device;
+    sf_gpu_aware_mode gpu_aware_mpi; /* halo buffers on the GPU: device pointers to MPI? */
+    sf_mark gpu_aware_mpi_mark;      /* line 0: not given */
     double progress_interval; /* seconds between progress lines */
     long check_every;         /* steps between instability checks; 0: none */
     sf_mark check_every_mark;
@@ -188,6 +199,13 @@ void sf_config_load(const char *path, sf_config *cfg);
  * receivers its x and y offset from the shot's position, z as given. */
 void sf_survey_receiver_position(const sf_config *job, const sf_shot_spec *shot, long q,
                                  double out[3]);
+
+/* The largest source-receiver distance of a survey's shots (m), and the
+ * number of the shot it belongs to. Exact with moving receivers (the
+ * offsets change only with the shot's depth) and for fixed receivers up to
+ * 10^7 shot-receiver pairs; beyond, each shot is measured against the
+ * receivers extreme along 13 directions, the corners of any grid or line. */
+double sf_survey_farthest_receiver(const sf_config *job, long *shot_number);
 
 /* Prints "file:line:column: message" for a problem found after parsing
  * (for example the CFL check, which needs the model). Rank 0 only. */

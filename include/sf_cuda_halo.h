@@ -1,10 +1,11 @@
 /* How a CUDA backend moves halo planes (CUDA sources only): compute runs in
  * order on one stream; packing, the copies to and from pinned host memory
  * and unpacking run on a higher-priority halo stream, ordered against the
- * compute by two events, so the exchange overlaps the interior update. When
- * MPI takes device memory the host copies are skipped. Both physics have
- * two halo groups (acoustic: wavefield and CPML z; elastic: the two
- * half-steps), two sides each. */
+ * compute by events, so the exchange overlaps the interior update. With
+ * device buffers (GPU-aware MPI) MPI reads the packed buffers on the
+ * device and there are no host copies. Both physics have two halo groups
+ * (acoustic: wavefield and CPML z; elastic: the two half-steps), two
+ * sides each. */
 #ifndef SF_CUDA_HALO_H
 #define SF_CUDA_HALO_H
 
@@ -13,6 +14,7 @@
 #include <cuda_runtime.h>
 
 extern "C" {
+#include "sf_backend.h"
 #include "sf_gpu_timers.h"
 }
 
@@ -20,8 +22,8 @@ enum { SF_CUDA_HALO_GROUPS = 2 };
 
 typedef struct {
     cudaStream_t compute, halo;
-    cudaEvent_t edges_done, unpacked;
-    int mpi_takes_device;
+    cudaEvent_t edges_done, packed, unpacked;
+    int device_buffers;                  /* MPI takes the device buffers */
     size_t count[SF_CUDA_HALO_GROUPS];   /* floats per side */
     float *send[SF_CUDA_HALO_GROUPS][2], *recv[SF_CUDA_HALO_GROUPS][2];            /* device */
     float *send_host[SF_CUDA_HALO_GROUPS][2], *recv_host[SF_CUDA_HALO_GROUPS][2];  /* pinned */
@@ -30,8 +32,9 @@ typedef struct {
 /* Requests the device buffers: count[g] floats per side of group g. */
 void sf_cuda_halo_plan(sf_cuda_halo *h, sf_cuda_arrays *arrays,
                        const size_t count[SF_CUDA_HALO_GROUPS]);
-/* After the arrays are allocated: the streams, events and pinned buffers. */
-void sf_cuda_halo_start(sf_cuda_halo *h);
+/* After the arrays are allocated: the streams, events and, for host
+ * staging, the pinned buffers. */
+void sf_cuda_halo_start(sf_cuda_halo *h, sf_halo_transport transport);
 void sf_cuda_halo_destroy(sf_cuda_halo *h);
 
 /* The buffers MPI reads and writes for a group and side. */
@@ -40,12 +43,14 @@ float *sf_cuda_halo_recv_buffer(sf_cuda_halo *h, int g, int side);
 
 /* The halo stream waits for the compute queued so far (the edge planes). */
 void sf_cuda_halo_after_edges(sf_cuda_halo *h);
-/* Queues the copy of a packed send buffer to the host (timed as D2H). */
+/* Queues the copy of a packed send buffer to the host (timed as D2H) when
+ * staging, and marks the buffer ready for MPI. */
 void sf_cuda_halo_to_host(sf_cuda_halo *h, sf_gpu_timers *t, int g, int side);
 /* Queues the copy of a received buffer to the device (timed as H2D). */
 void sf_cuda_halo_from_host(sf_cuda_halo *h, sf_gpu_timers *t, int g, int side);
 /* Later compute waits for the halo work queued so far (the unpack). */
 void sf_cuda_halo_before_compute(sf_cuda_halo *h);
+/* Waits for the buffers marked ready (an event, not the whole stream). */
 void sf_cuda_halo_wait_packed(sf_cuda_halo *h);
 void sf_cuda_halo_synchronize(sf_cuda_halo *h);
 

@@ -67,6 +67,7 @@ typedef struct {
     int sample_block;         /* samples kept on the backend before a fetch */
     int exchange_normal_stresses; /* pressure channels near a slab edge read sxx, syy halos */
     int energy;               /* keep what the energy diagnostic needs */
+    sf_halo_transport halo_transport;   /* chosen with the backend (sf_device.h) */
 } sf_elastic_problem;
 
 typedef struct sf_elastic_backend sf_elastic_backend;

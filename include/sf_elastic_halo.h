@@ -1,6 +1,6 @@
 /* Halo exchange of the elastic solver: after each half-step the backend
  * packs the fields the other half-step reads across z (see
- * sf_elastic_backend.h) into one buffer per side, MPI_Sendrecv swaps them
+ * sf_elastic_backend.h) into one buffer per side, MPI swaps them
  * with the slab's neighbours, and the backend unpacks them. */
 #ifndef SF_ELASTIC_HALO_H
 #define SF_ELASTIC_HALO_H

@@ -17,6 +17,10 @@
 void sf_error_set_rank(int rank, int nranks);
 int sf_error_rank(void);
 
+/* Runs once on this rank before the process ends on an error (sf_fatal,
+ * sf_exit_collective): removes what a failed run must not leave behind. */
+void sf_error_set_cleanup(void (*cleanup)(void));
+
 /* Unrecoverable error on this rank: prints "seisfd: error (rank R): ..."
  * and aborts every rank (MPI_Abort when MPI is up, exit(1) otherwise). */
 SF_NORETURN void sf_fatal(const char *fmt, ...) __attribute__((format(printf, 1, 2)));

@@ -20,6 +20,7 @@ typedef struct {
     const double (*receiver_position)[3];   /* all receivers, job order */
     const double *source_position;
     double source_frequency, source_delay;
+    const char *time_dispersion;            /* how the leapfrog's time error was treated */
     const char *config_text, *config_path;
     const char *physics;
     int order;
@@ -43,8 +44,9 @@ typedef enum { SF_GATHER_PARALLEL, SF_GATHER_BY_LEADER } sf_gather_writer;
 /* Collective. Rank-local traces [nlocal][nsamples] are rows
  * global_index[0..nlocal) of the gather, which must increase: receiver
  * indices, or with a component axis component * nrec + receiver. Written
- * to a partial file first and renamed when complete. Returns 0, or (by
- * leader) -1 with the reason on every rank and no file left behind. */
+ * under its temporary name (the caller's sf_output_set puts it in place
+ * or removes it). Returns 0, or (by leader) -1 with the reason on every
+ * rank. */
 int sf_gather_write_hdf5(const sf_gather_info *info, MPI_Comm comm, sf_gather_writer writer,
                          long nlocal, const long *global_index, const float *traces, char *reason,
                          size_t len);

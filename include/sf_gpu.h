@@ -1,9 +1,12 @@
 /* GPUs for the CUDA backend (CUDA builds only): which devices a rank
  * sees, binding each rank to one device of its node (and its CPU cores to
- * those nearest that device), the set-up lines that say so, and what the
- * MPI library can do with device memory. */
+ * those nearest that device), the set-up lines that say so, and whether
+ * the halo buffers go to MPI in device memory. */
 #ifndef SF_GPU_H
 #define SF_GPU_H
+
+#include "sf_backend.h"
+#include "sf_gpu_aware_mpi.h"
 
 #include <mpi.h>
 #include <stddef.h>
@@ -45,8 +48,18 @@ int sf_gpu_first_on_device(MPI_Comm comm);
  * bytes written per second over buffers of mib MiB in all, best of 10. */
 double sf_gpu_copy_bandwidth(long mib);
 
-/* Does the MPI library take device pointers (CUDA-aware MPI)? */
-int sf_mpi_takes_device_memory(void);
+/* Collective over comm: ranks 2k and 2k+1 swap messages of 1 to 64 MiB
+ * both ways at once, with device buffers (when transport has them) and
+ * host staged as the halos are; rank 0 prints GB/s per direction beside a
+ * direct peer copy between its GPU and its partner's (the link's rate). */
+void sf_gpu_exchange_bandwidth(MPI_Comm comm, sf_halo_transport transport);
+
+/* Collective over comm, after sf_gpu_bind: device buffers or host staging
+ * for the halos, the same on every rank, with this rank's reason. Device
+ * buffers are first exchanged between neighbours and checked; an MPI that
+ * crashes, hangs or delivers wrong data ends the run with one message. */
+sf_halo_transport sf_gpu_halo_transport(const sf_gpu_aware_setting *setting, MPI_Comm comm,
+                                        char *reason, size_t len);
 
 /* The bound device's index, name and UUID ("GPU-8-4-4-4-12" hex digits,
  * as nvidia-smi prints it), for the run report. */

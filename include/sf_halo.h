@@ -1,7 +1,8 @@
 /* Halo exchange between Z-slab neighbours: the backend packs the 4
  * boundary planes of a field group into one contiguous buffer per
- * direction, MPI_Sendrecv swaps them with the neighbours, and the
- * backend scatters what arrived into its halo planes. */
+ * direction, nonblocking sends and receives swap them with both
+ * neighbours at once, and the backend scatters what arrived into its halo
+ * planes. */
 #ifndef SF_HALO_H
 #define SF_HALO_H
 
@@ -27,9 +28,9 @@ void sf_halo_begin(const sf_halo *h, const sf_backend_ops *ops, sf_backend *b, s
  * t) and queues the unpacking of what arrived. */
 void sf_halo_finish(const sf_halo *h, const sf_backend_ops *ops, sf_backend *b, sf_halo_group g,
                     sf_timers *t);
-/* The MPI part, for any backend: sends send[LOWER] to peer[LOWER] while
- * receiving recv[UPPER] from peer[UPPER] (tag), then the other way round
- * (tag + 1); count floats each way, MPI time to t. */
+/* The MPI part, for any backend: send[s] goes to peer[s] and recv[s]
+ * comes from it, both sides and both directions in flight at once (tag
+ * going down, tag + 1 going up); count floats each way, MPI time to t. */
 void sf_halo_swap(const sf_slab *slab, const int peer[2], int tag, size_t count,
                   float *const send[2], float *const recv[2], sf_timers *t);
 /* Both, back to back. */

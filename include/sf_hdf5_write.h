@@ -1,6 +1,7 @@
-/* Writing HDF5 outputs: a file is created under its temporary name and
- * renamed once closed, so an interrupted run never leaves a file that
- * looks complete. Every call is checked. An output is either parallel
+/* Writing HDF5 outputs: a file is created under its temporary name (the
+ * caller's sf_output_set puts it in place with the run's other outputs,
+ * or removes it), so an interrupted run never leaves a file that looks
+ * complete. Every call is checked. An output is either parallel
  * (sf_h5_output_create: every rank of comm writes collectively; a failure
  * ends the run naming the file and the action, since a rank failing
  * inside a collective HDF5 call would leave the others waiting) or serial
@@ -23,18 +24,18 @@ typedef struct {
     char error[1024];   /* the first failure, in words */
 } sf_h5_output;
 
-/* Collective over comm: creates the parent directories and
- * <path>.partial for parallel writing; a failure ends the run. */
+/* Collective over comm: creates the parent directories and the
+ * temporary file for parallel writing; a failure ends the run. */
 void sf_h5_output_create(sf_h5_output *o, const char *path, MPI_Comm comm);
-/* Collective: closes the file and renames it to its final name. */
-void sf_h5_output_commit(sf_h5_output *o);
+/* Collective: closes the file, complete under its temporary name. */
+void sf_h5_output_close(sf_h5_output *o);
 
 /* This process alone: as sf_h5_output_create, but 0, or -1 with the
- * reason in o->error and nothing left behind. Later failures are
- * recorded in o->error; the calls after one are skipped. */
+ * reason in o->error. Later failures are recorded in o->error; the
+ * calls after one are skipped. */
 int sf_h5_output_open_serial(sf_h5_output *o, const char *path);
-/* Closes a serial output, then renames it to its final name (0) or, when
- * some call failed, removes it (-1, reason in o->error). */
+/* Closes a serial output: 0, or -1 when some call failed (reason in
+ * o->error). */
 int sf_h5_output_finish(sf_h5_output *o);
 
 /* Checks an HDF5 return code of work on o: returns rc; rc < 0 ends the run

@@ -5,9 +5,6 @@
 
 #include "sf_config.h"
 
-/* Size in bytes of the file, or -1 with reason filled. */
-long long sf_raw_file_size(const char *path, char *reason, size_t reason_len);
-
 /* Reads planes [z0, z0 + nz) of an nx*ny*nz volume into out (compact);
  * returns 0, or -1 with reason filled. */
 int sf_raw_read_planes(const char *path, long nx, long ny, long z0, long nz, sf_endian endian,

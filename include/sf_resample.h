@@ -10,17 +10,23 @@ typedef struct {
     double dt;          /* simulation step, s */
     double interval;    /* record interval, s */
     long nsamples;      /* record samples at t = j * interval */
+    long stored;        /* samples kept while running: the record and `extra` past it */
     long levels;        /* simulation time levels the record needs */
     int exact;          /* interval == dt: plain copy */
     double period;      /* sinc period: max(dt, interval) */
 } sf_resampler;
 
-/* levels_available: time levels 0..duration the job asks for; more are
- * added when the interpolation kernel needs them past the end. */
-void sf_resampler_init(sf_resampler *r, double dt, double interval, double duration);
+/* The record's samples (reaching the duration: the last at or past it)
+ * and the time levels that they and `extra` samples past them need (the
+ * interpolation kernel may reach past the end), in floating point: a
+ * caller checks them before they become counts. */
+void sf_resampler_counts(double dt, double interval, double duration, long extra,
+                         double *samples, double *levels);
+/* The resampler of those counts; each must fit a long. */
+void sf_resampler_init(sf_resampler *r, double dt, double interval, double duration, long extra);
 
 /* Adds time levels [n0, n0 + count), given as [count][nrec], into the
- * record out[nrec][nsamples]. */
+ * record out[nrec][stored]. */
 void sf_resampler_accumulate(const sf_resampler *r, long n0, int count, long nrec,
                              const float *block, float *out);
 

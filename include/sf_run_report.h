@@ -6,6 +6,7 @@
 #define SF_RUN_REPORT_H
 
 #include "sf_config.h"
+#include "sf_device.h"
 #include "sf_shot_result.h"
 
 #include <mpi.h>
@@ -21,6 +22,7 @@ typedef struct {
     char gpu_name[SF_GPU_TEXT], gpu_uuid[SF_GPU_TEXT];
     double memory_bytes;           /* fields, model, tables: as the set-up summary counts */
     double model_seconds;          /* reading and sampling the model */
+    char halo_reason[SF_TRANSPORT_TEXT];   /* the halo transport and why (sf_placement) */
 } sf_process_info;
 
 typedef struct {
@@ -36,7 +38,7 @@ typedef struct {
     const sf_config *cfg;          /* physics, grid, model, boundaries */
     double dt;
     long steps;                    /* time steps of a shot */
-    const char *device;            /* the backend: "cpu" or "cuda" */
+    const sf_placement *placement; /* the backend and the halo transport */
     int ranks, ranks_per_shot, groups;
     const sf_process_info *processes;   /* [ranks] */
     const sf_shot_result *shots;   /* in shot order */
@@ -44,10 +46,10 @@ typedef struct {
 } sf_run_report;
 
 /* Collective over comm (every rank of the run): this rank's entry, all
- * of them on rank 0 ([size], to free), NULL elsewhere. cuda: the rank
- * drives a GPU (its index, name and UUID are read). */
-sf_process_info *sf_report_processes(MPI_Comm comm, int group, int cuda, double memory_bytes,
-                                     double model_seconds);
+ * of them on rank 0 ([size], to free), NULL elsewhere. On a GPU the
+ * rank's device index, name and UUID are read. */
+sf_process_info *sf_report_processes(MPI_Comm comm, int group, const sf_placement *placement,
+                                     double memory_bytes, double model_seconds);
 
 /* Rank 0: writes the report to path (its directory made as needed) via
  * path.partial and a rename. 0, or -1 with the reason. */

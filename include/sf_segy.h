@@ -40,9 +40,10 @@ const char *sf_segy_precision(int scalar);
 void sf_segy_component_path(const char *path, const char *component, char *out, size_t len);
 
 /* Collective, with the arguments of sf_gather_write_hdf5. Rank 0 writes the
- * headers and sizes the file, then every rank writes its own traces; the
- * file appears at info->path only when complete. 0, or -1 with the first
- * failing rank's message on every rank and no file left behind. */
+ * headers and sizes the temporary file of info->path, then every rank
+ * writes its own traces (the caller's sf_output_set puts it in place or
+ * removes it). 0, or -1 with the first failing rank's message on every
+ * rank. */
 int sf_gather_write_segy(const sf_gather_info *info, MPI_Comm comm, long nlocal,
                          const long *global_index, const float *traces, char *error,
                          size_t len);

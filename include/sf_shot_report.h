@@ -7,14 +7,13 @@
 #include "sf_shot_result.h"
 #include "sf_simulation.h"
 
-/* Collective over the slab: fills r on its rank 0 from the shot just run
- * (failed: with s->failure as the reason): steps, loop time, rate, each
- * phase's maximum over the ranks and the files written; with
- * fingerprint also their sizes and checksums, each file flushed to the
- * disk first (a file that cannot be read back fails the shot). started:
- * sf_now() when the shot began. */
-void sf_shot_result_fill(sf_simulation *s, int failed, int fingerprint, long number, int group,
-                         double started, sf_shot_result *r);
+/* Collective over the slab, after sf_simulation_finish: fills r on its
+ * rank 0 from the shot just run (failed: with s->failure as the reason):
+ * steps, loop time, rate, each phase's maximum over the ranks and the
+ * files put in place, with their sizes and checksums when the finish
+ * verified them. started: sf_now() when the shot began. */
+void sf_shot_result_fill(sf_simulation *s, int failed, long number, int group, double started,
+                         sf_shot_result *r);
 
 /* Collective over every rank of the run: gathers the processes and has
  * rank 0 write the report (a failure to write it is a warning). */

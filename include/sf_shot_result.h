@@ -4,13 +4,16 @@
 #ifndef SF_SHOT_RESULT_H
 #define SF_SHOT_RESULT_H
 
+#include "sf_output.h"
 #include "sf_timers.h"
 
 typedef enum { SF_SHOT_PENDING, SF_SHOT_RUNNING, SF_SHOT_DONE, SF_SHOT_FAILED,
                SF_SHOT_SKIPPED } sf_shot_status;
 
-/* The phases of sf_timers, then the halo time the steps waited for. */
-enum { SF_RESULT_PHASES = SF_PHASE_COUNT + 1, SF_RESULT_FILES = 6, SF_RESULT_TEXT = 1024 };
+/* The phases of sf_timers, then the halo time the steps waited for;
+ * every output of a shot. */
+enum { SF_RESULT_PHASES = SF_PHASE_COUNT + 1, SF_RESULT_FILES = SF_OUTPUT_SET_MAX,
+       SF_RESULT_TEXT = 1024 };
 
 typedef struct {
     long index;                /* shot number, from 1 */

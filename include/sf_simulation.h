@@ -10,13 +10,16 @@
 #include "sf_config.h"
 #include "sf_cpml.h"
 #include "sf_decomp.h"
+#include "sf_device.h"
 #include "sf_elastic_acquisition.h"
 #include "sf_elastic_backend.h"
 #include "sf_halo.h"
 #include "sf_model.h"
+#include "sf_output.h"
 #include "sf_resample.h"
 #include "sf_segy.h"
 #include "sf_snapshot.h"
+#include "sf_source_signal.h"
 #include "sf_stencil.h"
 #include "sf_timers.h"
 
@@ -47,10 +50,6 @@ typedef struct {
     void (*free)(sf_simulation *s);
 } sf_physics_driver;
 
-/* The outputs one shot writes: the gather, its SEG-Y files (one per
- * component of an elastic gather), the energy series. */
-enum { SF_SHOT_OUTPUTS = 2 + SF_COMPONENTS, SF_OUTPUT_PATH = 4200 };
-
 /* Seconds per phase of a shot as reports give them: the sf_phase
  * phases, then the halo time the steps waited for ("halo exposed"). */
 enum { SF_PHASE_EXPOSED = SF_PHASE_COUNT, SF_REPORT_PHASES };
@@ -71,14 +70,17 @@ struct sf_simulation {
     sf_stencil stencil;
     sf_model model;
     double dt, dt_max;
+    int dt_shortened;         /* dt: auto went below cfl_safety x the limit (the source's band) */
     double interval;          /* record interval */
     long steps;               /* time steps computed */
     sf_cpml_axis cpml[3];
+    sf_halo_transport halo_transport;   /* how the backend's halos reach MPI */
     /* The record: channels this rank samples, [channel_count][nsamples]
      * in traces, rows channel_global of the gather (component-major). */
     long channel_count;
     const long *channel_global;
     sf_resampler resampler;
+    sf_source_signal source;  /* the shot's source at every half step, as injected */
     /* acoustic */
     sf_acquisition acq;
     const sf_backend_ops *ops;
@@ -95,21 +97,28 @@ struct sf_simulation {
     double model_seconds;     /* reading and sampling the model (set-up) */
     double cpml_frequency;    /* the peak frequency the CPML profiles were made for */
     long check_every;         /* steps between guard checks; 0: none */
+    int host_fields;          /* the backend keeps the fields in host memory (the CPU's) */
+    double memory_per_rank;   /* bytes this rank's node offers each of its ranks; 0: unknown */
+    int ranks_on_node;
     int quiet;                /* no per-output lines (surveys print their own) */
     /* Called on every rank between time steps when set (a survey's world
      * rank 0 answers the other groups there). */
     void (*between_steps)(void *arg);
     void *between_steps_arg;
     char failure[1024];       /* why the shot failed (guard, output) */
-    int noutputs;             /* outputs the shot wrote, complete */
-    char outputs[SF_SHOT_OUTPUTS][SF_OUTPUT_PATH];
+    /* The shot's outputs (model, snapshots, gather, SEG-Y, energy), under
+     * their temporary names until sf_simulation_finish. */
+    sf_output_set outputs;
 };
 
-/* Collective. Validates what needs the model and rank count (slab size,
- * CFL, dispersion), exiting with a message pointing into the job file.
- * Each physics uses its own backend operations. */
+/* Collective (the memory check over MPI_COMM_WORLD: every group of a
+ * survey sets up at once). Validates what needs the rank count (slab
+ * size, memory of the grid) and then the model (CFL, dispersion, steps and
+ * samples, SEG-Y, memory with the record), reporting every problem of a
+ * stage before exiting, each pointing into the job file. The backend and
+ * its halo transport are the placement's. */
 void sf_simulation_setup(sf_simulation *s, const sf_config *cfg, MPI_Comm comm,
-                         const sf_backend_ops *acoustic, const sf_elastic_backend_ops *elastic);
+                         const sf_placement *placement);
 /* Prints the set-up summary on rank 0. */
 void sf_simulation_summary(const sf_simulation *s);
 /* Collective over the slab: one shot's time loop. Every run.check_every
@@ -118,9 +127,15 @@ void sf_simulation_summary(const sf_simulation *s);
  * the field and the grid point (indices and metres). 0 otherwise. */
 int sf_simulation_run(sf_simulation *s, int progress);
 /* Collective: writes the shot's gather (and its SEG-Y files, the energy
- * series). 0, listing them in s->outputs; or -1 with s->failure and none
- * of the shot's outputs under a final name. */
+ * series) under their temporary names. 0, or -1 with s->failure. */
 int sf_simulation_write(sf_simulation *s);
+/* Collective, after the loop and the writes: puts the shot's outputs in
+ * place together unless it failed, else removes them; with verify (a
+ * survey) each is read back for its size and checksum and flushed to
+ * the disk first (sf_output_set_finish). 0, or -1 when the shot failed
+ * or its outputs could not be put in place (s->failure says why); either
+ * way earlier files of those names are as they were. */
+int sf_simulation_finish(sf_simulation *s, int failed, int verify);
 /* Collective: another shot on the same slab, model and backend (surveys):
  * shot is the job with that shot's source and receivers; the CPML
  * profiles follow its peak frequency; the backend is reset. */
@@ -146,7 +161,8 @@ void sf_simulation_free(sf_simulation *s);
 void sf_elastic_setup(sf_simulation *s, const sf_elastic_backend_ops *ops);
 /* Its lines of the set-up summary. */
 void sf_elastic_summary(const sf_simulation *s);
-/* Collective: writes output.energy when the job asks for it. */
-void sf_elastic_write_energy(sf_simulation *s);
+/* Collective: writes output.energy under its temporary name; 0, or -1
+ * with s->failure. */
+int sf_elastic_write_energy(sf_simulation *s);
 
 #endif

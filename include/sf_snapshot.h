@@ -30,16 +30,19 @@ typedef struct {
 /* Stored samples along an axis of n points decimated by d. */
 long sf_snapshot_samples(long n, long d);
 
-/* Collective: creates <path>.partial (see sf_h5_output). */
+/* Collective: creates the temporary file of the snapshots (see
+ * sf_h5_output); the snapshot file and its XDMF index stay under their
+ * temporary names for the caller's sf_output_set. */
 void sf_snapshot_open(sf_snapshot_file *f, const sf_config *c, const sf_slab *slab);
 /* This rank's samples of one field of one snapshot. */
 size_t sf_snapshot_local_count(const sf_snapshot_file *f);
 /* Collective: stores this rank's samples, lattice order, of every field
  * (samples[q] for the job's q-th snapshot field) for one step. */
 void sf_snapshot_write(sf_snapshot_file *f, long step, double time, float *const *samples);
-/* Collective: writes the attributes and the XDMF sidecar, then renames both. */
-void sf_snapshot_close(sf_snapshot_file *f);
-/* Collective: closes the file of a run that failed and removes it. */
+/* Collective: writes the attributes and closes the file, then the XDMF
+ * sidecar; 0, or -1 with the reason on every rank. */
+int sf_snapshot_close(sf_snapshot_file *f, char *error, size_t len);
+/* Collective: closes the file of a run that failed, as it is. */
 void sf_snapshot_abandon(sf_snapshot_file *f);
 
 /* The XDMF sidecar's name for a snapshot file: the extension replaced. */

@@ -30,12 +30,21 @@ typedef struct {
 
 /* ---- the plan (survey_plan.c) ---------------------------------------- */
 
-/* Collective over MPI_COMM_WORLD, before any shot. Rank 0 checks the
- * output directory and reads its manifest: a manifest of another job is
- * refused unless fresh; shots recorded as done whose files still verify
- * are marked skipped in plan[shots] (the others pending); existing files
- * of shots to compute without a manifest need output.overwrite; the
- * outputs must fit the free space. Problems end the run (file:line:column
+/* Collective over MPI_COMM_WORLD, first of all: rank 0 checks the paths
+ * the survey writes (sf_output_check_path), makes the output directory
+ * and locks it for the run (sf_output_unlock_all releases it; another
+ * run's lock ends this one at once, naming its host and process), then
+ * removes the temporary files killed runs left in it. Without execute
+ * (seisfd check) it only looks, creating nothing, with the same
+ * messages. */
+void sf_survey_claim(const sf_config *job, int execute);
+
+/* Collective over MPI_COMM_WORLD, before any shot. Rank 0 reads the
+ * output directory's manifest: a manifest of another job is refused
+ * unless fresh; shots recorded as done whose files still verify are
+ * marked skipped in plan[shots] (the others pending); a directory at a
+ * file of a shot to compute is refused, and without a manifest existing
+ * files need output.overwrite; the outputs must fit the free space. Problems end the run (file:line:column
  * of output.directory). With execute, the manifest is opened for
  * appending (m, rank 0). Prints what the run will do. */
 void sf_survey_plan(const sf_config *job, const sf_simulation *s, int execute, int fresh,
@@ -47,8 +56,15 @@ void sf_dispatch_start(sf_dispatcher *d, const sf_config *job, MPI_Comm comm, in
                        sf_shot_result *plan, sf_manifest *m);
 /* Rank 0: the next shot for group (index from 0), or -1 when none is left. */
 long sf_dispatch_assign(sf_dispatcher *d, int group);
-/* Rank 0: a shot's outcome: recorded in the manifest and printed. */
+/* Rank 0: a shot's outcome: recorded in the manifest and printed. A
+ * manifest removed or replaced meanwhile, or one a write to had failed,
+ * is first written again whole (with a warning); one that cannot take
+ * the line is a warning, not the survey's end. */
 void sf_dispatch_record(sf_dispatcher *d, const sf_shot_result *r);
+/* Rank 0, once every result is in: the manifest checked a last time as
+ * before a record. 0, or -1 with the reason when it does not record the
+ * run. */
+int sf_dispatch_end(sf_dispatcher *d, char *reason, size_t len);
 /* Rank 0: answers what the other leaders have sent, without waiting;
  * the sf_simulation between_steps hook (arg: the dispatcher). */
 void sf_dispatch_poll(void *dispatcher);

@@ -17,10 +17,11 @@ typedef struct {
     char name[512];             /* "file" or "file:/dataset", for messages */
 } sf_volume_grid;
 
-/* Each returns 0, or -1 with reason filled. The HDF5 calls are collective
- * over comm; every rank gets the same answer from the shape calls. */
-int sf_hdf5_volume_shape(const char *path, const char *dataset, MPI_Comm comm, sf_volume_grid *g,
-                         char *reason, size_t len);
+/* Each returns 0, or -1 with reason filled. The shape calls read the
+ * file's headers alone (one rank reads them for all); the HDF5 read is
+ * collective over comm. */
+int sf_hdf5_volume_shape(const char *path, const char *dataset, sf_volume_grid *g, char *reason,
+                         size_t len);
 int sf_hdf5_volume_read(const char *path, const char *dataset, MPI_Comm comm,
                         const sf_volume_grid *g, long k0, long nk, float *out, char *reason,
                         size_t len);

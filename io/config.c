@@ -3,9 +3,9 @@
 #include "config_reader.h"
 #include "sf_config.h"
 #include "sf_error.h"
+#include "sf_file_read.h"
 #include "sf_fingerprint.h"
 
-#include <errno.h>
 #include <math.h>
 #include <mpi.h>
 #include <stdarg.h>
@@ -13,10 +13,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-static const cfg_range ANY = {-INFINITY, INFINITY, 0, 0};
-static const cfg_range POSITIVE = {0, INFINITY, 1, 0};
-
-enum { MAX_GRID_POINTS = 1000000 };
 
 static void read_grid(cfg_reader *r, sf_yaml_node *root, sf_config *c)
 {
@@ -24,10 +20,10 @@ static void read_grid(cfg_reader *r, sf_yaml_node *root, sf_config *c)
     if (!g) return;
     static const char *nk[3] = {"nx", "ny", "nz"}, *dk[3] = {"dx", "dy", "dz"};
     for (int a = 0; a < 3; ++a) {
-        cfg_integer(r, g, nk[a], "grid", 1, MAX_GRID_POINTS, 1, &c->n[a], &c->n_mark[a]);
-        cfg_number(r, g, dk[a], "grid", (cfg_range){0, 1e6, 1, 0}, 1, &c->spacing[a], NULL);
+        cfg_integer(r, g, nk[a], "grid", 1, SF_MAX_AXIS_POINTS, 1, &c->n[a], &c->n_mark[a]);
+        cfg_number(r, g, dk[a], "grid", CFG_SPACING, 1, &c->spacing[a], NULL);
     }
-    cfg_vector_key(r, g, "origin", "grid", 3, ANY, 0, c->origin, NULL);
+    cfg_vector_key(r, g, "origin", "grid", 3, CFG_COORDINATE, 0, c->origin, NULL);
     cfg_reject_unknown(r, g, "grid", "nx, ny, nz, dx, dy, dz, origin");
 }
 
@@ -41,13 +37,14 @@ static void read_time(cfg_reader *r, sf_yaml_node *root, sf_config *c)
         c->dt_auto = 1;
         c->dt_mark = cfg_mark(dt);
     } else if (dt) {
-        cfg_number(r, t, "dt", "time", (cfg_range){0, 1.0, 1, 0}, 1, &c->dt, &c->dt_mark);
+        cfg_number(r, t, "dt", "time", (cfg_range){1e-10, 1, 0, 0}, 1, &c->dt, &c->dt_mark);
     } else {
         c->dt_auto = 1;
         c->dt_mark = cfg_mark(t);
     }
-    cfg_number(r, t, "cfl_safety", "time", (cfg_range){0, 1, 1, 0}, 0, &c->cfl_safety, NULL);
-    int has_nt = cfg_integer(r, t, "nt", "time", 1, 100000000, 0, &c->nt, NULL);
+    cfg_number(r, t, "cfl_safety", "time", (cfg_range){0.01, 1, 0, 0}, 0, &c->cfl_safety, NULL);
+    cfg_boolean(r, t, "dispersion_correction", "time", &c->dispersion_correction);
+    int has_nt = cfg_integer(r, t, "nt", "time", 1, SF_MAX_STEPS, 0, &c->nt, NULL);
     sf_mark dmark;
     int has_duration =
         cfg_number(r, t, "duration", "time", (cfg_range){0, 1e5, 1, 0}, 0, &c->duration, &dmark);
@@ -56,7 +53,7 @@ static void read_time(cfg_reader *r, sf_yaml_node *root, sf_config *c)
     if (has_nt > 0 && has_duration > 0)
         cfg_problem(r, dmark.line, dmark.column, "time.duration",
                     "give either nt or duration, not both");
-    cfg_reject_unknown(r, t, "time", "dt, cfl_safety, nt, duration");
+    cfg_reject_unknown(r, t, "time", "dt, cfl_safety, nt, duration, dispersion_correction");
 }
 
 static void read_physics(cfg_reader *r, sf_yaml_node *root, sf_config *c)
@@ -158,21 +155,26 @@ static void read_layers(cfg_reader *r, sf_yaml_node *m, sf_config *c)
     }
     c->model.nlayers = (int)list->count;
     c->model.layers = sf_calloc(list->count, sizeof *c->model.layers, "model layers");
+    int last_ok = 0;
     for (size_t i = 0; i < list->count; ++i) {
         char path[64];
         snprintf(path, sizeof path, "model.layers[%zu]", i);
         sf_yaml_node *item = list->items[i];
         if (item->kind != SF_YAML_MAPPING) {
             cfg_problem(r, item->line, item->column, path, "expected %s", entry);
+            last_ok = 0;
             continue;
         }
-        cfg_number(r, item, "top", path, ANY, 1, &c->model.layers[i].top, NULL);
+        /* Only tops that were read are compared: a bad one is reported once. */
+        int top_ok = cfg_number(r, item, "top", path, CFG_COORDINATE, 1,
+                                &c->model.layers[i].top, NULL) > 0;
         read_parameters(r, item, path, c, c->model.layers[i].value);
         cfg_reject_unknown(r, item, path, is_elastic(c) ? "top, vp, vs, rho" : "top, vp");
-        if (i > 0 && c->model.layers[i].top <= c->model.layers[i - 1].top)
+        if (i > 0 && top_ok && last_ok && c->model.layers[i].top <= c->model.layers[i - 1].top)
             cfg_problem(r, item->line, item->column, path,
                         "layer tops must increase with depth (%g follows %g)",
                         c->model.layers[i].top, c->model.layers[i - 1].top);
+        last_ok = top_ok;
     }
     qsort(c->model.layers, list->count, sizeof *c->model.layers, compare_layers);
     if (c->model.layers[0].top > c->origin[2])
@@ -199,7 +201,7 @@ static void read_ranges(cfg_reader *r, sf_yaml_node *m, sf_config *c)
         char full[64];
         snprintf(full, sizeof full, "model.%s", keys[p]);
         sf_mark mark;
-        if (cfg_vector_key(r, m, keys[p], "model", 2, (cfg_range){0, 1e6, p != SF_PARAM_VS, 0}, 0,
+        if (cfg_vector_key(r, m, keys[p], "model", 2, PARAMETER_RANGE[p], 0,
                            mc->range[p], &mark) > 0 &&
             mc->range[p][0] >= mc->range[p][1])
             cfg_problem(r, mark.line, mark.column, full,
@@ -214,7 +216,7 @@ static void read_model_grid(cfg_reader *r, sf_yaml_node *m, sf_config *c)
     double dims[3] = {0, 0, 0};
     /* HDF5 datasets carry their shape; raw files cannot; SEG-Y may need it. */
     if (mc->kind != SF_MODEL_HDF5 &&
-        cfg_vector_key(r, m, "dims", "model", 3, (cfg_range){1, MAX_GRID_POINTS, 0, 0},
+        cfg_vector_key(r, m, "dims", "model", 3, (cfg_range){1, SF_MAX_AXIS_POINTS, 0, 0},
                        mc->kind == SF_MODEL_RAW, dims, &mc->dims_mark) > 0) {
         for (int a = 0; a < 3; ++a) {
             mc->dims[a] = (long)dims[a];
@@ -223,9 +225,9 @@ static void read_model_grid(cfg_reader *r, sf_yaml_node *m, sf_config *c)
                             "dimensions must be whole numbers");
         }
     }
-    mc->origin_given = cfg_vector_key(r, m, "origin", "model", 3, ANY, 0, mc->origin,
+    mc->origin_given = cfg_vector_key(r, m, "origin", "model", 3, CFG_COORDINATE, 0, mc->origin,
                                       &mc->origin_mark) > 0;
-    mc->spacing_given = cfg_vector_key(r, m, "spacing", "model", 3, (cfg_range){0, 1e6, 1, 0},
+    mc->spacing_given = cfg_vector_key(r, m, "spacing", "model", 3, CFG_SPACING,
                                        mc->kind == SF_MODEL_SEGY, mc->spacing,
                                        &mc->spacing_mark) > 0;
     int nearest = 0;
@@ -417,7 +419,7 @@ static void read_source_vector(cfg_reader *r, sf_yaml_node *s, const char *key, 
         return;
     }
     sf_mark mark;
-    if (cfg_vector_key(r, s, key, "source", n, ANY, 1, out, &mark) <= 0) return;
+    if (cfg_vector_key(r, s, key, "source", n, CFG_SCALE, 1, out, &mark) <= 0) return;
     double norm = 0.0;
     for (int i = 0; i < n; ++i) norm += fabs(out[i]);
     if (norm == 0.0)
@@ -431,7 +433,7 @@ static void read_source(cfg_reader *r, sf_yaml_node *root, sf_config *c)
     if (!s) return;
     read_source_type(r, s, c);
     if (!c->survey.enabled) {
-        cfg_vector_key(r, s, "position", "source", 3, ANY, 1, c->source.position,
+        cfg_vector_key(r, s, "position", "source", 3, CFG_COORDINATE, 1, c->source.position,
                        &c->source.position_mark);
     } else if (sf_yaml_peek(s, "position")) {
         const sf_yaml_node *n = sf_yaml_take(s, "position");
@@ -441,23 +443,35 @@ static void read_source(cfg_reader *r, sf_yaml_node *root, sf_config *c)
     }
     int wavelet = 0;
     cfg_choice(r, s, "wavelet", "source", "ricker", 0, &wavelet, NULL);
-    cfg_number(r, s, "frequency", "source", (cfg_range){0, 1e6, 1, 0}, 1, &c->source.frequency,
+    cfg_number(r, s, "frequency", "source", CFG_FREQUENCY, 1, &c->source.frequency,
                &c->source.frequency_mark);
     const sf_yaml_node *delay = sf_yaml_peek(s, "delay");
     if (cfg_is_auto(delay))
         sf_yaml_take(s, "delay");
     else
-        cfg_number(r, s, "delay", "source", (cfg_range){0, 1e5, 0, 0}, 0, &c->source.delay,
+        cfg_number(r, s, "delay", "source", CFG_DELAY, 0, &c->source.delay,
                    NULL);
     c->source.delay_auto = !delay || cfg_is_auto(delay);
     if (c->source.delay_auto && c->source.frequency > 0) c->source.delay = 1.5 / c->source.frequency;
-    cfg_number(r, s, "amplitude", "source", ANY, 0, &c->source.amplitude, NULL);
+    cfg_number(r, s, "amplitude", "source", CFG_SCALE, 0, &c->source.amplitude, NULL);
     read_source_vector(r, s, "direction", 3, SF_SOURCE_FORCE, "force", c, c->source.direction);
     read_source_vector(r, s, "moment", 6, SF_SOURCE_MOMENT, "moment", c, c->source.moment);
     cfg_reject_unknown(r, s, "source",
                        is_elastic(c) ? "type, position, wavelet, frequency, delay, amplitude, "
                                        "direction, moment"
                                      : "type, position, wavelet, frequency, delay, amplitude");
+}
+
+/* Receivers are counted before they are made: a 100000 x 100000 grid is
+ * refused at once instead of after minutes of positions. 1 when count
+ * more fit, else 0 with a problem at mark. */
+static int receivers_fit(cfg_reader *r, const sf_config *c, double count, sf_mark mark,
+                         const char *key)
+{
+    if ((double)c->receivers.count + count <= SF_MAX_RECEIVERS) return 1;
+    cfg_problem(r, mark.line, mark.column, key, "%.0f receivers, with the %ld listed before, are "
+                "more than the %d a job may have", count, c->receivers.count, SF_MAX_RECEIVERS);
+    return 0;
 }
 
 static void add_receiver(sf_receiver_config *rc, long *capacity, const double p[3])
@@ -477,11 +491,12 @@ static void read_receiver_points(cfg_reader *r, sf_yaml_node *list, sf_config *c
                     "expected a list of [x, y, z] positions");
         return;
     }
+    if (!receivers_fit(r, c, (double)list->count, cfg_mark(list), "receivers.points")) return;
     for (size_t i = 0; i < list->count; ++i) {
         char path[64];
         double p[3];
         snprintf(path, sizeof path, "receivers.points[%zu]", i);
-        if (cfg_vector(r, list->items[i], path, 3, ANY, p) > 0)
+        if (cfg_vector(r, list->items[i], path, 3, CFG_COORDINATE, p) > 0)
             add_receiver(&c->receivers, cap, p);
     }
 }
@@ -490,11 +505,13 @@ static void read_receiver_line(cfg_reader *r, sf_yaml_node *line, sf_config *c, 
 {
     double a[3], b[3];
     long count = 0;
-    int ok = cfg_vector_key(r, line, "start", "receivers.line", 3, ANY, 1, a, NULL) > 0;
-    ok &= cfg_vector_key(r, line, "end", "receivers.line", 3, ANY, 1, b, NULL) > 0;
-    ok &= cfg_integer(r, line, "count", "receivers.line", 1, 10000000, 1, &count, NULL) > 0;
+    sf_mark cmark;
+    int ok = cfg_vector_key(r, line, "start", "receivers.line", 3, CFG_COORDINATE, 1, a, NULL) > 0;
+    ok &= cfg_vector_key(r, line, "end", "receivers.line", 3, CFG_COORDINATE, 1, b, NULL) > 0;
+    ok &= cfg_integer(r, line, "count", "receivers.line", 1, SF_MAX_RECEIVERS, 1, &count,
+                      &cmark) > 0;
     cfg_reject_unknown(r, line, "receivers.line", "start, end, count");
-    if (!ok) return;
+    if (!ok || !receivers_fit(r, c, (double)count, cmark, "receivers.line.count")) return;
     for (long i = 0; i < count; ++i) {
         double f = count > 1 ? (double)i / (double)(count - 1) : 0.0, p[3];
         for (int k = 0; k < 3; ++k) p[k] = a[k] + f * (b[k] - a[k]);
@@ -505,8 +522,9 @@ static void read_receiver_line(cfg_reader *r, sf_yaml_node *line, sf_config *c, 
 static void read_receiver_grid(cfg_reader *r, sf_yaml_node *g, sf_config *c, long *cap)
 {
     double origin[3], step[2], count[2];
-    int ok = cfg_vector_key(r, g, "origin", "receivers.grid", 3, ANY, 1, origin, NULL) > 0;
-    ok &= cfg_vector_key(r, g, "spacing", "receivers.grid", 2, POSITIVE, 1, step, NULL) > 0;
+    int ok =
+        cfg_vector_key(r, g, "origin", "receivers.grid", 3, CFG_COORDINATE, 1, origin, NULL) > 0;
+    ok &= cfg_vector_key(r, g, "spacing", "receivers.grid", 2, CFG_SPACING, 1, step, NULL) > 0;
     sf_mark cmark;
     ok &= cfg_vector_key(r, g, "count", "receivers.grid", 2, (cfg_range){1, 1e6, 0, 0}, 1, count,
                          &cmark) > 0;
@@ -517,6 +535,7 @@ static void read_receiver_grid(cfg_reader *r, sf_yaml_node *g, sf_config *c, lon
                     "counts must be whole numbers");
         return;
     }
+    if (!receivers_fit(r, c, count[0] * count[1], cmark, "receivers.grid.count")) return;
     for (long j = 0; j < (long)count[1]; ++j)
         for (long i = 0; i < (long)count[0]; ++i) {
             double p[3] = {origin[0] + (double)i * step[0], origin[1] + (double)j * step[1],
@@ -589,7 +608,7 @@ static void read_receivers(cfg_reader *r, sf_yaml_node *root, sf_config *c)
         sf_yaml_take(rs, "sampling");
         c->receivers.sampling_mark = cfg_mark(sampling);
     } else {
-        cfg_number(r, rs, "sampling", "receivers", (cfg_range){0, 10, 1, 0}, 0,
+        cfg_number(r, rs, "sampling", "receivers", (cfg_range){1e-10, 10, 0, 0}, 0,
                    &c->receivers.sampling, &c->receivers.sampling_mark);
     }
     read_receiver_components(r, rs, c);
@@ -643,7 +662,7 @@ static void read_snapshots(cfg_reader *r, sf_yaml_node *o, sf_config *c)
     sf_yaml_node *snap = cfg_section(r, o, "snapshots", "output", 0);
     if (!snap) return;
     cfg_string(r, snap, "path", "output.snapshots", 1, &c->snapshot_path, &c->snapshot_mark);
-    cfg_integer(r, snap, "every", "output.snapshots", 1, 100000000, 1, &c->snapshot_every, NULL);
+    cfg_integer(r, snap, "every", "output.snapshots", 1, SF_MAX_STEPS, 1, &c->snapshot_every, NULL);
     read_decimation(r, snap, c);
     read_snapshot_fields(r, snap, c);
     cfg_reject_unknown(r, snap, "output.snapshots", "path, every, decimation, fields");
@@ -706,11 +725,15 @@ static void read_run(cfg_reader *r, sf_yaml_node *root, sf_config *c)
     int device = 0;
     if (cfg_choice(r, u, "device", "run", "auto|cpu|cuda", 0, &device, NULL) > 0)
         c->device = (sf_device_kind)device;
-    cfg_number(r, u, "progress_interval", "run", (cfg_range){0, 1e6, 1, 0}, 0,
+    int gpu_aware = 0;
+    if (cfg_choice(r, u, "gpu_aware_mpi", "run", "auto|on|off", 0, &gpu_aware,
+                   &c->gpu_aware_mpi_mark) > 0)
+        c->gpu_aware_mpi = (sf_gpu_aware_mode)gpu_aware;
+    cfg_number(r, u, "progress_interval", "run", (cfg_range){1e-3, 1e6, 0, 0}, 0,
                &c->progress_interval, NULL);
-    cfg_integer(r, u, "check_every", "run", 0, 100000000, 0, &c->check_every,
+    cfg_integer(r, u, "check_every", "run", 0, SF_MAX_STEPS, 0, &c->check_every,
                 &c->check_every_mark);
-    cfg_reject_unknown(r, u, "run", "device, progress_interval, check_every");
+    cfg_reject_unknown(r, u, "run", "device, gpu_aware_mpi, progress_interval, check_every");
 }
 
 /* Position checks: every point must lie inside the grid so that the
@@ -721,8 +744,9 @@ int cfg_outside_grid(const sf_config *c, const double p[3], char *why, size_t le
     for (int a = 0; a < 3; ++a) {
         double lo = c->origin[a], hi = c->origin[a] + (double)(c->n[a] - 1) * c->spacing[a];
         if (p[a] < lo - 1e-9 * c->spacing[a] || p[a] > hi + 1e-9 * c->spacing[a]) {
-            snprintf(why, len, "%c = %g m lies outside the grid (allowed: %g <= %c <= %g m)",
-                     axis[a], p[a], lo, axis[a], hi);
+            /* Nine digits: a point just past the edge is not shown on it. */
+            snprintf(why, len, "%c = %.9g m lies outside the grid (allowed: %.9g <= %c <= %.9g "
+                     "m)", axis[a], p[a], lo, axis[a], hi);
             return 1;
         }
     }
@@ -736,11 +760,18 @@ static void check_position(cfg_reader *r, const sf_config *c, const double p[3],
     if (cfg_outside_grid(c, p, why, sizeof why)) cfg_problem(r, m.line, m.column, what, "%s", why);
 }
 
-static void check_geometry(cfg_reader *r, const sf_config *c)
+/* The sections the geometry checks read, and whether each was read
+ * without problems: a check runs when its sections are sound, whatever
+ * problems other sections had, so that one run reports them all. */
+typedef struct {
+    int grid, boundaries, source, receivers, survey;
+} clean_sections;
+
+static void check_geometry(cfg_reader *r, const sf_config *c, const clean_sections *ok)
 {
     static const char axis[3] = {'x', 'y', 'z'};
-    for (int a = 0; a < 3; ++a) {
-        if (c->n[a] <= 0) return;  /* already reported */
+    if (!ok->grid) return;
+    for (int a = 0; a < 3 && ok->boundaries; ++a) {
         int lo = c->cpml[2 * a], hi = c->cpml[2 * a + 1];
         if (lo + hi >= c->n[a])
             cfg_problem(r, c->cpml_mark.line, c->cpml_mark.column, "boundaries.cpml",
@@ -749,12 +780,12 @@ static void check_geometry(cfg_reader *r, const sf_config *c)
                         axis[a], axis[a], lo + hi, axis[a], c->n[a], axis[a], axis[a], c->n[a]);
     }
     if (c->survey.enabled) {
-        cfg_check_survey_geometry(r, c);
+        if (ok->survey) cfg_check_survey_geometry(r, c, ok->receivers);
         if (c->survey.receivers == SF_RECEIVERS_MOVING) return;
-    } else {
+    } else if (ok->source) {
         check_position(r, c, c->source.position, c->source.position_mark, "source.position");
     }
-    for (long i = 0; i < c->receivers.count; ++i) {
+    for (long i = 0; i < c->receivers.count && ok->receivers; ++i) {
         char what[64];
         snprintf(what, sizeof what, "receivers (receiver %ld)", i);
         check_position(r, c, c->receivers.position[i], c->receivers.mark, what);
@@ -767,10 +798,12 @@ static void set_defaults(sf_config *c)
     c->order = 8;
     for (int f = 0; f < 6; ++f) c->cpml[f] = 20;
     c->cfl_safety = 0.8;
+    c->dispersion_correction = 1;
     c->source.amplitude = 1.0;
     c->progress_interval = 5.0;
     c->check_every = 100;
     c->device = SF_DEVICE_AUTO;
+    c->gpu_aware_mpi = SF_GPU_AWARE_AUTO;
     for (int a = 0; a < 3; ++a) c->snapshot_decimation[a] = 1;
 }
 
@@ -788,6 +821,16 @@ const char *sf_component_name(sf_component c)
 
 int sf_config_parameters(const sf_config *c) { return is_elastic(c) ? SF_PARAMS : 1; }
 
+typedef void (*section_reader)(cfg_reader *r, sf_yaml_node *root, sf_config *c);
+
+/* Reads a section; 1 when it had no problems. */
+static int read_cleanly(cfg_reader *r, sf_yaml_node *root, sf_config *c, section_reader read)
+{
+    int before = r->problems;
+    read(r, root, c);
+    return r->problems == before;
+}
+
 int sf_config_parse(const char *text, size_t length, const char *path, sf_config *c)
 {
     int rank = 0;
@@ -802,7 +845,9 @@ int sf_config_parse(const char *text, size_t length, const char *path, sf_config
     char err[512];
     sf_yaml_node *root = sf_yaml_parse(text, length, err, sizeof err);
     if (!root) {
-        if (r.print) fprintf(stderr, "%s:%s\n", path, err);
+        char text[1024];
+        snprintf(text, sizeof text, "%s:%s", path, err);
+        if (r.print) cfg_print_line(text);
         return 1;
     }
     if (root->kind != SF_YAML_MAPPING) {
@@ -814,20 +859,21 @@ int sf_config_parse(const char *text, size_t length, const char *path, sf_config
     /* The source and output sections read differently in a survey. */
     c->survey.enabled = sf_yaml_peek(root, "survey") != NULL;
     sf_hash_text(cfg_job_hash(root), c->hash);
-    read_grid(&r, root, c);
+    clean_sections ok;
+    ok.grid = read_cleanly(&r, root, c, read_grid);
     read_time(&r, root, c);
     read_physics(&r, root, c);
     read_model(&r, root, c);
-    read_boundaries(&r, root, c);
-    read_source(&r, root, c);
-    read_receivers(&r, root, c);
-    cfg_read_survey(&r, root, c);
+    ok.boundaries = read_cleanly(&r, root, c, read_boundaries);
+    ok.source = read_cleanly(&r, root, c, read_source);
+    ok.receivers = read_cleanly(&r, root, c, read_receivers);
+    ok.survey = read_cleanly(&r, root, c, cfg_read_survey);
     read_output(&r, root, c);
     read_run(&r, root, c);
     cfg_reject_unknown(&r, root, "",
                        "grid, time, physics, model, boundaries, source, receivers, survey, output, "
                        "run");
-    if (r.problems == 0) check_geometry(&r, c);
+    check_geometry(&r, c, &ok);
     sf_yaml_free(root);
     return r.problems;
 }
@@ -853,6 +899,9 @@ void sf_config_free(sf_config *c)
     memset(c, 0, sizeof *c);
 }
 
+/* A job file is text of at most this size (a broadcast of one int count). */
+enum { MAX_JOB_BYTES = 1 << 28 };
+
 void sf_config_load(const char *path, sf_config *cfg)
 {
     int rank = 0;
@@ -860,16 +909,9 @@ void sf_config_load(const char *path, sf_config *cfg)
     long length = -1;
     char *text = NULL, reason[256] = "";
     if (rank == 0) {
-        FILE *f = fopen(path, "rb");
-        if (f && fseek(f, 0, SEEK_END) == 0 && (length = ftell(f)) >= 0 &&
-            fseek(f, 0, SEEK_SET) == 0) {
-            text = sf_malloc((size_t)length + 1, "the job text");
-            if (fread(text, 1, (size_t)length, f) != (size_t)length) length = -1;
-        } else {
-            length = -1;
-        }
-        if (length < 0) snprintf(reason, sizeof reason, "%s", strerror(errno));
-        if (f) fclose(f);
+        size_t read = 0;
+        text = sf_file_read_text(path, MAX_JOB_BYTES, &read, reason, sizeof reason);
+        if (text) length = (long)read;
     }
     SF_MPI_CHECK(MPI_Bcast(&length, 1, MPI_LONG, 0, MPI_COMM_WORLD), "broadcasting the job size");
     if (length < 0) sf_fail_collective("cannot read the job file '%s': %s", path, reason);
@@ -891,8 +933,6 @@ void sf_config_report(const sf_config *cfg, sf_mark mark, const char *fmt, ...)
     if (sf_error_rank() != 0) return;
     va_list ap;
     va_start(ap, fmt);
-    fprintf(stderr, "%s:%d:%d: ", cfg->source_path, mark.line, mark.column);
-    vfprintf(stderr, fmt, ap);
-    fputc('\n', stderr);
+    cfg_vprint(cfg->source_path, mark, NULL, fmt, ap);
     va_end(ap);
 }

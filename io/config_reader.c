@@ -8,15 +8,60 @@
 #include <stdlib.h>
 #include <string.h>
 
+/* The wavefield scales with these; beyond float32 a run overflows, which
+ * the instability guard reports, so they are only required finite. */
+const cfg_range CFG_SCALE = {-INFINITY, INFINITY, 0, 0};
+const cfg_range CFG_COORDINATE = {-1e8, 1e8, 0, 0};
+const cfg_range CFG_SPACING = {1e-4, 1e5, 0, 0};
+const cfg_range CFG_FREQUENCY = {1e-3, 1e6, 0, 0};
+const cfg_range CFG_DELAY = {0, 1e5, 0, 0};
+
+/* The length of a line break or control character at p (ASCII controls,
+ * and NEL, LINE and PARAGRAPH SEPARATOR in UTF-8), 0 for anything else. */
+static int control_length(const unsigned char *p)
+{
+    if (*p < 0x20 || *p == 0x7f) return 1;
+    if (p[0] == 0xc2 && p[1] == 0x85) return 2;
+    if (p[0] == 0xe2 && p[1] == 0x80 && (p[2] == 0xa8 || p[2] == 0xa9)) return 3;
+    return 0;
+}
+
+void cfg_print_line(const char *text)
+{
+    /* Keys and values come from the file: their control characters are
+     * shown escaped, so a message stays one line and cannot drive the
+     * terminal. */
+    for (const unsigned char *p = (const unsigned char *)text; *p;) {
+        int n = control_length(p);
+        if (n == 0)
+            fputc(*p, stderr);
+        else if (n == 1)
+            fprintf(stderr, "\\x%02x", *p);
+        else
+            fprintf(stderr, "\\u%04x", n == 2 ? 0x85 : 0x2000 + (p[2] - 0x80));
+        p += n ? n : 1;
+    }
+    fputc('\n', stderr);
+}
+
+void cfg_vprint(const char *file, sf_mark mark, const char *key, const char *fmt, va_list ap)
+{
+    char message[2048], where[64] = "", text[4096];
+    vsnprintf(message, sizeof message, fmt, ap);
+    /* A job made in the program (bench) has no lines to point at. */
+    if (mark.line > 0) snprintf(where, sizeof where, ":%d:%d", mark.line, mark.column);
+    snprintf(text, sizeof text, "%s%s: %s%s%s", file, where, key ? key : "", key ? ": " : "",
+             message);
+    cfg_print_line(text);
+}
+
 void cfg_problem(cfg_reader *r, int line, int column, const char *key, const char *fmt, ...)
 {
     r->problems++;
     if (!r->print) return;
     va_list ap;
     va_start(ap, fmt);
-    fprintf(stderr, "%s:%d:%d: %s%s", r->file, line, column, key ? key : "", key ? ": " : "");
-    vfprintf(stderr, fmt, ap);
-    fputc('\n', stderr);
+    cfg_vprint(r->file, (sf_mark){line, column}, key, fmt, ap);
     va_end(ap);
 }
 
@@ -85,16 +130,22 @@ static int scalar_number(const sf_yaml_node *n, double *out)
     return 1;
 }
 
+/* What a value of the wrong type is, for "expected ..., got WHAT". */
+static const char *describe_value(const sf_yaml_node *n, char *buf, size_t len)
+{
+    if (n->kind != SF_YAML_SCALAR) return sf_yaml_kind_name(n->kind);
+    snprintf(buf, len, "'%.200s'%s", n->value, n->plain ? "" : " (text: quoted, or tagged !!str)");
+    return buf;
+}
+
 static int number_node(cfg_reader *r, const sf_yaml_node *n, const char *full, cfg_range g,
                        double *out)
 {
     double v;
+    char got[256];
     if (!scalar_number(n, &v)) {
-        cfg_problem(r, n->line, n->column, full, "expected a number, got %s%s%s%s",
-                    n->kind == SF_YAML_SCALAR ? "'" : "",
-                    n->kind == SF_YAML_SCALAR ? n->value : sf_yaml_kind_name(n->kind),
-                    n->kind == SF_YAML_SCALAR ? "'" : "",
-                    n->kind == SF_YAML_SCALAR && !n->plain ? " (quoted text)" : "");
+        cfg_problem(r, n->line, n->column, full, "expected a number, got %s",
+                    describe_value(n, got, sizeof got));
         return -1;
     }
     if (!in_range(v, g)) {
@@ -128,10 +179,9 @@ int cfg_integer_node(cfg_reader *r, const sf_yaml_node *n, const char *full, lon
     errno = 0;
     long v = (n->kind == SF_YAML_SCALAR && n->plain && *n->value) ? strtol(n->value, &end, 10) : 0;
     if (!end || *end || errno) {
-        cfg_problem(r, n->line, n->column, full, "expected a whole number, got %s%s%s",
-                    n->kind == SF_YAML_SCALAR ? "'" : "",
-                    n->kind == SF_YAML_SCALAR ? n->value : sf_yaml_kind_name(n->kind),
-                    n->kind == SF_YAML_SCALAR ? "'" : "");
+        char got[256];
+        cfg_problem(r, n->line, n->column, full, "expected a whole number, got %s",
+                    describe_value(n, got, sizeof got));
         return -1;
     }
     if (v < lo || v > hi) {
@@ -167,10 +217,9 @@ int cfg_boolean(cfg_reader *r, sf_yaml_node *map, const char *key, const char *p
         if (!strcmp(n->value, "true") || !strcmp(n->value, "yes")) { *out = 1; return 1; }
         if (!strcmp(n->value, "false") || !strcmp(n->value, "no")) { *out = 0; return 1; }
     }
-    cfg_problem(r, n->line, n->column, full, "expected true or false, got %s%s%s",
-                n->kind == SF_YAML_SCALAR ? "'" : "",
-                n->kind == SF_YAML_SCALAR ? n->value : sf_yaml_kind_name(n->kind),
-                n->kind == SF_YAML_SCALAR ? "'" : "");
+    char got[256];
+    cfg_problem(r, n->line, n->column, full, "expected true or false, got %s",
+                describe_value(n, got, sizeof got));
     return -1;
 }
 
@@ -218,10 +267,9 @@ int cfg_choice(cfg_reader *r, sf_yaml_node *map, const char *key, const char *pa
             c += clen + (bar ? 1 : 0);
         }
     }
-    cfg_problem(r, n->line, n->column, full, "expected one of %s, got %s%s%s", choices,
-                n->kind == SF_YAML_SCALAR ? "'" : "",
-                n->kind == SF_YAML_SCALAR ? n->value : sf_yaml_kind_name(n->kind),
-                n->kind == SF_YAML_SCALAR ? "'" : "");
+    char got[256];
+    cfg_problem(r, n->line, n->column, full, "expected one of %s, got %s", choices,
+                describe_value(n, got, sizeof got));
     return -1;
 }
 

@@ -7,6 +7,8 @@
 #include "sf_config.h"
 #include "sf_yaml.h"
 
+#include <stdarg.h>
+
 typedef struct {
     const char *file;
     int problems;
@@ -15,6 +17,12 @@ typedef struct {
 
 void cfg_problem(cfg_reader *r, int line, int column, const char *key, const char *fmt, ...)
     __attribute__((format(printf, 5, 6)));
+/* "file:line:column: key: message" on stderr (key may be NULL; "file:"
+ * alone for line 0), and a line of text, with control characters escaped
+ * (any rank may call them). */
+void cfg_vprint(const char *file, sf_mark mark, const char *key, const char *fmt, va_list ap)
+    __attribute__((format(printf, 4, 0)));
+void cfg_print_line(const char *text);
 
 sf_mark cfg_mark(const sf_yaml_node *node);
 
@@ -23,6 +31,13 @@ typedef struct {
     double lo, hi;
     int lo_open, hi_open;
 } cfg_range;
+
+/* Ranges several keys share (the README's key list gives each key's). */
+extern const cfg_range CFG_SCALE;       /* amplitude, force, moment: any finite number */
+extern const cfg_range CFG_COORDINATE;  /* positions, m: beyond any survey on the Earth */
+extern const cfg_range CFG_SPACING;     /* spacings and steps, m: 0.1 mm (a lab) to 100 km */
+extern const cfg_range CFG_FREQUENCY;   /* Ricker peak, Hz */
+extern const cfg_range CFG_DELAY;       /* source delay, s */
 
 /* A section that must be a mapping; NULL (and a problem if required) when absent. */
 sf_yaml_node *cfg_section(cfg_reader *r, sf_yaml_node *map, const char *key, const char *path,
@@ -59,9 +74,10 @@ int cfg_is_auto(const sf_yaml_node *node);
 int cfg_outside_grid(const sf_config *c, const double p[3], char *why, size_t len);
 
 /* The survey section (survey_config.c), and its checks against the grid
- * once the whole job is read. */
+ * once the whole job is read (moving receivers only when the receivers
+ * section was read without problems). */
 void cfg_read_survey(cfg_reader *r, sf_yaml_node *root, sf_config *c);
-void cfg_check_survey_geometry(cfg_reader *r, const sf_config *c);
+void cfg_check_survey_geometry(cfg_reader *r, const sf_config *c, int receivers_ok);
 
 /* The fingerprint of a parsed job (job_hash.c): sections that change no
  * shot's result (output, run, survey.ranks_per_shot) left out. */

@@ -27,18 +27,18 @@ static int write_rows(const char *partial, long count, double dt, const double *
     return 0;
 }
 
-void sf_energy_write(const char *path, MPI_Comm comm, long count, double dt,
-                     const double *energy)
+int sf_energy_write(const char *path, MPI_Comm comm, long count, double dt, const double *energy,
+                    char *error, size_t len)
 {
     int rank;
     SF_MPI_CHECK(MPI_Comm_rank(comm, &rank), "querying the rank");
     char partial[4200], reason[512] = "";
     sf_output_partial_name(path, partial, sizeof partial);
     int failed = rank == 0 && (sf_output_make_parents(path, reason, sizeof reason) != 0 ||
-                               write_rows(partial, count, dt, energy, reason, sizeof reason) != 0 ||
-                               sf_output_commit(path, reason, sizeof reason) != 0);
+                               write_rows(partial, count, dt, energy, reason, sizeof reason) != 0);
     SF_MPI_CHECK(MPI_Bcast(&failed, 1, MPI_INT, 0, comm), "sharing an output status");
-    if (!failed) return;
+    if (!failed) return 0;
     SF_MPI_CHECK(MPI_Bcast(reason, sizeof reason, MPI_CHAR, 0, comm), "sharing an output status");
-    sf_fail_collective("cannot write the energy series '%s': %s", path, reason);
+    snprintf(error, len, "cannot write the energy series '%s': %s", path, reason);
+    return -1;
 }

@@ -1,4 +1,5 @@
 #include "sf_fingerprint.h"
+#include "sf_output.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -22,22 +23,6 @@ void sf_hash_text(unsigned long long hash, char out[17])
     snprintf(out, 17, "%016llx", hash);
 }
 
-/* Makes a rename in the file's directory durable. */
-static int sync_directory(const char *path)
-{
-    char dir[4200];
-    snprintf(dir, sizeof dir, "%s", path);
-    char *slash = strrchr(dir, '/');
-    if (!slash) snprintf(dir, sizeof dir, ".");
-    else if (slash == dir) slash[1] = '\0';
-    else *slash = '\0';
-    int fd = open(dir, O_RDONLY);
-    if (fd < 0) return -1;
-    int rc = fsync(fd);
-    close(fd);
-    return rc;
-}
-
 int sf_file_fingerprint(const char *path, int sync, long long *size, unsigned long long *hash,
                         char *reason, size_t len)
 {
@@ -56,7 +41,7 @@ int sf_file_fingerprint(const char *path, int sync, long long *size, unsigned lo
     }
     int failed = !block || got < 0;
     if (failed) snprintf(reason, len, "cannot read '%.600s': %s", path, block ? strerror(errno) : "out of memory");
-    if (!failed && sync && (fsync(fd) != 0 || sync_directory(path) != 0)) {
+    if (!failed && sync && (fsync(fd) != 0 || sf_output_sync_directory(path) != 0)) {
         snprintf(reason, len, "cannot flush '%.600s' to disk: %s", path, strerror(errno));
         failed = 1;
     }

@@ -75,6 +75,7 @@ static void write_metadata(sf_h5_output *o, const sf_gather_info *info)
     sf_h5_attr_double(o, root, "simulation_dt", info->simulation_dt);
     sf_h5_attr_double(o, root, "source_peak_frequency", info->source_frequency);
     sf_h5_attr_double(o, root, "source_delay", info->source_delay);
+    sf_h5_attr_text(o, root, "time_dispersion", info->time_dispersion);
     sf_h5_attr_text(o, root, "config", info->config_text);
     sf_h5_attr_text(o, root, "config_path", info->config_path);
     sf_h5_attr_text(o, root, "creator", "seisfd " SEISFD_VERSION);
@@ -136,7 +137,7 @@ static void write_parallel(const sf_gather_info *info, MPI_Comm comm, long nloca
     sf_h5_output o;
     sf_h5_output_create(&o, info->path, comm);
     fill_file(&o, info, rank, nlocal, global_index, traces);
-    sf_h5_output_commit(&o);
+    sf_h5_output_close(&o);
 }
 
 /* Rank 0 of comm: every rank's rows of the traces, in row order. */

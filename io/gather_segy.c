@@ -179,7 +179,7 @@ static int segy_failed(write_status *st, int rc, const char *action)
 
 /* A synchronisation point between the phases of the write: every rank
  * learns whether any failed (-1) and gets the lowest failing rank's
- * message, after rank 0 has removed the partial file. */
+ * message. */
 static int agree(MPI_Comm comm, write_status *st)
 {
     int mine = st->message[0] ? st->rank : INT_MAX, first;
@@ -188,9 +188,6 @@ static int agree(MPI_Comm comm, write_status *st)
     if (first == INT_MAX) return 0;
     SF_MPI_CHECK(MPI_Bcast(st->message, MESSAGE_SIZE, MPI_CHAR, first, comm),
                  "sharing a SEG-Y write error");
-    /* Best effort: the partial file may not exist, and the error being
-     * reported matters more than a failure to clean up after it. */
-    if (st->rank == 0) unlink(st->path);
     return -1;
 }
 
@@ -431,11 +428,6 @@ int sf_gather_write_segy(const sf_gather_info *info, MPI_Comm comm, long nlocal,
     int failed = agree(comm, &st);
     if (!failed) {
         write_traces(&st, info, &plan, nlocal, global_index, traces);
-        failed = agree(comm, &st);
-    }
-    if (!failed) {
-        if (st.rank == 0 && sf_output_commit(info->path, reason, sizeof reason) != 0)
-            record_failure(&st, "%s", reason);
         failed = agree(comm, &st);
     }
     if (failed) snprintf(error, len, "%s", st.message);

@@ -5,7 +5,6 @@
 
 #include <stdio.h>
 #include <string.h>
-#include <unistd.h>
 
 hid_t sf_h5_checked(sf_h5_output *o, hid_t rc, const char *what)
 {
@@ -96,18 +95,11 @@ static void close_file(sf_h5_output *o)
     o->file = -1;
 }
 
-void sf_h5_output_commit(sf_h5_output *o)
+void sf_h5_output_close(sf_h5_output *o)
 {
     close_file(o);
+    /* Every rank's part is in the file before anyone puts it in place. */
     SF_MPI_CHECK(MPI_Barrier(o->comm), "waiting for every rank to close an output");
-    int rank;
-    SF_MPI_CHECK(MPI_Comm_rank(o->comm, &rank), "querying the rank");
-    char reason[512] = "";
-    int failed = rank == 0 && sf_output_commit(o->path, reason, sizeof reason) != 0;
-    SF_MPI_CHECK(MPI_Bcast(&failed, 1, MPI_INT, 0, o->comm), "sharing an output status");
-    if (!failed) return;
-    SF_MPI_CHECK(MPI_Bcast(reason, sizeof reason, MPI_CHAR, 0, o->comm), "sharing an output status");
-    sf_fail_collective("cannot finish '%s': %s", o->path, reason);
 }
 
 int sf_h5_output_open_serial(sf_h5_output *o, const char *path)
@@ -123,21 +115,12 @@ int sf_h5_output_open_serial(sf_h5_output *o, const char *path)
     create_file(o, 0);
     if (!o->failed) return 0;
     close_file(o);
-    unlink(o->partial);
     return -1;
 }
 
 int sf_h5_output_finish(sf_h5_output *o)
 {
     close_file(o);
-    char reason[512] = "";
-    if (!o->failed && sf_output_commit(o->path, reason, sizeof reason) != 0) {
-        snprintf(o->error, sizeof o->error, "cannot finish '%.500s': %.500s", o->path, reason);
-        o->failed = 1;
-    }
-    /* Best effort: the failure being reported matters more than one to
-     * clean up after it. */
-    if (o->failed) unlink(o->partial);
     return o->failed ? -1 : 0;
 }
 

@@ -1,12 +1,16 @@
 #include "sf_manifest.h"
 #include "sf_error.h"
+#include "sf_file_read.h"
 #include "sf_fingerprint.h"
 #include "sf_json.h"
+#include "sf_output.h"
 #include "sf_version.h"
 #include "sf_yaml.h"
 
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -33,28 +37,8 @@ static void manifest_path(const char *directory, char *out, size_t len)
 
 /* ---- reading -------------------------------------------------------------- */
 
-/* The whole file, NUL-terminated; NULL with errno when unreadable. */
-static char *read_all(const char *path, size_t *length)
-{
-    FILE *f = fopen(path, "rb");
-    if (!f) return NULL;
-    char *text = NULL;
-    long size = fseek(f, 0, SEEK_END) == 0 ? ftell(f) : -1;
-    if (size >= 0 && fseek(f, 0, SEEK_SET) == 0) {
-        text = sf_malloc((size_t)size + 1, "the manifest");
-        if (fread(text, 1, (size_t)size, f) != (size_t)size) {
-            free(text);
-            text = NULL;
-        } else {
-            text[size] = '\0';
-            *length = (size_t)size;
-        }
-    }
-    int saved = errno;
-    fclose(f);
-    errno = saved;
-    return text;
-}
+/* A manifest grows by a line of about 300 bytes per shot and run. */
+enum { MAX_MANIFEST_BYTES = 1 << 30 };
 
 static const char *text_of(const sf_yaml_node *map, const char *key)
 {
@@ -65,8 +49,21 @@ static const char *text_of(const sf_yaml_node *map, const char *key)
 static double number_of(const sf_yaml_node *map, const char *key)
 {
     const char *t = text_of(map, key);
-    return t ? strtod(t, NULL) : 0.0;
+    double v = t ? strtod(t, NULL) : 0.0;
+    return isfinite(v) ? v : 0.0;
 }
+
+/* A whole number in [lo, hi], else `otherwise`: a garbled value must not
+ * reach a conversion it overflows. */
+static long long whole_of(const sf_yaml_node *map, const char *key, long long lo, long long hi,
+                          long long otherwise)
+{
+    double v = number_of(map, key);
+    return v >= (double)lo && v <= (double)hi && v == floor(v) ? (long long)v : otherwise;
+}
+
+/* Above any file's size; a size recorded beyond it never verifies. */
+static const long long LARGEST_SIZE = 1ll << 60;
 
 static int status_of(const char *name)
 {
@@ -84,7 +81,7 @@ static void read_files(const sf_yaml_node *list, const char *directory, sf_shot_
         if (!name || !fnv || r->nfiles == SF_RESULT_FILES) continue;
         int k = r->nfiles++;
         snprintf(r->files[k], sizeof r->files[k], "%.900s/%.100s", directory, name);
-        r->sizes[k] = (long long)number_of(f, "size");
+        r->sizes[k] = whole_of(f, "size", 0, LARGEST_SIZE, -1);
         r->checksums[k] = strtoull(fnv, NULL, 16);
     }
 }
@@ -92,13 +89,13 @@ static void read_files(const sf_yaml_node *list, const char *directory, sf_shot_
 static void read_shot_line(const sf_yaml_node *line, const char *directory, long shots,
                            sf_shot_result *recorded)
 {
-    long shot = (long)number_of(line, "shot");
-    if (shot < 1 || shot > shots) return;
+    long shot = (long)whole_of(line, "shot", 1, shots, 0);
+    if (shot == 0) return;
     sf_shot_result *r = &recorded[shot - 1];
     memset(r, 0, sizeof *r);
     r->index = shot;
     r->status = status_of(text_of(line, "status"));
-    r->group = (int)number_of(line, "group");
+    r->group = (int)whole_of(line, "group", 0, INT_MAX, 0);
     r->seconds = number_of(line, "seconds");
     const char *finished = text_of(line, "finished"), *reason = text_of(line, "reason");
     snprintf(r->finished, sizeof r->finished, "%s", finished ? finished : "");
@@ -143,10 +140,11 @@ int sf_manifest_read(const char *directory, long shots, sf_manifest_header *head
         recorded[n].index = n + 1;
     }
     size_t length = 0;
-    char *text = read_all(path, &length);
+    char why[256];
+    char *text = sf_file_read_text(path, MAX_MANIFEST_BYTES, &length, why, sizeof why);
     if (!text) {
         if (errno == ENOENT) return 0;
-        snprintf(reason, len, "cannot read the manifest '%.600s': %s", path, strerror(errno));
+        snprintf(reason, len, "cannot read the manifest '%.600s': %s", path, why);
         return -1;
     }
     header->exists = 1;
@@ -163,16 +161,22 @@ int sf_manifest_read(const char *directory, long shots, sf_manifest_header *head
 
 /* ---- writing -------------------------------------------------------------- */
 
-/* Writes a whole line with one write() and flushes it to the disk. */
-static int append_line(sf_manifest *m, const char *line, size_t length, char *reason, size_t len)
+/* Writes whole lines with one write() and flushes them to the disk. A
+ * write that fails is cut off again, so that the file keeps whole lines
+ * and the next one does not join a torn one; the manifest then has to be
+ * written whole again (sf_manifest_keep) before more lines go in. */
+static int append_text(sf_manifest *m, const char *text, size_t length, char *reason, size_t len)
 {
-    ssize_t wrote = write(m->fd, line, length);
-    if (wrote != (ssize_t)length || fsync(m->fd) != 0) {
-        snprintf(reason, len, "cannot append to the manifest '%.600s': %s", m->path,
-                 wrote < 0 || wrote == (ssize_t)length ? strerror(errno) : "short write");
-        return -1;
-    }
-    return 0;
+    off_t end = lseek(m->fd, 0, SEEK_END);
+    ssize_t wrote = write(m->fd, text, length);
+    if (wrote == (ssize_t)length && fsync(m->fd) == 0) return 0;
+    snprintf(reason, len, "cannot append to the manifest '%.600s': %s", m->path,
+             wrote < 0 || wrote == (ssize_t)length ? strerror(errno) : "short write");
+    if (end >= 0 && ftruncate(m->fd, end) != 0)
+        snprintf(reason + strlen(reason), len - strlen(reason), " (and cannot cut it back: %s)",
+                 strerror(errno));
+    m->stale = 1;
+    return -1;
 }
 
 /* A last line without its newline was cut short by a kill, unless it is
@@ -180,9 +184,10 @@ static int append_line(sf_manifest *m, const char *line, size_t length, char *re
 static int repair_tail(sf_manifest *m, char *reason, size_t len)
 {
     size_t length = 0;
-    char *text = read_all(m->path, &length);
+    char why[256];
+    char *text = sf_file_read_text(m->path, MAX_MANIFEST_BYTES, &length, why, sizeof why);
     if (!text) {
-        snprintf(reason, len, "cannot read the manifest '%.600s': %s", m->path, strerror(errno));
+        snprintf(reason, len, "cannot read the manifest '%.600s': %s", m->path, why);
         return -1;
     }
     int rc = 0;
@@ -192,7 +197,7 @@ static int repair_tail(sf_manifest *m, char *reason, size_t len)
         char err[256];
         sf_yaml_node *tail = sf_yaml_parse(text + keep, length - keep, err, sizeof err);
         if (tail && tail->kind == SF_YAML_MAPPING)
-            rc = append_line(m, "\n", 1, reason, len);
+            rc = append_text(m, "\n", 1, reason, len);
         else if (ftruncate(m->fd, (off_t)keep) != 0)
             rc = -1, snprintf(reason, len, "cannot cut the torn last line of '%.600s': %s",
                               m->path, strerror(errno));
@@ -202,48 +207,23 @@ static int repair_tail(sf_manifest *m, char *reason, size_t len)
     return rc;
 }
 
-static int write_header(sf_manifest *m, const char *job_hash, const char *job_path, long shots,
-                        char *reason, size_t len)
+static void put_header(FILE *f, const sf_manifest *m)
 {
-    char *line = NULL, created[32];
-    size_t length = 0;
-    FILE *f = open_memstream(&line, &length);
-    if (!f) sf_fatal("out of memory writing the manifest");
+    char created[32];
     sf_utc_time(created);
     fputs("{\"seisfd_manifest\": 1, ", f);
     sf_json_key(f, "seisfd_version");
     sf_json_string(f, SEISFD_VERSION);
     fputs(", ", f);
     sf_json_key(f, "job_hash");
-    sf_json_string(f, job_hash);
+    sf_json_string(f, m->job_hash);
     fputs(", ", f);
     sf_json_key(f, "job");
-    sf_json_string(f, job_path);
-    fprintf(f, ", \"shots\": %ld, ", shots);
+    sf_json_string(f, m->job_path);
+    fprintf(f, ", \"shots\": %ld, ", m->shots);
     sf_json_key(f, "created");
     sf_json_string(f, created);
     fputs("}\n", f);
-    fclose(f);
-    int rc = append_line(m, line, length, reason, len);
-    free(line);
-    return rc;
-}
-
-int sf_manifest_open(sf_manifest *m, const char *directory, int fresh, const char *job_hash,
-                     const char *job_path, long shots, char *reason, size_t len)
-{
-    snprintf(m->directory, sizeof m->directory, "%s", directory);
-    manifest_path(directory, m->path, sizeof m->path);
-    struct stat st;
-    int exists = stat(m->path, &st) == 0 && st.st_size > 0;
-    int flags = O_WRONLY | O_CREAT | O_APPEND | (fresh ? O_TRUNC : 0);
-    m->fd = open(m->path, flags, 0666);
-    if (m->fd < 0) {
-        snprintf(reason, len, "cannot open the manifest '%.600s': %s", m->path, strerror(errno));
-        return -1;
-    }
-    if (exists && !fresh) return repair_tail(m, reason, len);
-    return write_header(m, job_hash, job_path, shots, reason, len);
 }
 
 static const char *base_name(const char *path)
@@ -252,7 +232,7 @@ static const char *base_name(const char *path)
     return slash ? slash + 1 : path;
 }
 
-static void write_files(FILE *f, const sf_shot_result *r)
+static void put_files(FILE *f, const sf_shot_result *r)
 {
     sf_json_key(f, "files");
     fputc('[', f);
@@ -270,32 +250,134 @@ static void write_files(FILE *f, const sf_shot_result *r)
     fputc(']', f);
 }
 
-int sf_manifest_append(sf_manifest *m, const sf_shot_result *r, char *reason, size_t len)
+/* A shot's line; one skipped in this run (done in an earlier one) is
+ * recorded as done, as it was. */
+static void put_shot(FILE *f, const sf_shot_result *r)
 {
-    char *line = NULL;
-    size_t length = 0;
-    FILE *f = open_memstream(&line, &length);
-    if (!f) sf_fatal("out of memory writing the manifest");
+    int done = r->status == SF_SHOT_DONE || r->status == SF_SHOT_SKIPPED;
     fprintf(f, "{\"shot\": %ld, ", r->index);
     sf_json_key(f, "status");
-    sf_json_string(f, sf_shot_status_name(r->status));
+    sf_json_string(f, sf_shot_status_name(done ? SF_SHOT_DONE : r->status));
     fprintf(f, ", \"group\": %d, \"seconds\": ", r->group);
     sf_json_number(f, r->seconds);
     fputs(", ", f);
     sf_json_key(f, "finished");
     sf_json_string(f, r->finished);
     fputs(", ", f);
-    if (r->status == SF_SHOT_DONE) {
-        write_files(f, r);
+    if (done) {
+        put_files(f, r);
     } else {
         sf_json_key(f, "reason");
         sf_json_string(f, r->reason);
     }
     fputs("}\n", f);
-    fclose(f);
-    int rc = append_line(m, line, length, reason, len);
+}
+
+/* The header (known NULL) or, with it, the whole manifest: the header and
+ * a line for every shot known to be done, skipped or failed. */
+static char *manifest_text(const sf_manifest *m, const sf_shot_result *known, size_t *length)
+{
+    char *text = NULL;
+    FILE *f = open_memstream(&text, length);
+    if (!f) sf_fatal("out of memory writing the manifest");
+    put_header(f, m);
+    for (long n = 0; known && n < m->shots; ++n)
+        if (known[n].status == SF_SHOT_DONE || known[n].status == SF_SHOT_SKIPPED ||
+            known[n].status == SF_SHOT_FAILED)
+            put_shot(f, &known[n]);
+    if (fclose(f) != 0) sf_fatal("out of memory writing the manifest");
+    return text;
+}
+
+int sf_manifest_open(sf_manifest *m, const char *directory, int fresh, const char *job_hash,
+                     const char *job_path, long shots, char *reason, size_t len)
+{
+    snprintf(m->directory, sizeof m->directory, "%s", directory);
+    manifest_path(directory, m->path, sizeof m->path);
+    snprintf(m->job_hash, sizeof m->job_hash, "%s", job_hash);
+    snprintf(m->job_path, sizeof m->job_path, "%s", job_path);
+    m->shots = shots;
+    m->stale = 0;
+    struct stat st;
+    int exists = stat(m->path, &st) == 0 && st.st_size > 0;
+    int flags = O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC | (fresh ? O_TRUNC : 0);
+    m->fd = open(m->path, flags, 0666);
+    if (m->fd < 0) {
+        snprintf(reason, len, "cannot open the manifest '%.600s': %s", m->path, strerror(errno));
+        return -1;
+    }
+    if (exists && !fresh) return repair_tail(m, reason, len);
+    size_t length = 0;
+    char *header = manifest_text(m, NULL, &length);
+    int rc = append_text(m, header, length, reason, len);
+    free(header);
+    return rc;
+}
+
+int sf_manifest_append(sf_manifest *m, const sf_shot_result *r, char *reason, size_t len)
+{
+    char *line = NULL;
+    size_t length = 0;
+    FILE *f = open_memstream(&line, &length);
+    if (!f) sf_fatal("out of memory writing the manifest");
+    put_shot(f, r);
+    if (fclose(f) != 0) sf_fatal("out of memory writing the manifest");
+    int rc = append_text(m, line, length, reason, len);
     free(line);
     return rc;
+}
+
+/* Is the open file still the one at the manifest's path? */
+static int still_there(const sf_manifest *m)
+{
+    struct stat mine, now;
+    return fstat(m->fd, &mine) == 0 && stat(m->path, &now) == 0 && mine.st_dev == now.st_dev &&
+           mine.st_ino == now.st_ino;
+}
+
+/* The whole manifest under a temporary name, flushed, renamed over the
+ * path and its directory flushed; the open file is then that one. */
+static int rewrite(sf_manifest *m, const sf_shot_result *known, char *reason, size_t len)
+{
+    char partial[4300];
+    sf_output_partial_name(m->path, partial, sizeof partial);
+    int fd = open(partial, O_WRONLY | O_CREAT | O_TRUNC | O_APPEND | O_CLOEXEC, 0666);
+    if (fd < 0) {
+        snprintf(reason, len, "cannot write the manifest '%.600s' again: %s", partial,
+                 strerror(errno));
+        return -1;
+    }
+    size_t length = 0;
+    char *text = manifest_text(m, known, &length);
+    ssize_t wrote = write(fd, text, length);
+    int failed = wrote != (ssize_t)length || fsync(fd) != 0 || rename(partial, m->path) != 0 ||
+                 sf_output_sync_directory(m->path) != 0;
+    free(text);
+    if (failed) {
+        snprintf(reason, len, "cannot write the manifest '%.600s' again: %s", m->path,
+                 wrote >= 0 && wrote < (ssize_t)length ? "short write" : strerror(errno));
+        close(fd);
+        unlink(partial);   /* best effort: the failure is what gets reported */
+        return -1;
+    }
+    close(m->fd);
+    m->fd = fd;
+    m->stale = 0;
+    return 0;
+}
+
+int sf_manifest_keep(sf_manifest *m, const sf_shot_result *known, sf_manifest_rewrite *why,
+                     char *reason, size_t len)
+{
+    *why = SF_MANIFEST_AS_IT_WAS;
+    int gone = !still_there(m);
+    if (!gone && !m->stale) return 0;
+    if (rewrite(m, known, reason, len) != 0) {
+        m->stale = 1;
+        return -1;
+    }
+    *why = gone ? SF_MANIFEST_WAS_GONE : SF_MANIFEST_WRITE_FAILED;
+    return 0;
 }
 
 void sf_manifest_close(sf_manifest *m)

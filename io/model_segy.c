@@ -3,6 +3,7 @@
  * depth. Every rank reads the sample range of its own planes from every
  * trace, so the volume is read in parallel by slab. */
 #include "sf_error.h"
+#include "sf_file_read.h"
 #include "sf_volume.h"
 
 #include <errno.h>
@@ -39,9 +40,14 @@ static void close_layout(segy_layout *s)
 static int open_layout(const char *path, segy_layout *s, char *reason, size_t len)
 {
     memset(s, 0, sizeof *s);
-    s->fp = segy_open(path, "rb");
+    char why[256] = "";
+    /* fopen takes a directory too; its reads would then fail obscurely. */
+    if (sf_file_size(path, why, sizeof why) >= 0) {
+        s->fp = segy_open(path, "rb");
+        if (!s->fp) snprintf(why, sizeof why, "%s", strerror(errno));
+    }
     if (!s->fp) {
-        snprintf(reason, len, "cannot open SEG-Y file '%s': %s", path, strerror(errno));
+        snprintf(reason, len, "cannot open SEG-Y file '%s': %s", path, why);
         return -1;
     }
     char bin[SEGY_BINARY_HEADER_SIZE];

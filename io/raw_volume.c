@@ -5,22 +5,7 @@
 #include <stdint.h>
 #include <stdio.h>
 #include <string.h>
-#include <sys/stat.h>
 #include <unistd.h>
-
-long long sf_raw_file_size(const char *path, char *reason, size_t reason_len)
-{
-    struct stat st;
-    if (stat(path, &st) != 0) {
-        snprintf(reason, reason_len, "%s", strerror(errno));
-        return -1;
-    }
-    if (!S_ISREG(st.st_mode)) {
-        snprintf(reason, reason_len, "not a regular file");
-        return -1;
-    }
-    return (long long)st.st_size;
-}
 
 static int host_is_little_endian(void)
 {

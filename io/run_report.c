@@ -61,7 +61,9 @@ static void write_config(FILE *f, const sf_run_report *r)
     fprintf(f, "\"steps\": %ld, \"cpml\": %d, \"cpml_faces\": [%d, %d, %d, %d, %d, %d], ", r->steps,
             widest_cpml(c), c->cpml[0], c->cpml[1], c->cpml[2], c->cpml[3], c->cpml[4], c->cpml[5]);
     fprintf(f, "\"free_surface\": %s, ", c->free_surface ? "true" : "false");
-    key_string(f, "device", r->device, 1);
+    key_string(f, "device", r->placement->name, 1);
+    key_string(f, "gpu_aware_mpi", sf_gpu_aware_name(r->placement->gpu_aware.mode), 1);
+    key_string(f, "halo_transport", sf_halo_transport_name(r->placement->transport), 1);
     key_string(f, "model", model_name(c->model.kind), 1);
     fprintf(f, "\"shots\": %ld, \"receivers\": %ld, ", r->nshots, c->receivers.count);
     key_string(f, "receiver_motion",
@@ -82,20 +84,31 @@ static void write_process(FILE *f, const sf_process_info *p, int last)
         key_string(f, "uuid", p->gpu_uuid, 0);
         fputs("}, ", f);
     }
+    key_string(f, "halo", p->halo_reason, 1);
     key_number(f, "memory_bytes", p->memory_bytes, 1);
     key_number(f, "model_seconds", p->model_seconds, 0);
     fputs(last ? "}\n" : "},\n", f);
 }
 
-static void write_phases(FILE *f, const sf_shot_result *s)
+/* A phase the halo transport does not have (host copies without host
+ * staging) is null, not a time of zero. */
+static void write_phases(FILE *f, const sf_shot_result *s, sf_halo_transport transport)
 {
     sf_json_key(f, "phases");
     fputc('{', f);
-    for (int p = 0; p < SF_RESULT_PHASES; ++p) key_number(f, PHASE_KEYS[p], s->phases[p], p + 1 < SF_RESULT_PHASES);
+    for (int p = 0; p < SF_RESULT_PHASES; ++p) {
+        if (p < SF_PHASE_COUNT && !sf_phase_applies((sf_phase)p, transport)) {
+            sf_json_key(f, PHASE_KEYS[p]);
+            fputs("null", f);
+        } else {
+            key_number(f, PHASE_KEYS[p], s->phases[p], 0);
+        }
+        if (p + 1 < SF_RESULT_PHASES) fputs(", ", f);
+    }
     fputc('}', f);
 }
 
-static void write_shot(FILE *f, const sf_shot_result *s, int last)
+static void write_shot(FILE *f, const sf_shot_result *s, sf_halo_transport transport, int last)
 {
     fprintf(f, "    {\"index\": %ld, ", s->index);
     key_string(f, "status", sf_shot_status_name(s->status), 1);
@@ -113,7 +126,7 @@ static void write_shot(FILE *f, const sf_shot_result *s, int last)
     fputs("], ", f);
     if (s->status == SF_SHOT_FAILED) key_string(f, "reason", s->reason, 1);
     if (s->finished[0]) key_string(f, "finished", s->finished, 1);
-    write_phases(f, s);
+    write_phases(f, s, transport);
     fputs(last ? "}\n" : "},\n", f);
 }
 
@@ -160,7 +173,8 @@ static void write_report(FILE *f, const sf_run_report *r)
             r->ranks, r->ranks_per_shot, r->groups);
     for (int p = 0; p < r->ranks; ++p) write_process(f, &r->processes[p], p + 1 == r->ranks);
     fputs("  ],\n  \"shots\": [\n", f);
-    for (long n = 0; n < r->nshots; ++n) write_shot(f, &r->shots[n], n + 1 == r->nshots);
+    for (long n = 0; n < r->nshots; ++n)
+        write_shot(f, &r->shots[n], r->placement->transport, n + 1 == r->nshots);
     fputs("  ],\n", f);
     write_totals(f, r);
     fputs("}\n", f);

@@ -2,13 +2,15 @@
 """Pictures of seisfd outputs (PNG).
 
   seisfd_plot.py gather GATHER.h5 OUT.png [--component C] [--clip P] [--wiggle auto|on|off]
-                 [--title T]
+                 [--axis auto|offset|along|x|y|z|index] [--title T]
   seisfd_plot.py snapshot SNAPSHOTS.h5 OUT.png [--step N | --time T] [--point X Y Z]
                  [--field F] [--clip P] [--title T]
 
 Amplitudes are shown on a symmetric colour scale clipped at the P-th
 percentile of |amplitude| (default 99), so a few large values near the
-source do not wash out the rest."""
+source do not wash out the rest. A gather's traces stand at their offset
+from the source when the receivers lie on a line with a horizontal extent,
+at their distance along a vertical line (a well), else at their index."""
 import argparse
 import os
 import sys
@@ -62,8 +64,9 @@ def gather_components(f):
 
 def read_gather(path, component=None):
     """Traces [receiver][sample] of one component (default: the first),
-    the record interval and t0, the component's name and whether the gather
-    has a component axis (elastic)."""
+    the record interval and t0, the component's name, whether the gather
+    has a component axis (elastic), and the receiver and source positions
+    (None where the file has none)."""
     with open_hdf5(path) as f:
         traces = f.get("traces")
         layered = "components" in f.attrs
@@ -76,33 +79,97 @@ def read_gather(path, component=None):
         if name not in names:
             raise PlotError(f"'{path}' has no component {name} (components: {', '.join(names)})")
         data = traces[names.index(name)] if layered else traces[:]
-        return data, float(f.attrs["dt"]), float(f.attrs.get("t0", 0.0)), name, layered
+        receivers = f["receiver_positions"][:] if "receiver_positions" in f else None
+        source = f["source_position"][:] if "source_position" in f else None
+        return (data, float(f.attrs["dt"]), float(f.attrs.get("t0", 0.0)), name, layered,
+                receivers, source)
 
 
-def draw_wiggles(ax, traces, t, clip):
-    for i, trace in enumerate(traces):
-        x = i + WIGGLE_EXCURSION * np.clip(trace / clip, -1.0, 1.0)
+def on_a_line(positions):
+    """The unit direction of the line through the receivers, or None when
+    there are fewer than two or they do not lie on one line."""
+    if positions is None or len(positions) < 2:
+        return None
+    span = positions[-1] - positions[0]
+    length = float(np.linalg.norm(span))
+    if length == 0.0:
+        return None
+    u = span / length
+    apart = positions - positions[0]
+    off_line = np.linalg.norm(apart - np.outer(apart @ u, u), axis=1)
+    return u if off_line.max() <= 1e-6 * length else None
+
+
+def trace_axis(choice, receivers, source, nrec):
+    """The traces' horizontal positions and the axis label. auto: offset
+    for a line with a horizontal extent, along for a vertical one, else index."""
+    u = on_a_line(receivers)
+    horizontal = u is not None and float(np.hypot(u[0], u[1])) > 1e-9
+    if choice == "auto":
+        choice = "offset" if horizontal else "along" if u is not None else "index"
+    if choice == "index":
+        return np.arange(nrec, dtype=float), "receiver index"
+    if receivers is None:
+        raise PlotError(f"--axis {choice}: the gather holds no receiver positions")
+    if choice in ("x", "y", "z"):
+        values = receivers[:, "xyz".index(choice)]
+        label = f"receiver {choice} (m)"
+    elif u is None:
+        raise PlotError(f"--axis {choice}: the receivers do not lie on one line; use index, "
+                        "x, y or z")
+    elif choice == "along":
+        values = (receivers - receivers[0]) @ u
+        label = "distance along the receiver line (m)"
+    elif not horizontal or source is None:
+        raise PlotError("--axis offset: " + ("the receiver line is vertical" if source is not None
+                                              else "the gather holds no source position") +
+                        "; use along")
+    else:
+        direction = u[:2] / np.hypot(u[0], u[1])
+        values = (receivers[:, :2] - source[:2]) @ direction
+        label = "offset from the source along the line (m)"
+    if nrec > 1 and not (np.all(np.diff(values) > 0) or np.all(np.diff(values) < 0)):
+        raise PlotError(f"--axis {choice}: the receivers' {choice} does not grow (or shrink) "
+                        "from trace to trace; use index")
+    return values, label
+
+
+def cell_edges(values):
+    """Edges of cells centred on the values (one more than values)."""
+    if len(values) == 1:
+        return np.array([values[0] - 0.5, values[0] + 0.5])
+    mid = (values[1:] + values[:-1]) / 2
+    return np.concatenate([[2 * values[0] - mid[0]], mid, [2 * values[-1] - mid[-1]]])
+
+
+def draw_wiggles(ax, traces, t, clip, positions):
+    spacing = float(np.min(np.abs(np.diff(positions)))) if len(positions) > 1 else 1.0
+    for at, trace in zip(positions, traces):
+        x = at + spacing * WIGGLE_EXCURSION * np.clip(trace / clip, -1.0, 1.0)
         ax.plot(x, t, color="black", linewidth=0.5)
-        ax.fill_betweenx(t, i, x, where=x > i, color="black", linewidth=0, interpolate=True)
+        ax.fill_betweenx(t, at, x, where=x > at, color="black", linewidth=0, interpolate=True)
 
 
 def plot_gather(args):
-    traces, dt, t0, component, layered = read_gather(args.input, args.component)
+    traces, dt, t0, component, layered, receivers, source = read_gather(args.input,
+                                                                        args.component)
     nrec, nsamples = traces.shape
     if nrec == 0 or nsamples == 0:
         raise PlotError(f"'{args.input}' holds no samples ({nrec} x {nsamples})")
+    positions, xlabel = trace_axis(args.axis, receivers, source, nrec)
     t = t0 + dt * np.arange(nsamples)
     clip = clip_level(traces, args.clip)
     fig, ax = plt.subplots(figsize=(8, 6), layout="constrained")
-    image = ax.imshow(traces.T, aspect="auto", cmap=COLOUR_MAP, vmin=-clip, vmax=clip,
-                      extent=(-0.5, nrec - 0.5, t[-1] + dt / 2, t[0] - dt / 2),
-                      interpolation="nearest")
+    edges = cell_edges(positions)
+    image = ax.pcolormesh(edges, np.concatenate([t - dt / 2, [t[-1] + dt / 2]]), traces.T,
+                          cmap=COLOUR_MAP, vmin=-clip, vmax=clip, shading="flat")
     wiggle = args.wiggle == "on" or (args.wiggle == "auto" and nrec <= WIGGLE_AUTO_MAX_TRACES)
     if wiggle:
-        draw_wiggles(ax, traces, t, clip)
-    ax.set_xlim(-0.5, nrec - 0.5)
+        draw_wiggles(ax, traces, t, clip, positions)
+    ax.set_xlim(edges[0], edges[-1])
     ax.set_ylim(t[-1], t[0])
-    ax.set_xlabel("receiver index")
+    ax.set_xlabel(xlabel)
+    print(f"axis: {xlabel}, {positions[0]:g} .. {positions[-1]:g}")
     ax.set_ylabel("time (s)")
     label = f"{component}, " if layered else ""
     ax.set_title(args.title or f"{os.path.basename(args.input)}: {label}{nrec} traces, "
@@ -221,6 +288,11 @@ def parse(argv):
                                        "default: its first)")
     g.add_argument("--wiggle", choices=("auto", "on", "off"), default="auto",
                    help=f"auto: wiggles when there are at most {WIGGLE_AUTO_MAX_TRACES} traces")
+    g.add_argument("--axis", choices=("auto", "offset", "along", "x", "y", "z", "index"),
+                   default="auto", help="where traces stand: offset from the source along a "
+                   "receiver line, distance along the line, a receiver coordinate, or the "
+                   "receiver index (auto: offset for a line, along for a vertical line, else "
+                   "index)")
     s = sub.add_parser("snapshot", help="three orthogonal slices of one wavefield snapshot")
     which = s.add_mutually_exclusive_group()
     which.add_argument("--step", type=int, help="time step of the snapshot (default: the last)")

@@ -8,7 +8,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
 long sf_snapshot_samples(long n, long d) { return (n + d - 1) / d; }
 
@@ -168,36 +167,38 @@ static int write_xdmf(const sf_snapshot_file *f, const char *partial, char *reas
     return 0;
 }
 
-void sf_snapshot_close(sf_snapshot_file *f)
+static void close_groups(sf_snapshot_file *f)
 {
-    write_attributes(f);
     for (int q = 0; q < f->nfields; ++q) H5Gclose(f->field[q]);
     H5Gclose(f->group);
-    sf_h5_output_commit(&f->out);
+}
+
+int sf_snapshot_close(sf_snapshot_file *f, char *error, size_t len)
+{
+    write_attributes(f);
+    close_groups(f);
+    sf_h5_output_close(&f->out);
     int rank;
     SF_MPI_CHECK(MPI_Comm_rank(f->out.comm, &rank), "querying the rank");
     char xdmf[4200], partial[4300], reason[512] = "";
     sf_snapshot_xdmf_name(f->out.path, xdmf, sizeof xdmf);
     sf_output_partial_name(xdmf, partial, sizeof partial);
-    int failed = rank == 0 && (write_xdmf(f, partial, reason, sizeof reason) != 0 ||
-                               sf_output_commit(xdmf, reason, sizeof reason) != 0);
+    int failed = rank == 0 && write_xdmf(f, partial, reason, sizeof reason) != 0;
     SF_MPI_CHECK(MPI_Bcast(&failed, 1, MPI_INT, 0, f->out.comm), "sharing an output status");
-    if (failed) sf_fail_collective("cannot write the snapshot index '%s': %s", xdmf, reason);
+    if (failed) {
+        SF_MPI_CHECK(MPI_Bcast(reason, sizeof reason, MPI_CHAR, 0, f->out.comm),
+                     "sharing an output status");
+        snprintf(error, len, "cannot write the snapshot index '%s': %s", xdmf, reason);
+    }
     free(f->steps);
     free(f->times);
+    return failed ? -1 : 0;
 }
 
 void sf_snapshot_abandon(sf_snapshot_file *f)
 {
-    for (int q = 0; q < f->nfields; ++q) H5Gclose(f->field[q]);
-    H5Gclose(f->group);
-    H5Pclose(f->out.transfer);
-    sf_h5(H5Fclose(f->out.file), "closing", f->out.partial);
-    SF_MPI_CHECK(MPI_Barrier(f->out.comm), "waiting for every rank to close an output");
-    int rank;
-    SF_MPI_CHECK(MPI_Comm_rank(f->out.comm, &rank), "querying the rank");
-    /* Best effort: nothing of a failed run should look like a result. */
-    if (rank == 0) unlink(f->out.partial);
+    close_groups(f);
+    sf_h5_output_close(&f->out);
     free(f->steps);
     free(f->times);
 }

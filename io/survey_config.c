@@ -12,8 +12,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-static const cfg_range ANY = {-INFINITY, INFINITY, 0, 0};
-static const cfg_range POSITIVE = {0, INFINITY, 1, 0};
 
 enum { MAX_SHOTS = 1000000 };
 
@@ -39,7 +37,7 @@ static void read_overrides(cfg_reader *r, sf_yaml_node *map, const char *path,
 {
     int wavelet = 0;
     cfg_choice(r, map, "wavelet", path, "ricker", 0, &wavelet, NULL);
-    if (cfg_number(r, map, "frequency", path, (cfg_range){0, 1e6, 1, 0}, 0, &shot->frequency,
+    if (cfg_number(r, map, "frequency", path, CFG_FREQUENCY, 0, &shot->frequency,
                    &shot->frequency_mark) > 0)
         shot->has_frequency = 1;
     const sf_yaml_node *delay = sf_yaml_peek(map, "delay");
@@ -47,14 +45,14 @@ static void read_overrides(cfg_reader *r, sf_yaml_node *map, const char *path,
         sf_yaml_take(map, "delay");
         shot->delay_auto = 1;
         shot->has_delay = 0;
-    } else if (cfg_number(r, map, "delay", path, (cfg_range){0, 1e5, 0, 0}, 0, &shot->delay,
+    } else if (cfg_number(r, map, "delay", path, CFG_DELAY, 0, &shot->delay,
                           NULL) > 0) {
         shot->has_delay = 1;
         shot->delay_auto = 0;
     }
-    if (cfg_number(r, map, "amplitude", path, ANY, 0, &shot->amplitude, NULL) > 0)
+    if (cfg_number(r, map, "amplitude", path, CFG_SCALE, 0, &shot->amplitude, NULL) > 0)
         shot->has_amplitude = 1;
-    *depth_given = cfg_number(r, map, "depth", path, ANY, 0, depth, NULL) > 0;
+    *depth_given = cfg_number(r, map, "depth", path, CFG_COORDINATE, 0, depth, NULL) > 0;
 }
 
 /* position [x, y, z], or [x, y] with depth. */
@@ -69,7 +67,7 @@ static void read_listed_position(cfg_reader *r, sf_yaml_node *entry, const char 
         return;
     }
     int n = p->kind == SF_YAML_SEQUENCE && p->count == 2 ? 2 : 3;
-    if (cfg_vector(r, p, full, n, ANY, shot->position) <= 0) return;
+    if (cfg_vector(r, p, full, n, CFG_COORDINATE, shot->position) <= 0) return;
     if (n == 3 && depth_given)
         cfg_problem(r, p->line, p->column, full,
                     "gives z and the entry gives depth too; give [x, y, z], or [x, y] with depth");
@@ -111,8 +109,8 @@ static void read_shot_grid(cfg_reader *r, sf_yaml_node *g, sf_survey_config *sv,
 {
     double start[3], step[2], count[2];
     sf_mark cmark;
-    int ok = cfg_vector_key(r, g, "start", "survey.grid", 3, ANY, 1, start, NULL) > 0;
-    ok &= cfg_vector_key(r, g, "step", "survey.grid", 2, POSITIVE, 1, step, NULL) > 0;
+    int ok = cfg_vector_key(r, g, "start", "survey.grid", 3, CFG_COORDINATE, 1, start, NULL) > 0;
+    ok &= cfg_vector_key(r, g, "step", "survey.grid", 2, CFG_SPACING, 1, step, NULL) > 0;
     ok &= cfg_vector_key(r, g, "count", "survey.grid", 2, (cfg_range){1, MAX_SHOTS, 0, 0}, 1,
                          count, &cmark) > 0;
     cfg_reject_unknown(r, g, "survey.grid", "start, step, count");
@@ -227,36 +225,166 @@ void sf_survey_receiver_position(const sf_config *job, const sf_shot_spec *shot,
     out[2] = r[2];
 }
 
+static double distance(const double a[3], const double b[3])
+{
+    return sqrt((a[0] - b[0]) * (a[0] - b[0]) + (a[1] - b[1]) * (a[1] - b[1]) +
+                (a[2] - b[2]) * (a[2] - b[2]));
+}
+
+/* The farthest of the receivers listed in `which` (all when NULL) from the
+ * shot's source. */
+static double farthest_from_shot(const sf_config *job, const sf_shot_spec *shot,
+                                 const long *which, long count)
+{
+    double far = 0.0, r[3];
+    for (long i = 0; i < count; ++i) {
+        sf_survey_receiver_position(job, shot, which ? which[i] : i, r);
+        far = fmax(far, distance(r, shot->position));
+    }
+    return far;
+}
+
+enum { DIRECTIONS = 13, EXACT_PAIRS = 10000000 };
+
+/* The receivers of greatest and least projection on the axes and the face
+ * and body diagonals: at most 26 indices into out. */
+static long extreme_receivers(const sf_config *job, long out[2 * DIRECTIONS])
+{
+    static const double d[DIRECTIONS][3] = {
+        {1, 0, 0}, {0, 1, 0}, {0, 0, 1}, {1, 1, 0}, {1, -1, 0}, {1, 0, 1}, {1, 0, -1},
+        {0, 1, 1}, {0, 1, -1}, {1, 1, 1}, {1, 1, -1}, {1, -1, 1}, {-1, 1, 1}};
+    long n = 0;
+    for (int k = 0; k < DIRECTIONS; ++k) {
+        long lo = 0, hi = 0;
+        double low = INFINITY, high = -INFINITY;
+        for (long q = 0; q < job->receivers.count; ++q) {
+            const double *r = job->receivers.position[q];
+            double x = d[k][0] * r[0] + d[k][1] * r[1] + d[k][2] * r[2];
+            if (x < low) low = x, lo = q;
+            if (x > high) high = x, hi = q;
+        }
+        out[n++] = lo, out[n++] = hi;
+    }
+    return n;
+}
+
+double sf_survey_farthest_receiver(const sf_config *job, long *shot_number)
+{
+    const sf_survey_config *sv = &job->survey;
+    const long nrec = job->receivers.count;
+    long candidates[2 * DIRECTIONS], ncandidates = nrec;
+    const long *which = NULL;
+    *shot_number = 1;
+    if (sv->receivers == SF_RECEIVERS_MOVING) {
+        /* Offsets (rx, ry, rz - depth): the distance is convex in the
+         * depth, so the shallowest or the deepest shot holds the farthest. */
+        long deep = 0, shallow = 0;
+        for (long n = 1; n < sv->count; ++n) {
+            if (sv->shots[n].position[2] > sv->shots[deep].position[2]) deep = n;
+            if (sv->shots[n].position[2] < sv->shots[shallow].position[2]) shallow = n;
+        }
+        double a = farthest_from_shot(job, &sv->shots[shallow], NULL, nrec);
+        double b = farthest_from_shot(job, &sv->shots[deep], NULL, nrec);
+        *shot_number = (a >= b ? shallow : deep) + 1;
+        return fmax(a, b);
+    }
+    if ((double)sv->count * (double)nrec > EXACT_PAIRS) {
+        ncandidates = extreme_receivers(job, candidates);
+        which = candidates;
+    }
+    double far = 0.0;
+    for (long n = 0; n < sv->count; ++n) {
+        double d = farthest_from_shot(job, &sv->shots[n], which, ncandidates);
+        if (d > far) far = d, *shot_number = n + 1;
+    }
+    return far;
+}
+
 /* A shot as messages name it: "shot 3 (survey.shots[2])". */
 static void shot_name(const sf_shot_spec *shot, long number, char *out, size_t len)
 {
     snprintf(out, len, "shot %ld (%s)", number, shot->where);
 }
 
+/* The box of the receivers' positions (offsets, with moving receivers). */
+static void receiver_box(const sf_config *c, double lo[3], double hi[3])
+{
+    for (int a = 0; a < 3; ++a) lo[a] = INFINITY, hi[a] = -INFINITY;
+    for (long q = 0; q < c->receivers.count; ++q)
+        for (int a = 0; a < 3; ++a) {
+            lo[a] = fmin(lo[a], c->receivers.position[q][a]);
+            hi[a] = fmax(hi[a], c->receivers.position[q][a]);
+        }
+}
+
+/* Are some of shot's moving receivers outside the grid? Exactly when a
+ * corner of their box is: the grid is a box too. */
+static int box_outside(const sf_config *c, const sf_shot_spec *shot, const double lo[3],
+                       const double hi[3])
+{
+    char why[256];
+    double corner[2][3] = {{lo[0] + shot->position[0], lo[1] + shot->position[1], lo[2]},
+                           {hi[0] + shot->position[0], hi[1] + shot->position[1], hi[2]}};
+    return cfg_outside_grid(c, corner[0], why, sizeof why) ||
+           cfg_outside_grid(c, corner[1], why, sizeof why);
+}
+
+/* The first of shot's moving receivers outside the grid, and why. */
+static long first_outside(const sf_config *c, const sf_shot_spec *shot, double p[3], char *why,
+                          size_t len)
+{
+    long q = 0;
+    for (; q < c->receivers.count; ++q) {
+        sf_survey_receiver_position(c, shot, q, p);
+        if (cfg_outside_grid(c, p, why, len)) break;
+    }
+    return q;
+}
+
+/* Shots named one by one in the messages; the others are counted in one
+ * more line, so a million shots outside make a short report. */
+enum { SHOTS_NAMED = 10 };
+
+static void report_shot(cfg_reader *r, const sf_config *c, const sf_shot_spec *shot, long n)
+{
+    char why[256], name[96];
+    double p[3];
+    if (cfg_outside_grid(c, shot->position, why, sizeof why)) {
+        cfg_problem(r, shot->mark.line, shot->mark.column, shot->where,
+                    "shot %ld at (%g, %g, %g) m: %s", n + 1, shot->position[0], shot->position[1],
+                    shot->position[2], why);
+        return;
+    }
+    shot_name(shot, n + 1, name, sizeof name);
+    long q = first_outside(c, shot, p, why, sizeof why);
+    cfg_problem(r, c->receivers.mark.line, c->receivers.mark.column, "receivers",
+                "%s: receiver %ld at (%.9g, %.9g, %.9g) m (moving with the shot): %s", name, q,
+                p[0], p[1], p[2], why);
+}
+
 /* Each shot's source inside the grid; with moving receivers each of its
- * receivers too (the first outside is named, one message per shot). */
-void cfg_check_survey_geometry(cfg_reader *r, const sf_config *c)
+ * receivers too (the first outside is named, one message per shot). The
+ * receivers' box makes this one pass over the shots and one over the
+ * receivers, not their product. */
+void cfg_check_survey_geometry(cfg_reader *r, const sf_config *c, int receivers_ok)
 {
     const sf_survey_config *sv = &c->survey;
-    char why[256], name[96];
+    const int moving = sv->receivers == SF_RECEIVERS_MOVING && receivers_ok;
+    double lo[3], hi[3];
+    if (moving) receiver_box(c, lo, hi);
+    long outside = 0;
     for (long n = 0; n < sv->count; ++n) {
         const sf_shot_spec *shot = &sv->shots[n];
-        shot_name(shot, n + 1, name, sizeof name);
-        if (cfg_outside_grid(c, shot->position, why, sizeof why)) {
-            cfg_problem(r, shot->mark.line, shot->mark.column, shot->where,
-                        "shot %ld at (%g, %g, %g) m: %s", n + 1, shot->position[0],
-                        shot->position[1], shot->position[2], why);
+        char why[256];
+        if (!cfg_outside_grid(c, shot->position, why, sizeof why) &&
+            !(moving && box_outside(c, shot, lo, hi)))
             continue;
-        }
-        if (sv->receivers != SF_RECEIVERS_MOVING) continue;
-        for (long q = 0; q < c->receivers.count; ++q) {
-            double p[3];
-            sf_survey_receiver_position(c, shot, q, p);
-            if (!cfg_outside_grid(c, p, why, sizeof why)) continue;
-            cfg_problem(r, c->receivers.mark.line, c->receivers.mark.column, "receivers",
-                        "%s: receiver %ld at (%g, %g, %g) m (moving with the shot): %s", name, q,
-                        p[0], p[1], p[2], why);
-            break;
-        }
+        if (++outside <= SHOTS_NAMED) report_shot(r, c, shot, n);
     }
+    long more = outside - SHOTS_NAMED;
+    if (more <= 0) return;
+    r->problems += more - 1;   /* the line below counts the last */
+    cfg_problem(r, sv->mark.line, sv->mark.column, "survey",
+                "%ld more shot%s lie outside the grid or have receivers outside it (the first %d "
+                "are named above)", more, more == 1 ? "" : "s", SHOTS_NAMED);
 }

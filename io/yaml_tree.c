@@ -6,11 +6,20 @@
 #include <string.h>
 #include <yaml.h>
 
+/* Job files are a few levels deep; the limit keeps the recursive reader
+ * off the end of the stack on a file of a million '['. */
+enum { MAX_DEPTH = 32 };
+
+static const char STR_TAG[] = "tag:yaml.org,2002:str";
+static const char CORE_PREFIX[] = "tag:yaml.org,2002:";
+
 typedef struct {
     yaml_parser_t parser;
     char *err;
     size_t errlen;
     int failed;
+    int depth;
+    char path[256];             /* where the reader is: "grid.nx", "receivers.points[2]" */
 } yaml_reader;
 
 static void reader_error(yaml_reader *r, int line, int column, const char *msg)
@@ -20,8 +29,45 @@ static void reader_error(yaml_reader *r, int line, int column, const char *msg)
     snprintf(r->err, r->errlen, "%d:%d: %s", line, column, msg);
 }
 
+/* An error about the node being read, naming its key. */
+static void node_error(yaml_reader *r, const yaml_event_t *ev, const char *msg)
+{
+    char text[700];
+    snprintf(text, sizeof text, "%s%s%s", r->path, *r->path ? ": " : "", msg);
+    reader_error(r, (int)ev->start_mark.line + 1, (int)ev->start_mark.column + 1, text);
+}
+
+/* Appends ".key" or "[index]" to the path; returns the length to restore. */
+static size_t path_push(yaml_reader *r, const char *key, size_t index)
+{
+    size_t used = strlen(r->path);
+    if (key)
+        snprintf(r->path + used, sizeof r->path - used, "%s%s", used ? "." : "", key);
+    else
+        snprintf(r->path + used, sizeof r->path - used, "[%zu]", index);
+    return used;
+}
+
+/* A tag may only make a value text (!!str); any other would change the
+ * type the schema checks ("!!int 41" is not the number 41 of the job).
+ * 0, or -1 with the error. */
+static int check_tag(yaml_reader *r, const yaml_event_t *ev, const yaml_char_t *tag, int scalar)
+{
+    if (!tag || (scalar && strcmp((const char *)tag, STR_TAG) == 0)) return 0;
+    const char *t = (const char *)tag;
+    int core = strncmp(t, CORE_PREFIX, strlen(CORE_PREFIX)) == 0;   /* shown as !!name */
+    char msg[400];
+    snprintf(msg, sizeof msg, "YAML tag '%s%.100s' is not supported; write the value without it "
+             "(only !!str is taken, on a single value: it makes the value text)",
+             core ? "!!" : "", core ? t + strlen(CORE_PREFIX) : t);
+    node_error(r, ev, msg);
+    return -1;
+}
+
+/* After an error nothing more is read: the readers up the stack return. */
 static int next_event(yaml_reader *r, yaml_event_t *ev)
 {
+    if (r->failed) return 0;
     if (!yaml_parser_parse(&r->parser, ev)) {
         char msg[256];
         snprintf(msg, sizeof msg, "YAML syntax error: %s%s%s",
@@ -69,7 +115,9 @@ static sf_yaml_node *read_sequence(yaml_reader *r, const yaml_event_t *start)
         yaml_event_t ev;
         if (!next_event(r, &ev)) return n;
         if (ev.type == YAML_SEQUENCE_END_EVENT) { yaml_event_delete(&ev); return n; }
+        size_t used = path_push(r, NULL, n->count);
         sf_yaml_node *item = read_node(r, &ev);
+        r->path[used] = '\0';
         yaml_event_delete(&ev);
         if (!item) return n;
         grow(n, &capacity);
@@ -91,6 +139,10 @@ static sf_yaml_node *read_mapping(yaml_reader *r, const yaml_event_t *start)
             reader_error(r, kline, kcol, "mapping keys must be plain words");
             return n;
         }
+        if (check_tag(r, &kev, kev.data.scalar.tag, 1) != 0) {
+            yaml_event_delete(&kev);
+            return n;
+        }
         char *key = sf_strdup((const char *)kev.data.scalar.value);
         yaml_event_delete(&kev);
         for (size_t i = 0; i < n->count; ++i)
@@ -104,7 +156,9 @@ static sf_yaml_node *read_mapping(yaml_reader *r, const yaml_event_t *start)
             }
         yaml_event_t vev;
         if (!next_event(r, &vev)) { free(key); return n; }
+        size_t used = path_push(r, key, 0);
         sf_yaml_node *value = read_node(r, &vev);
+        r->path[used] = '\0';
         yaml_event_delete(&vev);
         if (!value) { free(key); return n; }
         grow(n, &capacity);
@@ -116,20 +170,43 @@ static sf_yaml_node *read_mapping(yaml_reader *r, const yaml_event_t *start)
     }
 }
 
+static sf_yaml_node *read_scalar(yaml_reader *r, const yaml_event_t *ev)
+{
+    if (check_tag(r, ev, ev->data.scalar.tag, 1) != 0) return NULL;
+    sf_yaml_node *n = new_node(SF_YAML_SCALAR, ev);
+    n->value = sf_strdup((const char *)ev->data.scalar.value);
+    /* "!!str 41" is text, as "41" is. */
+    n->plain = ev->data.scalar.style == YAML_PLAIN_SCALAR_STYLE && !ev->data.scalar.tag;
+    return n;
+}
+
+/* A sequence or mapping, within the depth limit and without a tag. */
+static sf_yaml_node *read_collection(yaml_reader *r, const yaml_event_t *ev)
+{
+    int sequence = ev->type == YAML_SEQUENCE_START_EVENT;
+    if (check_tag(r, ev, sequence ? ev->data.sequence_start.tag : ev->data.mapping_start.tag, 0))
+        return NULL;
+    if (r->depth == MAX_DEPTH) {
+        char msg[96];
+        snprintf(msg, sizeof msg, "lists and mappings nested deeper than %d levels", MAX_DEPTH);
+        node_error(r, ev, msg);
+        return NULL;
+    }
+    ++r->depth;
+    sf_yaml_node *n = sequence ? read_sequence(r, ev) : read_mapping(r, ev);
+    --r->depth;
+    return n;
+}
+
 static sf_yaml_node *read_node(yaml_reader *r, yaml_event_t *ev)
 {
     switch (ev->type) {
-    case YAML_SCALAR_EVENT: {
-        sf_yaml_node *n = new_node(SF_YAML_SCALAR, ev);
-        n->value = sf_strdup((const char *)ev->data.scalar.value);
-        n->plain = ev->data.scalar.style == YAML_PLAIN_SCALAR_STYLE;
-        return n;
-    }
-    case YAML_SEQUENCE_START_EVENT: return read_sequence(r, ev);
-    case YAML_MAPPING_START_EVENT: return read_mapping(r, ev);
+    case YAML_SCALAR_EVENT: return read_scalar(r, ev);
+    case YAML_SEQUENCE_START_EVENT:
+    case YAML_MAPPING_START_EVENT: return read_collection(r, ev);
     case YAML_ALIAS_EVENT:
-        reader_error(r, (int)ev->start_mark.line + 1, (int)ev->start_mark.column + 1,
-                     "YAML aliases (*name) are not supported in job files; write the value out");
+        node_error(r, ev, "YAML aliases (*name) are not supported in job files; write the "
+                          "value out");
         return NULL;
     default:
         reader_error(r, (int)ev->start_mark.line + 1, (int)ev->start_mark.column + 1,

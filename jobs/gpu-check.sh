@@ -1,18 +1,22 @@
 #!/bin/bash
 # One pass over the CUDA backend on a GPU machine: a clean build, the
 # kernels' register report and SASS, compute-sanitizer on small jobs, the
-# GPU tests, the benchmark with several options and an ncu profile of one
-# time step. The logs end up in $OUT/logs.tgz (default out/gpu-check) and a
-# summary is printed last.
+# GPU tests (on both halo paths), the benchmark with several options, an
+# ncu profile of one time step and, with two GPUs or more, the exchange
+# rates and 2-GPU efficiencies of both halo paths. The logs end up in
+# $OUT/logs.tgz (default out/gpu-check) and a summary is printed last.
 #   jobs/gpu-check.sh                 everything
 #   STAGES="build test bench" jobs/gpu-check.sh
 # CUDA_ARCH_FLAGS defaults to Hopper only; a prefix with the dependencies
-# (.deps/env.sh from deps-bundle.sh) is used when present.
+# (.deps/env.sh from deps-bundle.sh) is used when present. Where the MPI
+# does not take device memory itself, a UCX built with CUDA (SEISFD_UCX,
+# default .ucx, made by jobs/ucx-cuda.sh here or on a machine with PyPI)
+# lets Open MPI take it, so the device-buffer tests and benchmarks run.
 set -uo pipefail
 cd "$(dirname "$0")/.." || exit 1
 out=${OUT:-out/gpu-check}
 mkdir -p "$out"
-stages=" ${STAGES:-build sanitize test bench profile} "
+stages=" ${STAGES:-build sanitize test bench profile halo} "
 summary="$out/summary.txt"
 : >"$summary"
 # The logs travel back as one archive beside the summary, which is printed last.
@@ -34,6 +38,15 @@ if [ -f .deps/env.sh ]; then
     export PKG_CONFIG_PATH=$PWD/.deps/usr/lib/x86_64-linux-gnu/pkgconfig${PKG_CONFIG_PATH:+:$PKG_CONFIG_PATH}
 fi
 export PYTHONUNBUFFERED=1 OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
+ucx=${SEISFD_UCX:-.ucx}
+if [ -f "$ucx/env.sh" ] || jobs/ucx-cuda.sh "$ucx" >"$out/ucx.log" 2>&1; then
+    # shellcheck source=/dev/null  # written by jobs/ucx-cuda.sh
+    . "$ucx/env.sh"
+    unset SEISFD_GPU_AWARE_MPI   # each stage below picks its halo path itself
+    note "ucx: $ucx (UCX with CUDA): mpirun $SEISFD_UCX_MPIRUN_FLAGS"
+else
+    note "ucx: none in $ucx and none could be fetched (ucx.log): device buffers only where the MPI takes them itself"
+fi
 arch=${CUDA_ARCH_FLAGS:--gencode=arch=compute_90,code=sm_90}
 make_args=("CUDA_ARCH_FLAGS=$arch" "PYTHON=${PYTHON:-python3}")
 ldconfig -p | grep -q 'libudev.so.1 ' || make_args+=(HWLOC=0)
@@ -110,7 +123,7 @@ if wants sanitize; then
 fi
 
 if wants test; then
-    timeout 300 make test-gpu "${make_args[@]}" 2>&1 | tee "$out/test-gpu.log"
+    timeout "${TEST_SECONDS:-540}" make test-gpu "${make_args[@]}" 2>&1 | tee "$out/test-gpu.log"
     note "test-gpu: $(grep -E '^[0-9]+ passed' "$out/test-gpu.log" || echo 'did not finish')"
     grep -E '^(FAILED|skipped)' "$out/test-gpu.log" | cut -c1-300 | tee -a "$summary"
 fi
@@ -142,6 +155,72 @@ if wants bench; then
     bench "--size 512" 1 -- --size 512
     bench "2 ranks on 1 GPU 800" 2 -- --size 800
     grep -E "^  (copy|halo|stencil|time loop)" "$out/bench-2_ranks_on_1_GPU_800.log" | tee -a "$summary"
+fi
+
+# bench_path LABEL RANKS host|device BENCH-ARGS...: one bench run on a halo
+# path; prints its throughput and halo times and keeps the rate in rate[LABEL].
+declare -A rate
+bench_path() {
+    local label=$1 ranks=$2 path=$3
+    shift 3
+    local flags=() aware=off log
+    if [ "$path" = device ]; then
+        read -r -a flags <<<"${SEISFD_UCX_MPIRUN_FLAGS:-}"
+        aware=on
+    fi
+    log="$out/halo-${label//[^A-Za-z0-9]/_}.log"
+    SEISFD_GPU_AWARE_MPI=$aware timeout 200 "${mpirun_[@]}" --bind-to none "${flags[@]}" \
+        -np "$ranks" bin/seisfd bench --device cuda "$@" >"$log" 2>&1
+    rate[$label]=$(sed -nE 's/.*throughput +([0-9.]+) Gpoints.*/\1/p' "$log" | head -1)
+    local halo mpi exposed
+    halo=$(sed -nE 's/^  halo buffers +([a-z ]+).*/\1/p' "$log")
+    mpi=$(sed -nE 's/^  halo exchange +([0-9.]+).*/\1/p' "$log")
+    exposed=$(sed -nE 's/^  halo exposed +([0-9.]+).*/\1/p' "$log")
+    printf '  %-34s %-15s %9s Gpts/s   MPI %6s s   exposed %6s s\n' "$label" "${halo:-?}" \
+        "${rate[$label]:-FAIL}" "${mpi:--}" "${exposed:--}" | tee -a "$summary"
+}
+
+# The 2-GPU efficiency of rate[two] against rate[one]: the same formula
+# serves strong (same grid) and weak (twice the grid) series.
+efficiency() {
+    python3 -c "import sys; a, b = map(float, sys.argv[1:]); print(f'{100 * b / (2 * a):.1f}%')" \
+        "${rate[$1]:-0}" "${rate[$2]:-0}" 2>/dev/null || echo "?"
+}
+
+if wants halo && [ "$(nvidia-smi --list-gpus | wc -l)" -ge 2 ]; then
+    note "halo: bench --exchange on 2 GPUs, then bench on 1 GPU and 2 GPUs per halo path"
+    SEISFD_GPU_AWARE_MPI=on timeout 120 "${mpirun_[@]}" --bind-to none \
+        ${SEISFD_UCX_MPIRUN_FLAGS:-} -np 2 bin/seisfd bench --exchange >"$out/halo-exchange.log" 2>&1
+    grep -E "^  (halo buffers|exchange|bytes| +[0-9]+ MiB)" "$out/halo-exchange.log" | tee -a "$summary"
+    for job in "acoustic 1000 cpml0:--cpml 0" "acoustic 1000 cpml20:" \
+               "elastic 768 cpml0:--physics elastic --size 768 --cpml 0" \
+               "elastic 768 cpml20:--physics elastic --size 768"; do
+        name=${job%%:*}
+        read -r -a args <<<"${job#*:}"
+        bench_path "$name, 1 GPU" 1 host "${args[@]}"
+        bench_path "$name, 2 GPUs host" 2 host "${args[@]}"
+        bench_path "$name, 2 GPUs device" 2 device "${args[@]}"
+    done
+    for job in "acoustic 1000x1000x512 cpml0:--size 1000 --cpml 0:512" \
+               "acoustic 1000x1000x512 cpml20:--size 1000:512" \
+               "elastic 512^3 cpml0:--physics elastic --size 512 --cpml 0:512" \
+               "elastic 512^3 cpml20:--physics elastic --size 512:512"; do
+        name=${job%%:*}
+        rest=${job#*:}
+        read -r -a args <<<"${rest%%:*}"
+        nz=${rest##*:}
+        bench_path "weak $name, 1 GPU" 1 host "${args[@]}" --nz "$nz"
+        bench_path "weak $name, 2 GPUs device" 2 device "${args[@]}" --nz $((2 * nz))
+    done
+    note "2-GPU efficiency with device buffers (host staging):"
+    for name in "acoustic 1000 cpml0" "acoustic 1000 cpml20" "elastic 768 cpml0" "elastic 768 cpml20"; do
+        note "  strong $name: $(efficiency "$name, 1 GPU" "$name, 2 GPUs device")" \
+             "($(efficiency "$name, 1 GPU" "$name, 2 GPUs host"))"
+    done
+    for name in "acoustic 1000x1000x512 cpml0" "acoustic 1000x1000x512 cpml20" "elastic 512^3 cpml0" \
+                "elastic 512^3 cpml20"; do
+        note "  weak $name: $(efficiency "weak $name, 1 GPU" "weak $name, 2 GPUs device")"
+    done
 fi
 
 if wants profile; then

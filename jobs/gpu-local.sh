@@ -10,6 +10,10 @@
 #   OMP_NUM_THREADS    host threads per rank (default: the cores / RANKS)
 #   CUDA_VISIBLE_DEVICES  to use only some of the GPUs (nvidia-smi still lists all)
 #   MPIRUN             the launcher (default mpirun)
+#   SEISFD_GPU_AWARE_MPI  halo buffers in device memory: auto (default) asks
+#                      the MPI, on trusts it, off stages through the host
+#   SEISFD_UCX_MPIRUN_FLAGS  mpirun options for a UCX built with CUDA
+#                      (set by the env.sh of jobs/ucx-cuda.sh)
 # The job file should say run.device: cuda (auto also takes the GPU).
 set -euo pipefail
 job=${1:?usage: jobs/gpu-local.sh JOB.yaml [RANKS]}
@@ -21,8 +25,12 @@ fi
 ranks=${2:-$gpus}
 cores=$(nproc)
 threads=${OMP_NUM_THREADS:-$(( cores / ranks > 0 ? cores / ranks : 1 ))}
+export SEISFD_GPU_AWARE_MPI=${SEISFD_GPU_AWARE_MPI:-auto}
+export UCX_MEMTYPE_CACHE=n   # Open MPI + UCX: never take device memory for host memory
 # No mpirun binding: seisfd binds each rank near its GPU itself.
 flags=(--bind-to none)
+read -r -a ucx <<<"${SEISFD_UCX_MPIRUN_FLAGS:-}"
+flags+=("${ucx[@]}")
 [ "$(id -u)" = 0 ] && flags+=(--allow-run-as-root --oversubscribe)
 here=$(cd "$(dirname "$0")/.." && pwd)
 exec "${MPIRUN:-mpirun}" "${flags[@]}" -np "$ranks" -x OMP_NUM_THREADS="$threads" \

@@ -59,7 +59,7 @@ CSV_COLUMNS = (
      "steps", "shots", "repeats", "loop_seconds", "loop_seconds_min", "loop_seconds_max",
      "seconds_per_step", "wall_seconds", "points_per_second", "speedup", "efficiency"]
     + [f"{p}_seconds" for p in PHASES]
-    + ["physics", "order", "device", "hosts", "gpus", "gpu_names", "report"])
+    + ["physics", "order", "device", "halo_transport", "hosts", "gpus", "gpu_names", "report"])
 
 RUNS_DIR = "runs"
 CSV_NAME, EFFICIENCY_PNG, BREAKDOWN_PNG = "scaling.csv", "efficiency.png", "breakdown.png"
@@ -544,7 +544,8 @@ def summarize(report):
                            f"{', '.join(str(s.get('status')) for s in shots) or 'no shots'})")
     loops = [float(field(s, "loop_seconds", path, "shot ")) for s in done]
     per_step = [loop / int(field(s, "steps", path, "shot ")) for loop, s in zip(loops, done)]
-    phases = {p: statistics.median(float((s.get("phases") or {}).get(p, 0.0)) for s in done)
+    # A phase the halo path does not have (host copies without host staging) is null.
+    phases = {p: statistics.median(float((s.get("phases") or {}).get(p) or 0.0) for s in done)
               for p in PHASES}
     ranks = int(report["ranks"])
     ranks_per_shot = int(report.get("ranks_per_shot") or ranks)
@@ -571,6 +572,7 @@ def summarize(report):
         "phase_seconds": phases,
         "physics": config.get("physics", ""), "order": config.get("order", ""),
         "device": config.get("device", ""),
+        "halo_transport": config.get("halo_transport", ""),
         "hosts": ";".join(hosts), "gpus": len(gpu_ids),
         "gpu_names": ";".join(unique(str(g.get("name", "?")) for g in gpus)),
         "report": os.path.abspath(path),
@@ -652,8 +654,8 @@ def scaling_table(summaries, mode, pick):
 def check_consistent(rows, mode):
     base = rows[0]
     for row in rows[1:]:
-        for key in ("physics", "order", "device", "nx", "ny") + (("nz",) if mode == "strong"
-                                                                 else ()):
+        for key in ("physics", "order", "device", "halo_transport", "nx", "ny") + (
+                ("nz",) if mode == "strong" else ()):
             if row[key] != base[key]:
                 raise ScalingError(f"the reports mix {key} = {base[key]} ({base['report']}) and "
                                    f"{row[key]} ({row['report']}): not one {mode} series")
@@ -732,6 +734,8 @@ def series_title(rows, mode):
                 " points per rank (nz grows)")
     device = base["gpu_names"].split(";")[0] if base["device"] == "cuda" and base["gpu_names"] \
         else base["device"] or "?"
+    if base["device"] == "cuda" and base["halo_transport"]:
+        device += f", halos by {base['halo_transport']}"
     return (f"{mode.capitalize()} scaling: {base['physics']} order {base['order']}, {grid}, "
             f"{base['steps']} steps, on {device}")
 
@@ -872,7 +876,9 @@ def batch_launcher(args):
     (or per RANKS_PER_NODE slot) on as many nodes as the step needs."""
     cores = args.cores_per_rank
     if args.scheduler == "slurm":
-        gpu = " --gpus-per-task=1 --gpu-bind=closest" if args.gpus_per_node else ""
+        # Every task sees all GPUs of its node (seisfd takes node-local rank
+        # mod GPUs): per-task GPU binding would hide the peers from CUDA IPC.
+        gpu = " --gpu-bind=none" if args.gpus_per_node else ""
         return (f"srun --nodes={{nodes}} --ntasks={{ranks}} --cpus-per-task={cores}"
                 f"{gpu} --cpu-bind=cores")
     common = "mpirun -np {ranks} --hostfile $PBS_NODEFILE -x OMP_NUM_THREADS"
@@ -889,7 +895,7 @@ def batch_header(args, nodes, log):
         lines = [f"--job-name={name}", f"--nodes={nodes}", f"--ntasks-per-node={r}",
                  f"--cpus-per-task={c}"]
         if args.gpus_per_node:
-            lines += ["--gpus-per-task=1", "--gpu-bind=closest"]
+            lines += [f"--gpus-per-node={args.gpus_per_node}"]
         lines += ["--exclusive", f"--time={args.time}", f"--output={log}-%j.log"]
         return [f"#SBATCH {x}" for x in lines + args.directive]
     gpus = f":ngpus={args.gpus_per_node}" if args.gpus_per_node else ""
@@ -956,6 +962,10 @@ def batch_script(args):
         f"cd {shlex.quote(os.getcwd())}   # where the template's relative paths start",
         *args.setup,
         f"export OMP_NUM_THREADS={args.cores_per_rank} OMP_PLACES=cores OMP_PROC_BIND=close",
+        *(["# Halo buffers in device memory where the MPI takes them (README, \"GPU-aware MPI\");",
+           "# with Open MPI and UCX, UCX_MEMTYPE_CACHE=n keeps UCX from mistaking them for host memory.",
+           "export SEISFD_GPU_AWARE_MPI=${SEISFD_GPU_AWARE_MPI:-auto} UCX_MEMTYPE_CACHE=n"]
+          if args.gpus_per_node else []),
         "# scaling.py fills in the launcher's {placeholders} and $VARIABLES for each run.",
         *(["# shellcheck disable=SC2016"] if "$" in args.launcher else []),
         command_lines(series_arguments(args, args.launcher)),

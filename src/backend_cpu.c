@@ -740,7 +740,8 @@ static void cpu_sample_receivers(sf_backend *b, int slot)
 
 static void cpu_fetch_receivers(sf_backend *b, int count, float *out)
 {
-    memcpy(out, b->samples, (size_t)count * (size_t)b->receiver_count * sizeof(float));
+    size_t bytes = (size_t)count * (size_t)b->receiver_count * sizeof(float);
+    if (bytes) memcpy(out, b->samples, bytes);   /* a rank with no receivers has no samples */
 }
 
 static void cpu_fetch_wavefield(sf_backend *b, const sf_sampling_lattice *s, float *out)

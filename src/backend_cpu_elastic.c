@@ -755,7 +755,8 @@ static void cpu_sample_receivers(sf_elastic_backend *b, int slot)
 
 static void cpu_fetch_receivers(sf_elastic_backend *b, int count, float *out)
 {
-    memcpy(out, b->samples, (size_t)count * (size_t)b->channel_count * sizeof(float));
+    size_t bytes = (size_t)count * (size_t)b->channel_count * sizeof(float);
+    if (bytes) memcpy(out, b->samples, bytes);   /* a rank with no receivers has no samples */
 }
 
 static float node_value(const sf_elastic_backend *b, sf_component c, long i, long j, long k)

@@ -2,8 +2,9 @@
  * coefficients, acquisition) lives on one GPU for the whole run. Stencil
  * work runs in order on a compute stream; halo planes are packed, copied
  * and unpacked on a second, higher-priority stream that waits on events,
- * so the exchange overlaps the interior update. Only halo planes cross
- * PCIe every step; receiver samples come back in blocks. */
+ * so the exchange overlaps the interior update. Only halo planes leave
+ * the GPU every step (through the host, or device to device with GPU-aware
+ * MPI); receiver samples come back in blocks. */
 #include "sf_cuda_kernels.h"
 #include "sf_cuda_halo.h"
 #include "sf_cuda_memory.h"
@@ -267,11 +268,11 @@ static void setup_tiling(sf_backend *b)
     b->tiling.z_chunk = Z_CHUNK;
 }
 
-static void setup_streams(sf_backend *b)
+static void setup_streams(sf_backend *b, sf_halo_transport transport)
 {
     int least = 0, greatest = 0;
     SF_CUDA_CHECK(cudaDeviceGetStreamPriorityRange(&least, &greatest), "creating streams");
-    sf_cuda_halo_start(&b->xfer);
+    sf_cuda_halo_start(&b->xfer, transport);
     /* Frame blocks, dispatched first, end with the interior's rather than
      * after them. */
     SF_CUDA_CHECK(cudaStreamCreateWithPriority(&b->stencil.side, cudaStreamNonBlocking, greatest),
@@ -306,7 +307,7 @@ static sf_backend *cuda_create(const sf_problem *p)
     b->step.zero_plane0 = b->free_surface_here;
     b->step.vdt2 = b->vdt2;
     setup_tiling(b);
-    setup_streams(b);
+    setup_streams(b, p->halo_transport);
     /* The zeroing and uploads ran on the legacy stream, which the
      * non-blocking streams do not wait for. */
     SF_CUDA_CHECK(cudaDeviceSynchronize(), "finishing the set-up");

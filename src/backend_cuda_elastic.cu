@@ -352,9 +352,9 @@ static void free_acquisition(sf_elastic_backend *b)
     b->source_plane_host = b->source_group_host = NULL;
 }
 
-static void setup_streams(sf_elastic_backend *b)
+static void setup_streams(sf_elastic_backend *b, sf_halo_transport transport)
 {
-    sf_cuda_halo_start(&b->xfer);
+    sf_cuda_halo_start(&b->xfer, transport);
     b->timers = sf_gpu_timers_create();
 }
 
@@ -375,7 +375,7 @@ static sf_elastic_backend *cuda_create(const sf_elastic_problem *p)
     upload_cpml(b, p);
     setup_acquisition(b, p, m);
     free(medium);
-    setup_streams(b);
+    setup_streams(b, p->halo_transport);
     /* The zeroing and uploads ran on the legacy stream, which the
      * non-blocking streams do not wait for. */
     SF_CUDA_CHECK(cudaDeviceSynchronize(), "finishing the set-up");

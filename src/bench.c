@@ -17,9 +17,12 @@
 
 typedef struct {
     long size, steps, warmup;   /* size 0: the backend's default */
+    long nz;                    /* --nz: planes along z (weak scaling); 0: size */
     int order, cpml, elastic;
     long copy_mib;
     sf_device_kind device;
+    int gpu_aware;              /* --gpu-aware-mpi: an sf_gpu_aware_mode, -1 when not given */
+    int exchange;               /* --exchange: time halo-sized messages between GPUs instead */
     const char *report;         /* --report FILE: the run report, or NULL */
 } bench_options;
 
@@ -35,9 +38,9 @@ static const double BYTES_PER_POINT[2] = {16.0, 120.0};
 static SF_NORETURN void usage_error(const char *msg)
 {
     sf_fail_collective("bench: %s\nusage: seisfd bench [--device cpu|cuda|auto] "
-                       "[--physics acoustic|elastic] [--size N] "
+                       "[--gpu-aware-mpi auto|on|off] [--physics acoustic|elastic] [--size N] [--nz NZ] "
                        "[--steps S] [--warmup W] [--order 2|4|8] [--cpml C] [--copy-mib M] "
-                       "[--report FILE]",
+                       "[--report FILE] | [--exchange]",
                        msg);
 }
 
@@ -68,21 +71,34 @@ static sf_device_kind parse_device(const char *value)
     return SF_DEVICE_AUTO;
 }
 
+static int parse_gpu_aware(const char *value)
+{
+    int mode = sf_gpu_aware_parse(value);
+    if (mode < 0) usage_error("--gpu-aware-mpi expects auto, on or off");
+    return mode;
+}
+
 static bench_options parse_options(int argc, char **argv)
 {
     bench_options o = {.size = 0, .steps = 100, .warmup = 10, .order = 8, .cpml = 20,
-                       .copy_mib = 1024, .device = SF_DEVICE_AUTO};
+                       .copy_mib = 1024, .device = SF_DEVICE_AUTO, .gpu_aware = -1};
     for (int i = 0; i < argc; ++i) {
         const char *flag = argv[i], *value = i + 1 < argc ? argv[i + 1] : NULL;
         if (!strcmp(flag, "--physics")) o.elastic = parse_physics(value);
         else if (!strcmp(flag, "--size")) o.size = parse_long(flag, value, 16, 100000);
+        else if (!strcmp(flag, "--nz")) o.nz = parse_long(flag, value, 16, 1000000);
         else if (!strcmp(flag, "--steps")) o.steps = parse_long(flag, value, 1, 10000000);
         else if (!strcmp(flag, "--warmup")) o.warmup = parse_long(flag, value, 0, 10000000);
         else if (!strcmp(flag, "--order")) o.order = (int)parse_long(flag, value, 2, 8);
         else if (!strcmp(flag, "--cpml")) o.cpml = (int)parse_long(flag, value, 0, 1000);
         else if (!strcmp(flag, "--copy-mib")) o.copy_mib = parse_long(flag, value, 1, 1 << 20);
         else if (!strcmp(flag, "--device")) o.device = parse_device(value);
+        else if (!strcmp(flag, "--gpu-aware-mpi")) o.gpu_aware = parse_gpu_aware(value);
         else if (!strcmp(flag, "--report") && value) o.report = value;
+        else if (!strcmp(flag, "--exchange")) {
+            o.exchange = 1;
+            continue;   /* takes no value */
+        }
         else {
             char msg[160];
             snprintf(msg, sizeof msg, "unknown option '%s'", flag);
@@ -127,7 +143,7 @@ static void bench_config(sf_config *c, const bench_options *o)
     c->source_path = "bench";
     c->text = text;
     for (int a = 0; a < 3; ++a) {
-        c->n[a] = o->size;
+        c->n[a] = a < 2 ? o->size : o->nz;
         c->spacing[a] = 10.0;
     }
     c->dt_auto = 1;
@@ -182,13 +198,13 @@ static double copy_bandwidth(int cuda, long mib)
 }
 
 /* --report: the run report's schema, with the timed steps as its one shot. */
-static void write_report(sf_simulation *s, const char *path, const char *device,
+static void write_report(sf_simulation *s, const char *path, const sf_placement *placement,
                          const char *started, double wall_started)
 {
     sf_shot_result shot;
-    sf_shot_result_fill(s, 0, 0, 1, 0, wall_started, &shot);
+    sf_shot_result_fill(s, 0, 1, 0, wall_started, &shot);
     sf_run_report report = {
-        .command = "bench", .cfg = s->cfg, .dt = s->dt, .steps = s->steps, .device = device,
+        .command = "bench", .cfg = s->cfg, .dt = s->dt, .steps = s->steps, .placement = placement,
         .ranks = s->slab.nranks, .ranks_per_shot = s->slab.nranks, .groups = 1, .shots = &shot,
         .nshots = 1};
     snprintf(report.started, sizeof report.started, "%s", started);
@@ -198,22 +214,52 @@ static void write_report(sf_simulation *s, const char *path, const char *device,
     sf_run_report_finish(&report, path, MPI_COMM_WORLD, 0, s);
 }
 
+/* --gpu-aware-mpi wins over SEISFD_GPU_AWARE_MPI, which wins over auto. */
+static void choose_placement(const bench_options *o, sf_placement *placement)
+{
+    sf_placement_request r = {.physics = o->elastic ? SF_PHYSICS_ELASTIC : SF_PHYSICS_ACOUSTIC,
+                              .device = o->device};
+    snprintf(r.device_what, sizeof r.device_what, "bench: --device");
+    int given = o->gpu_aware >= 0;
+    char why[200];
+    if (sf_gpu_aware_resolve(given ? (sf_gpu_aware_mode)o->gpu_aware : SF_GPU_AWARE_AUTO,
+                             given ? "bench --gpu-aware-mpi" : "the default", !given,
+                             &r.gpu_aware, why, sizeof why))
+        sf_fail_collective("bench: %s", why);
+    sf_placement_choose(&r, MPI_COMM_WORLD, placement);
+}
+
+/* --exchange: the MPI rates between GPUs the halos see (sf_gpu_bandwidth.c). */
+static int bench_exchange(const sf_placement *placement)
+{
+    int ranks;
+    MPI_Comm_size(MPI_COMM_WORLD, &ranks);
+    if (!placement->cuda || ranks < 2)
+        usage_error("--exchange times messages between GPUs: it needs the cuda device and at "
+                    "least 2 ranks");
+    sf_info("seisfd bench --exchange: %d ranks, one GPU each", ranks);
+    sf_placement_print(placement, MPI_COMM_WORLD);
+#if SF_HAVE_CUDA
+    sf_gpu_exchange_bandwidth(MPI_COMM_WORLD, placement->transport);
+#endif
+    return 0;
+}
+
 int sf_bench_main(int argc, char **argv)
 {
     char started[32];
     sf_utc_time(started);
     double wall_started = sf_now();
     bench_options o = parse_options(argc, argv);
-    const sf_backend_ops *ops = NULL;
-    const sf_elastic_backend_ops *elastic = NULL;
-    if (o.elastic)
-        elastic = sf_elastic_backend_choose(o.device, "bench: --device", MPI_COMM_WORLD);
-    else
-        ops = sf_backend_choose(o.device, "bench: --device", MPI_COMM_WORLD);
-    const int cuda = !strcmp(ops ? ops->name : elastic->name, "cuda");
+    sf_placement placement;
+    choose_placement(&o, &placement);
+    if (o.exchange) return bench_exchange(&placement);
+    const int cuda = placement.cuda;
     if (o.size == 0)
         o.size = !cuda ? CPU_DEFAULT_SIZE : o.elastic ? GPU_ELASTIC_DEFAULT_SIZE : GPU_DEFAULT_SIZE;
-    if (2 * o.cpml >= o.size) usage_error("--cpml leaves no interior for this --size");
+    if (o.nz == 0) o.nz = o.size;
+    if (2 * o.cpml >= o.size || 2 * o.cpml >= o.nz)
+        usage_error("--cpml leaves no interior for this --size (or --nz)");
     int ranks;
     MPI_Comm_size(MPI_COMM_WORLD, &ranks);
     const char *physics = o.elastic ? "elastic" : "acoustic";
@@ -224,7 +270,7 @@ int sf_bench_main(int argc, char **argv)
         sf_info("seisfd bench: %s, cpu backend, %d rank%s x %d OpenMP thread%s", physics, ranks,
                 ranks == 1 ? "" : "s", omp_get_max_threads(),
                 omp_get_max_threads() == 1 ? "" : "s");
-    sf_backend_print_placement(cuda, MPI_COMM_WORLD);
+    sf_placement_print(&placement, MPI_COMM_WORLD);
     double copy = copy_bandwidth(cuda, o.copy_mib);
     sf_info("  copy bandwidth      %.2f GB/s (%s, read + write, %ld MiB per %s, best of 10)",
             copy / 1e9, cuda ? "device to device" : "host memory", o.copy_mib,
@@ -233,15 +279,15 @@ int sf_bench_main(int argc, char **argv)
     sf_config c;
     bench_config(&c, &o);
     sf_simulation s;
-    sf_simulation_setup(&s, &c, MPI_COMM_WORLD, ops, elastic);
+    sf_simulation_setup(&s, &c, MPI_COMM_WORLD, &placement);
     s.warmup_steps = o.warmup;
     sf_simulation_run(&s, 0);
-    double points = (double)o.size * o.size * o.size * (double)o.steps;
+    double points = (double)o.size * o.size * o.nz * (double)o.steps;
     double rate = points / s.loop_seconds;
     const double bytes = BYTES_PER_POINT[o.elastic];
-    sf_info("  %-8s step       %ld^3 points, order %d, CPML %d on all faces, %ld steps after "
-            "%ld warm-up, %.4f s",
-            physics, o.size, o.order, o.cpml, o.steps, o.warmup, s.loop_seconds);
+    sf_info("  %-8s step       %ld x %ld x %ld points, order %d, CPML %d on all faces, %ld steps "
+            "after %ld warm-up, %.4f s",
+            physics, o.size, o.size, o.nz, o.order, o.cpml, o.steps, o.warmup, s.loop_seconds);
     sf_info("  throughput          %.4f Gpoints/s", rate / 1e9);
     sf_info("  effective bandwidth %.2f GB/s at %.0f B/point = %.3f of copy bandwidth",
             rate * bytes / 1e9, bytes, rate * bytes / copy);
@@ -254,7 +300,7 @@ int sf_bench_main(int argc, char **argv)
                 kernels, points / kernels / 1e9, points / kernels * bytes / copy);
     }
     sf_simulation_report(&s);
-    if (o.report) write_report(&s, o.report, cuda ? "cuda" : "cpu", started, wall_started);
+    if (o.report) write_report(&s, o.report, &placement, started, wall_started);
     sf_simulation_free(&s);
     return 0;
 }

@@ -17,7 +17,7 @@ void sf_cuda_halo_plan(sf_cuda_halo *h, sf_cuda_arrays *arrays,
     }
 }
 
-void sf_cuda_halo_start(sf_cuda_halo *h)
+void sf_cuda_halo_start(sf_cuda_halo *h, sf_halo_transport transport)
 {
     int least = 0, greatest = 0;
     SF_CUDA_CHECK(cudaDeviceGetStreamPriorityRange(&least, &greatest), "creating streams");
@@ -26,10 +26,11 @@ void sf_cuda_halo_start(sf_cuda_halo *h)
     /* Halo work first whenever SMs free up, so the exchange starts early. */
     SF_CUDA_CHECK(cudaStreamCreateWithPriority(&h->halo, cudaStreamNonBlocking, greatest),
                   "creating the halo stream");
-    SF_CUDA_CHECK(cudaEventCreateWithFlags(&h->edges_done, cudaEventDisableTiming), "creating events");
-    SF_CUDA_CHECK(cudaEventCreateWithFlags(&h->unpacked, cudaEventDisableTiming), "creating events");
-    h->mpi_takes_device = sf_mpi_takes_device_memory();
-    if (h->mpi_takes_device) return;
+    cudaEvent_t *events[3] = {&h->edges_done, &h->packed, &h->unpacked};
+    for (int e = 0; e < 3; ++e)
+        SF_CUDA_CHECK(cudaEventCreateWithFlags(events[e], cudaEventDisableTiming), "creating events");
+    h->device_buffers = transport == SF_HALO_DEVICE_BUFFERS;
+    if (h->device_buffers) return;
     for (int g = 0; g < SF_CUDA_HALO_GROUPS; ++g)
         for (int s = 0; s < 2; ++s) {
             h->send_host[g][s] = (float *)sf_cuda_pinned(h->count[g] * sizeof(float), "pinned halo buffers");
@@ -44,20 +45,20 @@ void sf_cuda_halo_destroy(sf_cuda_halo *h)
             SF_CUDA_CHECK(cudaFreeHost(h->send_host[g][s]), "freeing pinned buffers");
             SF_CUDA_CHECK(cudaFreeHost(h->recv_host[g][s]), "freeing pinned buffers");
         }
-    SF_CUDA_CHECK(cudaEventDestroy(h->edges_done), "destroying events");
-    SF_CUDA_CHECK(cudaEventDestroy(h->unpacked), "destroying events");
+    cudaEvent_t events[3] = {h->edges_done, h->packed, h->unpacked};
+    for (int e = 0; e < 3; ++e) SF_CUDA_CHECK(cudaEventDestroy(events[e]), "destroying events");
     SF_CUDA_CHECK(cudaStreamDestroy(h->compute), "destroying streams");
     SF_CUDA_CHECK(cudaStreamDestroy(h->halo), "destroying streams");
 }
 
 float *sf_cuda_halo_send_buffer(sf_cuda_halo *h, int g, int side)
 {
-    return h->mpi_takes_device ? h->send[g][side] : h->send_host[g][side];
+    return h->device_buffers ? h->send[g][side] : h->send_host[g][side];
 }
 
 float *sf_cuda_halo_recv_buffer(sf_cuda_halo *h, int g, int side)
 {
-    return h->mpi_takes_device ? h->recv[g][side] : h->recv_host[g][side];
+    return h->device_buffers ? h->recv[g][side] : h->recv_host[g][side];
 }
 
 void sf_cuda_halo_after_edges(sf_cuda_halo *h)
@@ -68,17 +69,19 @@ void sf_cuda_halo_after_edges(sf_cuda_halo *h)
 
 void sf_cuda_halo_to_host(sf_cuda_halo *h, sf_gpu_timers *t, int g, int side)
 {
-    if (h->mpi_takes_device) return;
-    sf_gpu_timers_begin(t, SF_PHASE_HALO_D2H, h->halo);
-    SF_CUDA_CHECK(cudaMemcpyAsync(h->send_host[g][side], h->send[g][side], h->count[g] * sizeof(float),
-                                  cudaMemcpyDeviceToHost, h->halo),
-                  "copying halo planes to the host");
-    sf_gpu_timers_end(t, h->halo);
+    if (!h->device_buffers) {
+        sf_gpu_timers_begin(t, SF_PHASE_HALO_D2H, h->halo);
+        SF_CUDA_CHECK(cudaMemcpyAsync(h->send_host[g][side], h->send[g][side],
+                                      h->count[g] * sizeof(float), cudaMemcpyDeviceToHost, h->halo),
+                      "copying halo planes to the host");
+        sf_gpu_timers_end(t, h->halo);
+    }
+    SF_CUDA_CHECK(cudaEventRecord(h->packed, h->halo), "marking halo planes packed");
 }
 
 void sf_cuda_halo_from_host(sf_cuda_halo *h, sf_gpu_timers *t, int g, int side)
 {
-    if (h->mpi_takes_device) return;
+    if (h->device_buffers) return;
     sf_gpu_timers_begin(t, SF_PHASE_HALO_H2D, h->halo);
     SF_CUDA_CHECK(cudaMemcpyAsync(h->recv[g][side], h->recv_host[g][side], h->count[g] * sizeof(float),
                                   cudaMemcpyHostToDevice, h->halo),
@@ -94,7 +97,7 @@ void sf_cuda_halo_before_compute(sf_cuda_halo *h)
 
 void sf_cuda_halo_wait_packed(sf_cuda_halo *h)
 {
-    SF_CUDA_CHECK(cudaStreamSynchronize(h->halo), "waiting for packed halo planes");
+    SF_CUDA_CHECK(cudaEventSynchronize(h->packed), "waiting for packed halo planes");
 }
 
 void sf_cuda_halo_synchronize(sf_cuda_halo *h)

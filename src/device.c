@@ -1,9 +1,12 @@
-/* Backend choice: the CUDA parts exist only in builds with CUDA, so each
- * function has a CUDA and a CPU-only form. */
+/* Backend choice: the CUDA parts exist only in builds with CUDA, so the
+ * GPU side of the choice has a CUDA and a CPU-only form. */
 #include "sf_device.h"
 #include "sf_error.h"
 
 #include <omp.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
 
 #ifndef SF_HAVE_CUDA
 #define SF_HAVE_CUDA 0
@@ -13,37 +16,36 @@
 #include "sf_gpu.h"
 
 #include <cuda_runtime_api.h>
+#endif
+
+void sf_placement_request_of(const sf_config *cfg, sf_placement_request *out)
+{
+    memset(out, 0, sizeof *out);
+    out->physics = cfg->physics;
+    out->device = cfg->device;
+    snprintf(out->device_what, sizeof out->device_what, "%.600s: run.device", cfg->source_path);
+    char origin[SF_GPU_AWARE_TEXT] = "the default", why[200];
+    if (cfg->gpu_aware_mpi_mark.line > 0)
+        snprintf(origin, sizeof origin, "run.gpu_aware_mpi at %.200s:%d", cfg->source_path,
+                 cfg->gpu_aware_mpi_mark.line);
+    if (sf_gpu_aware_resolve(cfg->gpu_aware_mpi, origin, 1, &out->gpu_aware, why, sizeof why))
+        sf_fail_collective("%s", why);
+}
+
+#if SF_HAVE_CUDA
 
 /* Collective: does this job run on the GPUs (binding each rank to one)? */
-static int choose_gpu(sf_device_kind kind, const char *what, MPI_Comm comm)
+static int choose_gpu(const sf_placement_request *r, MPI_Comm comm)
 {
-    if (kind == SF_DEVICE_CPU) return 0;
+    if (r->device == SF_DEVICE_CPU) return 0;
     char missing[400];
     if (!sf_gpu_everywhere(comm, missing, sizeof missing)) {
-        if (kind == SF_DEVICE_AUTO) return 0;
-        sf_fail_collective("%s: cuda was asked for, but %s; use cpu or auto", what, missing);
+        if (r->device == SF_DEVICE_AUTO) return 0;
+        sf_fail_collective("%s: cuda was asked for, but %s; use cpu or auto", r->device_what,
+                           missing);
     }
     sf_gpu_bind(comm);
     return 1;
-}
-
-const sf_backend_ops *sf_backend_choose(sf_device_kind kind, const char *what, MPI_Comm comm)
-{
-    return choose_gpu(kind, what, comm) ? sf_backend_cuda() : sf_backend_cpu();
-}
-
-const sf_elastic_backend_ops *sf_elastic_backend_choose(sf_device_kind kind, const char *what,
-                                                        MPI_Comm comm)
-{
-    return choose_gpu(kind, what, comm) ? sf_elastic_backend_cuda() : sf_elastic_backend_cpu();
-}
-
-void sf_backend_print_placement(int cuda, MPI_Comm comm)
-{
-    if (cuda)
-        sf_gpu_print_binding(comm);
-    else
-        sf_info("  threads per rank  %d", omp_get_max_threads());
 }
 
 void sf_backend_print_build(void)
@@ -56,36 +58,77 @@ void sf_backend_print_build(void)
 
 #else
 
-static void refuse_cuda(sf_device_kind kind, const char *what)
+static int choose_gpu(const sf_placement_request *r, MPI_Comm comm)
 {
-    if (kind == SF_DEVICE_CUDA)
+    (void)comm;
+    if (r->device == SF_DEVICE_CUDA)
         sf_fail_collective("%s: cuda was asked for, but this build of seisfd has no CUDA backend "
                            "(built with CUDA=0 or without nvcc); use cpu or auto",
-                           what);
-}
-
-const sf_backend_ops *sf_backend_choose(sf_device_kind kind, const char *what, MPI_Comm comm)
-{
-    (void)comm;
-    refuse_cuda(kind, what);
-    return sf_backend_cpu();
-}
-
-const sf_elastic_backend_ops *sf_elastic_backend_choose(sf_device_kind kind, const char *what,
-                                                        MPI_Comm comm)
-{
-    (void)comm;
-    refuse_cuda(kind, what);
-    return sf_elastic_backend_cpu();
-}
-
-void sf_backend_print_placement(int cuda, MPI_Comm comm)
-{
-    (void)cuda;
-    (void)comm;
-    sf_info("  threads per rank  %d", omp_get_max_threads());
+                           r->device_what);
+    return 0;
 }
 
 void sf_backend_print_build(void) { sf_info("  backends  cpu (built without CUDA)"); }
 
 #endif
+
+void sf_placement_choose(const sf_placement_request *r, MPI_Comm comm, sf_placement *out)
+{
+    memset(out, 0, sizeof *out);
+    out->gpu_aware = r->gpu_aware;
+    out->cuda = choose_gpu(r, comm);
+    int elastic = r->physics == SF_PHYSICS_ELASTIC;
+#if SF_HAVE_CUDA
+    if (out->cuda) {
+        out->name = "cuda";
+        out->acoustic = elastic ? NULL : sf_backend_cuda();
+        out->elastic = elastic ? sf_elastic_backend_cuda() : NULL;
+        out->transport = sf_gpu_halo_transport(&r->gpu_aware, comm, out->transport_reason,
+                                               sizeof out->transport_reason);
+        return;
+    }
+#endif
+    out->name = "cpu";
+    out->acoustic = elastic ? NULL : sf_backend_cpu();
+    out->elastic = elastic ? sf_elastic_backend_cpu() : NULL;
+    out->transport = SF_HALO_HOST_MEMORY;
+    snprintf(out->transport_reason, sizeof out->transport_reason,
+             "host memory: the CPU backend's buffers (gpu_aware_mpi does not apply)");
+}
+
+/* Rank 0 prints each run of consecutive ranks with the same reason once. */
+static void print_transport(const sf_placement *p, MPI_Comm comm)
+{
+    int rank, nranks;
+    MPI_Comm_rank(comm, &rank);
+    MPI_Comm_size(comm, &nranks);
+    char *all = rank == 0 ? sf_malloc((size_t)nranks * SF_TRANSPORT_TEXT, "halo transport lines")
+                          : NULL;
+    SF_MPI_CHECK(MPI_Gather(p->transport_reason, SF_TRANSPORT_TEXT, MPI_CHAR, all,
+                            SF_TRANSPORT_TEXT, MPI_CHAR, 0, comm),
+                 "collecting the halo transport");
+    sf_info("  halo buffers      %s%s", sf_halo_transport_name(p->transport),
+            nranks > 1 ? ", by rank:" : " (one rank: no halo exchange)");
+    for (int first = 0, last; rank == 0 && nranks > 1 && first < nranks; first = last + 1) {
+        const char *text = all + (size_t)first * SF_TRANSPORT_TEXT;
+        for (last = first; last + 1 < nranks &&
+                           !strcmp(all + (size_t)(last + 1) * SF_TRANSPORT_TEXT, text);)
+            ++last;
+        if (first == last)
+            sf_info("    rank %d: %s", first, text);
+        else
+            sf_info("    ranks %d-%d: %s", first, last, text);
+    }
+    free(all);
+}
+
+void sf_placement_print(const sf_placement *p, MPI_Comm comm)
+{
+#if SF_HAVE_CUDA
+    if (p->cuda)
+        sf_gpu_print_binding(comm);
+    else
+#endif
+        sf_info("  threads per rank  %d", omp_get_max_threads());
+    print_transport(p, comm);
+}

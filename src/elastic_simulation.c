@@ -8,16 +8,10 @@
 #include "sf_error.h"
 #include "sf_layout.h"
 #include "sf_simulation.h"
-#include "sf_wavelet.h"
 
 #include <stdlib.h>
 #include <string.h>
 
-static float source_amplitude(const sf_simulation *s, double t)
-{
-    const sf_source_config *src = &s->cfg->source;
-    return (float)(src->amplitude * sf_ricker(t, src->frequency, src->delay));
-}
 
 /* One half-step over the slab, then the images above a free surface of
  * the fields it wrote. */
@@ -77,7 +71,7 @@ static void elastic_before_sampling(sf_simulation *s, long n, sf_snapshot_file *
                                     float *const *samples)
 {
     if (snapshot) keep_velocities(s, snapshot);
-    half_step(s, SF_HALF_VELOCITY, source_amplitude(s, (double)n * s->dt));
+    half_step(s, SF_HALF_VELOCITY, sf_source_signal_at(&s->source, 2 * n));
     if (snapshot) write_snapshot(s, snapshot, n, samples);
 }
 
@@ -94,7 +88,7 @@ static void elastic_fetch_samples(sf_simulation *s, int count, float *block)
 static void elastic_after_sampling(sf_simulation *s, long n)
 {
     sf_elastic_state *e = &s->elastic;
-    half_step(s, SF_HALF_STRESS, source_amplitude(s, ((double)n + 0.5) * s->dt));
+    half_step(s, SF_HALF_STRESS, sf_source_signal_at(&s->source, 2 * n + 1));
     if (!e->energy) return;
     sf_timer_start(&s->timers);
     e->ops->energy(e->backend, e->energy + 2 * n);
@@ -191,6 +185,7 @@ static void describe_problem(const sf_simulation *s, const sf_elastic_medium *me
     p.sample_block = SF_SAMPLE_BLOCK;
     p.exchange_normal_stresses = e->acq.records_pressure;
     p.energy = c->energy_path != NULL;
+    p.halo_transport = s->halo_transport;
     *problem = p;
 }
 
@@ -249,7 +244,7 @@ void sf_elastic_summary(const sf_simulation *s)
             components, s->resampler.nsamples, s->interval);
 }
 
-void sf_elastic_write_energy(sf_simulation *s)
+int sf_elastic_write_energy(sf_simulation *s)
 {
     long count = s->steps;
     double *sum = s->slab.rank == 0 ? sf_malloc((size_t)(count ? count : 1) * 2 * sizeof(double),
@@ -259,7 +254,10 @@ void sf_elastic_write_energy(sf_simulation *s)
         SF_MPI_CHECK(MPI_Reduce(s->elastic.energy, sum, (int)(2 * count), MPI_DOUBLE, MPI_SUM, 0,
                                 s->slab.comm),
                      "summing the energy over ranks");
-    sf_energy_write(s->cfg->energy_path, s->slab.comm, count, s->dt, sum);
+    int rc = sf_energy_write(s->cfg->energy_path, s->slab.comm, count, s->dt, sum, s->failure,
+                             sizeof s->failure);
     free(sum);
-    sf_info("seisfd: energy series written to %s (%ld steps)", s->cfg->energy_path, count);
+    if (rc == 0)
+        sf_info("seisfd: energy series written to %s (%ld steps)", s->cfg->energy_path, count);
+    return rc;
 }

@@ -7,6 +7,7 @@
 
 static int error_rank = 0;
 static int error_nranks = 1;
+static void (*error_cleanup)(void);
 
 void sf_error_set_rank(int rank, int nranks)
 {
@@ -15,6 +16,15 @@ void sf_error_set_rank(int rank, int nranks)
 }
 
 int sf_error_rank(void) { return error_rank; }
+
+void sf_error_set_cleanup(void (*cleanup)(void)) { error_cleanup = cleanup; }
+
+static void clean_up(void)
+{
+    void (*cleanup)(void) = error_cleanup;
+    error_cleanup = NULL;   /* a failure inside it must not come back here */
+    if (cleanup) cleanup();
+}
 
 static int mpi_is_running(void)
 {
@@ -36,6 +46,7 @@ SF_NORETURN void sf_fatal(const char *fmt, ...)
     fputc('\n', stderr);
     va_end(ap);
     fflush(stderr);
+    clean_up();
     if (mpi_is_running() && error_nranks > 1) MPI_Abort(MPI_COMM_WORLD, 1);
     exit(1);
 }
@@ -44,6 +55,7 @@ SF_NORETURN void sf_exit_collective(void)
 {
     fflush(stdout);
     fflush(stderr);
+    clean_up();
     if (mpi_is_running()) MPI_Finalize();
     exit(1);
 }

@@ -1,18 +1,274 @@
-/* Whether MPI can send from and receive into device memory directly
- * (CUDA-aware MPI), so the halo planes need no trip through the host. */
+/* GPU-aware MPI on the GPU ranks: the ranks agree on device buffers or
+ * host staging, and before the first step neighbours exchange device
+ * buffers and compare what arrived, so an MPI that cannot take device
+ * memory ends the run with one message instead of wrong results. */
+#include "sf_error.h"
 #include "sf_gpu.h"
 
-#include <mpi.h>
-#if defined(OPEN_MPI) && OPEN_MPI
-#include <mpi-ext.h>
-#endif
+#include <cuda_runtime_api.h>
+#include <limits.h>
+#include <signal.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
 
-int sf_mpi_takes_device_memory(void)
+enum { PROBE_SECONDS = 30, MESSAGE = 1400 };
+
+/* ---- the choice ---------------------------------------------------------- */
+
+/* Collective: 1 when every rank chose device buffers; otherwise the
+ * first rank that did not, and its reason in declined. */
+static int all_choose_device(MPI_Comm comm, int mine, const char *reason, char *declined,
+                             size_t len)
 {
-#if defined(MPIX_CUDA_AWARE_SUPPORT) && MPIX_CUDA_AWARE_SUPPORT
-    /* Compiled against a CUDA-aware library; ask the one loaded at run time. */
-    return MPIX_Query_cuda_support() == 1;
-#else
+    int rank, first = INT_MAX, mark;
+    MPI_Comm_rank(comm, &rank);
+    mark = mine ? INT_MAX : rank;
+    SF_MPI_CHECK(MPI_Allreduce(&mark, &first, 1, MPI_INT, MPI_MIN, comm),
+                 "agreeing on the halo buffers");
+    if (first == INT_MAX) return 1;
+    char theirs[SF_GPU_AWARE_TEXT + 64];
+    snprintf(theirs, sizeof theirs, "%s", reason);
+    SF_MPI_CHECK(MPI_Bcast(theirs, (int)sizeof theirs, MPI_CHAR, first, comm),
+                 "agreeing on the halo buffers");
+    snprintf(declined, len, "rank %d: %s", first, theirs);
     return 0;
-#endif
+}
+
+/* ---- the check ----------------------------------------------------------- */
+
+/* What the signal handler writes: prepared beforehand, since a handler
+ * may only write(2) and _exit. */
+static struct {
+    char before[MESSAGE], after[MESSAGE];
+} crash;
+
+static const char *signal_words(int sig)
+{
+    switch (sig) {
+    case SIGSEGV: return "MPI crashed (SIGSEGV, an invalid memory access) on it";
+    case SIGBUS: return "MPI crashed (SIGBUS) on it";
+    case SIGABRT: return "MPI aborted (SIGABRT) on it";
+    case SIGALRM: return "the exchange hung (no answer within 30 s)";
+    default: return "MPI stopped on a signal";
+    }
+}
+
+static void on_signal(int sig)
+{
+    const char *words = signal_words(sig);
+    ssize_t ignored = write(STDERR_FILENO, crash.before, strlen(crash.before));
+    ignored = write(STDERR_FILENO, words, strlen(words));
+    ignored = write(STDERR_FILENO, crash.after, strlen(crash.after));
+    (void)ignored;
+    _exit(1);
+}
+
+static const int WATCHED[] = {SIGSEGV, SIGBUS, SIGABRT, SIGALRM};
+enum { NWATCHED = sizeof WATCHED / sizeof WATCHED[0] };
+
+static void watch(struct sigaction saved[NWATCHED])
+{
+    struct sigaction act;
+    memset(&act, 0, sizeof act);
+    act.sa_handler = on_signal;
+    sigemptyset(&act.sa_mask);
+    for (int s = 0; s < NWATCHED; ++s) sigaction(WATCHED[s], &act, &saved[s]);
+    alarm(PROBE_SECONDS);
+}
+
+static void unwatch(const struct sigaction saved[NWATCHED])
+{
+    alarm(0);
+    for (int s = 0; s < NWATCHED; ++s) sigaction(WATCHED[s], &saved[s], NULL);
+}
+
+/* The word i a rank sends down (side 0) or up (side 1). */
+static uint32_t probe_word(int rank, int side, int i)
+{
+    return (uint32_t)i * 2654435761u ^ ((uint32_t)rank * 40503u + (uint32_t)side * 7u + 1u);
+}
+
+/* The largest message: 4 MiB, rendezvous-sized in every MPI library (the
+ * 1 KiB one goes eagerly); MPIs move the two by different protocols, and
+ * either may be the one that breaks. */
+enum { PROBE_WORDS = 1 << 20 };
+
+/* Allocated once and never freed: UCX keeps the IPC handle of a device
+ * buffer it has sent, and its hooks cannot see a free made through the
+ * static CUDA runtime, so a buffer later allocated at a freed one's
+ * address would go out under the stale handle (cuIpcOpenMemHandle: invalid
+ * argument on the peer). */
+static struct {
+    uint32_t *send[2], *recv[2];   /* device, [side] */
+    uint32_t *host;                /* a host copy of one message */
+} pool;
+
+static void pool_alloc(void)
+{
+    if (pool.host) return;
+    size_t bytes = (size_t)PROBE_WORDS * sizeof(uint32_t);
+    for (int s = 0; s < 2; ++s) {
+        SF_CUDA_CHECK(cudaMalloc((void **)&pool.send[s], bytes), "allocating the GPU-aware MPI check");
+        SF_CUDA_CHECK(cudaMalloc((void **)&pool.recv[s], bytes), "allocating the GPU-aware MPI check");
+    }
+    pool.host = sf_malloc(bytes, "the GPU-aware MPI check");
+}
+
+/* Rank 0's sends and the receives of rank 1 (first) or of every rank
+ * from both neighbours, as the halo does (all). */
+typedef enum { FIRST_CONTACT, ALL_NEIGHBOURS } probe_kind;
+
+/* The neighbours a rank receives from and sends to, per side. */
+static void probe_peers(MPI_Comm comm, probe_kind kind, int from[2], int to[2])
+{
+    int rank, size;
+    MPI_Comm_rank(comm, &rank);
+    MPI_Comm_size(comm, &size);
+    int lower = rank > 0 ? rank - 1 : MPI_PROC_NULL;
+    int upper = rank + 1 < size ? rank + 1 : MPI_PROC_NULL;
+    from[0] = lower, from[1] = upper, to[0] = lower, to[1] = upper;
+    if (kind == ALL_NEIGHBOURS) return;
+    /* One message, 0 to 1: a library that crashes on device memory does
+     * so in one process, and the run ends with one message. */
+    from[0] = rank == 1 ? 0 : MPI_PROC_NULL;
+    to[1] = rank == 0 ? 1 : MPI_PROC_NULL;
+    from[1] = to[0] = MPI_PROC_NULL;
+}
+
+/* One exchange of device buffers of `words` words; 0, or -1 with what
+ * went wrong in problem. */
+static int probe_once(MPI_Comm comm, probe_kind kind, int words, char *problem, size_t len)
+{
+    int rank, from[2], to[2];
+    MPI_Comm_rank(comm, &rank);
+    probe_peers(comm, kind, from, to);
+    pool_alloc();
+    size_t bytes = (size_t)words * sizeof(uint32_t);
+    for (int s = 0; s < 2; ++s) {
+        for (int i = 0; i < words; ++i) pool.host[i] = probe_word(rank, s, i);
+        SF_CUDA_CHECK(cudaMemcpy(pool.send[s], pool.host, bytes, cudaMemcpyHostToDevice),
+                      "filling the GPU-aware MPI check");
+        SF_CUDA_CHECK(cudaMemset(pool.recv[s], 0xff, bytes), "clearing the GPU-aware MPI check");
+    }
+    /* Side s receives what the neighbour there sent towards this rank:
+     * tag 0 going down, 1 going up. */
+    MPI_Request request[4];
+    int rc = MPI_SUCCESS;
+    for (int s = 0; s < 2 && rc == MPI_SUCCESS; ++s)
+        rc = MPI_Irecv(pool.recv[s], words, MPI_UINT32_T, from[s], 1 - s, comm, &request[s]);
+    for (int s = 0; s < 2 && rc == MPI_SUCCESS; ++s)
+        rc = MPI_Isend(pool.send[s], words, MPI_UINT32_T, to[s], s, comm, &request[2 + s]);
+    if (rc == MPI_SUCCESS) rc = MPI_Waitall(4, request, MPI_STATUSES_IGNORE);
+    if (rc != MPI_SUCCESS) {
+        char text[MPI_MAX_ERROR_STRING] = "";
+        int n = 0;
+        MPI_Error_string(rc, text, &n);
+        snprintf(problem, len, "MPI returned an error on it (%s)", text);
+        return -1;
+    }
+    for (int s = 0; s < 2; ++s) {
+        if (from[s] == MPI_PROC_NULL) continue;
+        SF_CUDA_CHECK(cudaMemcpy(pool.host, pool.recv[s], bytes, cudaMemcpyDeviceToHost),
+                      "reading the GPU-aware MPI check");
+        for (int i = 0; i < words; ++i) {
+            uint32_t want = probe_word(from[s], 1 - s, i);
+            if (pool.host[i] == want) continue;
+            snprintf(problem, len, "the buffer from rank %d arrived wrong (word %d of %d: "
+                     "0x%08x, sent 0x%08x)", from[s], i, words, pool.host[i], want);
+            return -1;
+        }
+    }
+    return 0;
+}
+
+static void prepare_crash_message(MPI_Comm comm, probe_kind kind, const char *why, int words)
+{
+    int from[2], to[2];
+    probe_peers(comm, kind, from, to);
+    char where[400], doing[96];
+    sf_gpu_describe(where, sizeof where);
+    if (kind == ALL_NEIGHBOURS)
+        snprintf(doing, sizeof doing, "exchanging device buffers of %d bytes with its neighbours",
+                 words * 4);
+    else if (to[1] != MPI_PROC_NULL)
+        snprintf(doing, sizeof doing, "sending a device buffer of %d bytes to rank %d", words * 4,
+                 to[1]);
+    else
+        snprintf(doing, sizeof doing, "receiving a device buffer of %d bytes from rank %d",
+                 words * 4, from[0]);
+    snprintf(crash.before, sizeof crash.before,
+             "seisfd: error: the GPU-aware MPI check before the first step failed on %s, %s: ",
+             where, doing);
+    snprintf(crash.after, sizeof crash.after,
+             ". Device buffers were chosen (%s), but this MPI, as launched, does not take "
+             "device memory: set gpu_aware_mpi to off, or launch with a GPU-aware MPI "
+             "(README, \"GPU-aware MPI\"; Open MPI needs --mca pml ucx, a UCX built with CUDA "
+             "and UCX_MEMTYPE_CACHE=n)\n",
+             why);
+}
+
+/* Collective: a first message from rank 0 to rank 1, then both message
+ * sizes with both neighbours. A crash or hang ends the rank from the
+ * signal handler; wrong data or an MPI error ends every rank with the
+ * first failing rank's message. */
+static void probe(MPI_Comm comm, const char *why)
+{
+    static const struct {
+        probe_kind kind;
+        int words;
+    } steps[] = {{FIRST_CONTACT, 256}, {ALL_NEIGHBOURS, 256}, {ALL_NEIGHBOURS, PROBE_WORDS}};
+    char problem[600] = "";
+    int failed = 0, rank, first = INT_MAX;
+    MPI_Comm_rank(comm, &rank);
+    for (size_t n = 0; n < sizeof steps / sizeof steps[0] && first == INT_MAX; ++n) {
+        SF_MPI_CHECK(MPI_Barrier(comm), "running the GPU-aware MPI check");
+        struct sigaction saved[NWATCHED];
+        prepare_crash_message(comm, steps[n].kind, why, steps[n].words);
+        watch(saved);
+        failed = probe_once(comm, steps[n].kind, steps[n].words, problem, sizeof problem) != 0;
+        unwatch(saved);
+        if (failed) {
+            char message[MESSAGE * 2];
+            snprintf(message, sizeof message, "%s%s%s", crash.before, problem, crash.after);
+            snprintf(problem, sizeof problem, "%.599s", message + strlen("seisfd: error: "));
+        }
+        int mark = failed ? rank : INT_MAX;
+        SF_MPI_CHECK(MPI_Allreduce(&mark, &first, 1, MPI_INT, MPI_MIN, comm),
+                     "agreeing on the GPU-aware MPI check");
+    }
+    if (first == INT_MAX) return;
+    SF_MPI_CHECK(MPI_Bcast(problem, (int)sizeof problem, MPI_CHAR, first, comm),
+                 "reporting the GPU-aware MPI check");
+    problem[strcspn(problem, "\n")] = '\0';
+    sf_fail_collective("%s", problem);
+}
+
+sf_halo_transport sf_gpu_halo_transport(const sf_gpu_aware_setting *setting, MPI_Comm comm,
+                                        char *reason, size_t len)
+{
+    sf_mpi_gpu_answer answer;
+    sf_mpi_gpu_ask(&answer);
+    char mine[SF_GPU_AWARE_TEXT + 64], declined[SF_GPU_AWARE_TEXT + 96];
+    int device = sf_gpu_aware_choose(setting, &answer, mine, sizeof mine);
+    if (!all_choose_device(comm, device, mine, declined, sizeof declined)) {
+        if (device)
+            snprintf(reason, len, "host staging: every rank must take device buffers, and %s",
+                     declined);
+        else
+            snprintf(reason, len, "%s", mine);
+        return SF_HALO_HOST_STAGED;
+    }
+    int size;
+    MPI_Comm_size(comm, &size);
+    /* The probe's message says why device buffers were chosen: the reason
+     * after its "device buffers: ". */
+    const char *colon = strchr(mine, ':');
+    if (size > 1) probe(comm, colon ? colon + 2 : mine);
+    snprintf(reason, len, "%s%s", mine,
+             size > 1 ? "; checked with the neighbours before the first step"
+                      : "; one rank: no halo exchange");
+    return SF_HALO_DEVICE_BUFFERS;
 }

@@ -4,9 +4,12 @@
 #include "sf_device.h"
 #include "sf_error.h"
 #include "sf_jobs.h"
+#include "sf_output.h"
 #include "sf_version.h"
 
+#include <errno.h>
 #include <mpi.h>
+#include <signal.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -17,8 +20,9 @@ static const char USAGE[] =
     "                                start over computing every shot\n"
     "       seisfd check JOB.yaml    validate the job and print its set-up, without running\n"
     "       seisfd bench [options]   measure copy bandwidth and time-step throughput\n"
-    "                                (--device D --physics P --size N --steps S --warmup W\n"
-    "                                --order O --cpml C --report FILE)\n"
+    "                                (--device D --gpu-aware-mpi auto|on|off --physics P\n"
+    "                                --size N --nz NZ --steps S --warmup W --order O --cpml C\n"
+    "                                --report FILE; or --exchange: MPI between GPUs)\n"
     "       seisfd --version         the version, the backends built in and the GPUs visible\n";
 
 static int run_job(const char *path, int execute, int fresh)
@@ -58,10 +62,17 @@ int main(int argc, char **argv)
         return 1;
     }
     MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
+    /* Beyond a file size limit a write should fail (EFBIG) with a message
+     * naming the file, not kill the rank. */
+    if (signal(SIGXFSZ, SIG_IGN) == SIG_ERR) {
+        fprintf(stderr, "seisfd: error: cannot ignore SIGXFSZ: %s\n", strerror(errno));
+        MPI_Abort(MPI_COMM_WORLD, 1);
+    }
     int rank, nranks;
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);
     MPI_Comm_size(MPI_COMM_WORLD, &nranks);
     sf_error_set_rank(rank, nranks);
+    sf_output_init(MPI_COMM_WORLD);
 
     const char *command = argc > 1 ? argv[1] : "", *job = NULL;
     int rc = 0, fresh = 0;

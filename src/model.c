@@ -1,5 +1,7 @@
 #include "sf_model.h"
 #include "sf_error.h"
+#include "sf_file_read.h"
+#include "sf_memory_check.h"
 #include "sf_model_sampling.h"
 #include "sf_raw_io.h"
 #include "sf_volume.h"
@@ -53,7 +55,7 @@ static void raw_shape(const sf_config *c, sf_parameter p, const sf_slab *slab, s
     snprintf(g->name, sizeof g->name, "%s", path);
     reason_text reason = "";
     long long expected = (long long)g->n[0] * g->n[1] * g->n[2] * (long long)sizeof(float);
-    long long size = slab->rank == 0 ? sf_raw_file_size(path, reason, sizeof reason) : 0;
+    long long size = slab->rank == 0 ? sf_file_size(path, reason, sizeof reason) : 0;
     SF_MPI_CHECK(MPI_Bcast(&size, 1, MPI_LONG_LONG, 0, slab->comm), "sharing the model size");
     if (size >= 0 && size != expected)
         snprintf(reason, sizeof reason, "'%s' holds %lld bytes, but dims %ld x %ld x %ld of float32 "
@@ -66,15 +68,18 @@ static void raw_shape(const sf_config *c, sf_parameter p, const sf_slab *slab, s
     fail_if_any(c, p, slab, slab->rank == 0 && size != expected, reason);
 }
 
-/* SEG-Y headers are read once, on rank 0, and shared. */
-static void segy_shape(const sf_config *c, sf_parameter p, const sf_slab *slab, sf_volume_grid *g)
+/* SEG-Y and HDF5 headers are read once, on rank 0, and shared. */
+static void header_shape(const sf_config *c, sf_parameter p, const sf_slab *slab,
+                         sf_volume_grid *g)
 {
     const sf_model_config *mc = &c->model;
     reason_text reason = "";
     int failed = 0;
-    if (slab->rank == 0)
+    if (slab->rank == 0 && mc->kind == SF_MODEL_SEGY)
         failed = sf_segy_volume_shape(mc->path[p], mc->dims[0] ? mc->dims : NULL, g, reason,
                                       sizeof reason) != 0;
+    else if (slab->rank == 0)
+        failed = sf_hdf5_volume_shape(mc->path[p], mc->dataset[p], g, reason, sizeof reason) != 0;
     fail_if_any(c, p, slab, failed, reason);
     SF_MPI_CHECK(MPI_Bcast(g, sizeof *g, MPI_BYTE, 0, slab->comm), "sharing the model shape");
 }
@@ -84,14 +89,18 @@ static void file_shape(const sf_config *c, sf_parameter p, const sf_slab *slab, 
     const sf_model_config *mc = &c->model;
     reason_text reason = "";
     memset(g, 0, sizeof *g);
-    switch (mc->kind) {
-    case SF_MODEL_RAW: raw_shape(c, p, slab, g); break;
-    case SF_MODEL_SEGY: segy_shape(c, p, slab, g); break;
-    default:
-        fail_if_any(c, p, slab, sf_hdf5_volume_shape(mc->path[p], mc->dataset[p], slab->comm, g,
-                                                     reason, sizeof reason) != 0,
-                    reason);
-    }
+    if (mc->kind == SF_MODEL_RAW)
+        raw_shape(c, p, slab, g);
+    else
+        header_shape(c, p, slab, g);
+    static const char axis[3] = {'x', 'y', 'z'};
+    for (int a = 0; a < 3; ++a)
+        if (g->n[a] < 1 || g->n[a] > SF_MAX_AXIS_POINTS) {
+            snprintf(reason, sizeof reason, "model file '%.300s' holds %ld x %ld x %ld samples; a "
+                     "model has 1 .. %d along each axis (%c here)", g->name, g->n[0], g->n[1],
+                     g->n[2], SF_MAX_AXIS_POINTS, axis[a]);
+            fail_if_any(c, p, slab, 1, reason);
+        }
     /* The job's keys win over the file's attributes; the simulation grid's
      * origin and spacing are the last resort. */
     for (int a = 0; a < 3; ++a) {
@@ -185,7 +194,20 @@ static void build_from_file(float *out, const sf_config *c, sf_parameter p, cons
     long k0, k1;
     sf_model_plane_range(&g, c, slab->z0, slab->nz, &k0, &k1);
     size_t count = (size_t)g.n[0] * (size_t)g.n[1] * (size_t)(k1 - k0);
-    float *planes = sf_malloc(count * sizeof(float), "the model planes of this slab");
+    /* A model file's planes can be larger than the grid's: failing to
+     * hold them is the file's problem, reported as such on every rank. The
+     * size is weighed before it is asked for, since a request far beyond
+     * the node's memory may be granted lazily (and killed later) or abort
+     * under a sanitizer rather than fail. */
+    double bytes = (double)g.n[0] * (double)g.n[1] * (double)(k1 - k0) * sizeof(float);
+    double available = sf_memory_node_available();
+    float *planes = available > 0.0 && bytes > available ? NULL : malloc(count * sizeof(float));
+    reason_text reason = "";
+    if (!planes)
+        snprintf(reason, sizeof reason, "model file '%.300s': the %ld planes of %ld x %ld samples "
+                 "this rank samples from need %.3g GiB, more than it can allocate", g.name,
+                 k1 - k0, g.n[0], g.n[1], bytes / 1073741824.0);
+    fail_if_any(c, p, slab, !planes, reason);
     read_planes(c, p, slab, &g, k0, k1 - k0, planes);
     check_values(c, p, slab, &g, planes, k0, k1 - k0);
     sf_model_resample(&g, planes, k0, c, slab->z0, slab->nz, out);

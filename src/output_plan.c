@@ -44,7 +44,7 @@ static void add_report(output_list *l, const sf_config *c)
 {
     char *path = l->made[SF_COMPONENTS + 1];
     if (c->report_path)
-        snprintf(path, PATH_SIZE, "%s", c->report_path);
+        path = c->report_path;
     else
         sf_report_default_path(c->gather_path, path, PATH_SIZE);
     add(l, path, c->report_path ? c->report_mark : c->gather_mark,
@@ -94,9 +94,11 @@ static void list_outputs(const sf_config *c, const sf_simulation *s, output_list
     add_report(l, c);
 }
 
-/* Rank 0: why target t cannot be written, or 0. */
-static int output_problem(const sf_config *c, const output_list *l, int t, char *reason,
-                          size_t len)
+/* Rank 0: why target t cannot be written, or 0. A run locks each output
+ * for itself, then removes what killed runs left of it; seisfd check
+ * only looks. */
+static int output_problem(const sf_config *c, const output_list *l, int t, int execute,
+                          char *reason, size_t len)
 {
     const char *path = l->t[t].path;
     for (int u = 0; u < t; ++u)
@@ -105,24 +107,30 @@ static int output_problem(const sf_config *c, const output_list *l, int t, char 
                      l->t[u].key);
             return 1;
         }
+    if (sf_output_check_path(path, reason, len) != 0) return 1;
+    if (execute ? sf_output_make_parents(path, reason, len) != 0 ||
+                      sf_output_lock(path, path, reason, len) != 0
+                : sf_output_lock_probe(path, path, reason, len) != 0)
+        return 1;
     if (!c->overwrite && !l->t[t].replaced && sf_output_exists(path)) {
         snprintf(reason, len, "'%s' already exists; remove it or set output.overwrite: true",
                  path);
         return 1;
     }
-    return sf_output_make_parents(path, reason, len) != 0 ||
-           sf_output_check_writable(path, reason, len) != 0;
+    if (!execute) return 0;
+    sf_output_remove_stale(path, 0);
+    return sf_output_check_writable(path, reason, len) != 0;
 }
 
-void sf_check_outputs(const sf_config *c, MPI_Comm comm)
+void sf_check_outputs(const sf_config *c, MPI_Comm comm, int execute)
 {
     output_list *l = sf_malloc(sizeof *l, "the list of outputs");
     list_outputs(c, NULL, l);
     int rank, problems = 0;
     SF_MPI_CHECK(MPI_Comm_rank(comm, &rank), "checking outputs");
     for (int t = 0; rank == 0 && t < l->count; ++t) {
-        char reason[512] = "";
-        if (!output_problem(c, l, t, reason, sizeof reason)) continue;
+        char reason[1024] = "";
+        if (!output_problem(c, l, t, execute, reason, sizeof reason)) continue;
         sf_config_report(c, l->t[t].mark, "output.%s: %s", l->t[t].key, reason);
         ++problems;
     }

@@ -5,16 +5,28 @@
 
 enum { KERNEL_RADIUS = 4 };  /* in periods of the coarser sampling */
 
-void sf_resampler_init(sf_resampler *r, double dt, double interval, double duration)
+static int is_exact(double dt, double interval) { return fabs(interval - dt) <= 1e-9 * dt; }
+
+void sf_resampler_counts(double dt, double interval, double duration, long extra,
+                         double *samples, double *levels)
 {
+    *samples = ceil(duration / interval - 1e-9) + 1.0;
+    double last = (*samples + (double)extra - 1.0) * interval;
+    double reach = is_exact(dt, interval) ? 0.0 : KERNEL_RADIUS * (interval > dt ? interval : dt);
+    *levels = ceil((last + reach) / dt - 1e-9) + 1.0;
+}
+
+void sf_resampler_init(sf_resampler *r, double dt, double interval, double duration, long extra)
+{
+    double samples, levels;
+    sf_resampler_counts(dt, interval, duration, extra, &samples, &levels);
     r->dt = dt;
     r->interval = interval;
-    r->exact = fabs(interval - dt) <= 1e-9 * dt;
+    r->exact = is_exact(dt, interval);
     r->period = interval > dt ? interval : dt;
-    r->nsamples = (long)floor(duration / interval + 1e-9) + 1;
-    double last = (double)(r->nsamples - 1) * interval;
-    double reach = r->exact ? 0.0 : KERNEL_RADIUS * r->period;
-    r->levels = (long)ceil((last + reach) / dt - 1e-9) + 1;
+    r->nsamples = (long)samples;
+    r->stored = r->nsamples + extra;
+    r->levels = (long)levels;
 }
 
 void sf_resampler_accumulate(const sf_resampler *r, long n0, int count, long nrec,
@@ -26,19 +38,19 @@ void sf_resampler_accumulate(const sf_resampler *r, long n0, int count, long nre
         long n = n0 + c;
         const float *values = block + (long)c * nrec;
         if (r->exact) {
-            if (n >= r->nsamples) continue;
-            for (long q = 0; q < nrec; ++q) out[q * r->nsamples + n] = values[q];
+            if (n >= r->stored) continue;
+            for (long q = 0; q < nrec; ++q) out[q * r->stored + n] = values[q];
             continue;
         }
         double t = (double)n * r->dt, reach = KERNEL_RADIUS * r->period;
         long j0 = (long)ceil((t - reach) / r->interval), j1 = (long)floor((t + reach) / r->interval);
         if (j0 < 0) j0 = 0;
-        if (j1 > r->nsamples - 1) j1 = r->nsamples - 1;
+        if (j1 > r->stored - 1) j1 = r->stored - 1;
         for (long j = j0; j <= j1; ++j) {
             double x = ((double)j * r->interval - t) / r->period;
             float w = (float)(gain * sf_kaiser_sinc(x, KERNEL_RADIUS, beta));
             if (w == 0.0f) continue;
-            for (long q = 0; q < nrec; ++q) out[q * r->nsamples + j] += w * values[q];
+            for (long q = 0; q < nrec; ++q) out[q * r->stored + j] += w * values[q];
         }
     }
 }

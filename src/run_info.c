@@ -1,5 +1,5 @@
 /* Where each rank of a run computed, for the run report: its host, its
- * GPU (CUDA backend) and the memory it held. */
+ * GPU (CUDA backend), how its halos travelled and the memory it held. */
 #include "sf_error.h"
 #include "sf_run_report.h"
 
@@ -23,8 +23,8 @@ static void describe_gpu(sf_process_info *p, int cuda)
 #endif
 }
 
-sf_process_info *sf_report_processes(MPI_Comm comm, int group, int cuda, double memory_bytes,
-                                     double model_seconds)
+sf_process_info *sf_report_processes(MPI_Comm comm, int group, const sf_placement *placement,
+                                     double memory_bytes, double model_seconds)
 {
     int rank, size, length = 0;
     SF_MPI_CHECK(MPI_Comm_rank(comm, &rank), "describing the ranks");
@@ -36,7 +36,8 @@ sf_process_info *sf_report_processes(MPI_Comm comm, int group, int cuda, double 
     char host[MPI_MAX_PROCESSOR_NAME] = "unknown";
     if (MPI_Get_processor_name(host, &length) != MPI_SUCCESS) strcpy(host, "unknown");
     snprintf(mine.host, sizeof mine.host, "%s", host);
-    describe_gpu(&mine, cuda);
+    describe_gpu(&mine, placement->cuda);
+    snprintf(mine.halo_reason, sizeof mine.halo_reason, "%s", placement->transport_reason);
     mine.memory_bytes = memory_bytes;
     mine.model_seconds = model_seconds;
     sf_process_info *all = rank == 0 ? sf_malloc((size_t)size * sizeof *all, "the ranks' report") : NULL;

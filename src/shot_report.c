@@ -1,30 +1,27 @@
 #include "sf_shot_report.h"
 #include "sf_error.h"
-#include "sf_fingerprint.h"
 #include "sf_json.h"
 
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
-/* Rank 0: the files, and with fingerprint the size and checksum of each
- * after flushing it to disk. */
-static int list_outputs(const sf_simulation *s, int fingerprint, sf_shot_result *r)
+/* Rank 0: the files the shot put in place, with their sizes and
+ * checksums when they were verified. */
+static void list_outputs(const sf_simulation *s, sf_shot_result *r)
 {
+    const sf_output_set *o = &s->outputs;
     r->nfiles = 0;
-    for (int o = 0; o < s->noutputs && o < SF_RESULT_FILES; ++o) {
-        int k = r->nfiles++;
-        snprintf(r->files[k], sizeof r->files[k], "%s", s->outputs[o]);
-        if (fingerprint && sf_file_fingerprint(s->outputs[o], 1, &r->sizes[k], &r->checksums[k],
-                                               r->reason, sizeof r->reason) != 0)
-            return -1;
+    for (int k = 0; k < o->count && k < SF_RESULT_FILES; ++k) {
+        snprintf(r->files[k], sizeof r->files[k], "%s", o->path[k]);
+        r->sizes[k] = o->size[k];
+        r->checksums[k] = o->checksum[k];
+        ++r->nfiles;
     }
-    return 0;
 }
 
-void sf_shot_result_fill(sf_simulation *s, int failed, int fingerprint, long number, int group,
-                         double started, sf_shot_result *r)
+void sf_shot_result_fill(sf_simulation *s, int failed, long number, int group, double started,
+                         sf_shot_result *r)
 {
     double mine[SF_REPORT_PHASES];
     sf_simulation_phases(s, mine);
@@ -42,14 +39,10 @@ void sf_shot_result_fill(sf_simulation *s, int failed, int fingerprint, long num
                                : (double)n[0] * (double)n[1] * (double)n[2] * (double)r->steps /
                                      s->loop_seconds;
     r->status = failed ? SF_SHOT_FAILED : SF_SHOT_DONE;
-    if (failed) {
+    if (failed)
         snprintf(r->reason, sizeof r->reason, "%s", s->failure);
-    } else if (list_outputs(s, fingerprint, r) != 0) {
-        /* A file that cannot be read back is not a result: none stays. */
-        r->status = SF_SHOT_FAILED;
-        for (int o = 0; o < s->noutputs; ++o) unlink(s->outputs[o]);
-        r->nfiles = 0;
-    }
+    else
+        list_outputs(s, r);
     r->seconds = sf_now() - started;
     sf_utc_time(r->finished);
 }
@@ -59,8 +52,8 @@ void sf_run_report_finish(sf_run_report *report, const char *path, MPI_Comm worl
 {
     double memory = (double)s->driver->memory_bytes(s) +
                     (double)s->channel_count * (double)s->resampler.nsamples * sizeof(float);
-    int cuda = report->device && !strcmp(report->device, "cuda");
-    sf_process_info *all = sf_report_processes(world, group, cuda, memory, s->model_seconds);
+    sf_process_info *all = sf_report_processes(world, group, report->placement, memory,
+                                               s->model_seconds);
     if (!all) return;
     report->processes = all;
     char reason[1024];

@@ -53,6 +53,7 @@ void sf_shot_job_make(const sf_config *job, long index, sf_shot_job *out)
     out->cfg = *job;
     sf_config *c = &out->cfg;
     c->shot_number = index + 1;
+    c->survey_job = job;
     apply_overrides(&c->source, shot);
     if (job->survey.receivers == SF_RECEIVERS_MOVING) {
         long n = job->receivers.count;

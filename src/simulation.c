@@ -1,38 +1,82 @@
 #include "sf_simulation.h"
+#include "sf_accuracy.h"
 #include "sf_error.h"
 #include "sf_gather.h"
 #include "sf_layout.h"
+#include "sf_memory_check.h"
 #include "sf_output.h"
 #include "sf_segy.h"
 #include "sf_snapshot.h"
+#include "sf_time_dispersion.h"
 #include "sf_volume.h"
-#include "sf_wavelet.h"
 
 #include <limits.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
 static const double MIN_POINTS_PER_WAVELENGTH = 5.0;
 static const double RICKER_UPPER_FACTOR = 2.5;   /* upper frequency of a Ricker / its peak */
+/* The corrected run carries no frequency above 2/dt (rad/s): the source's
+ * spectrum there must be below this fraction of its peak. */
+static const double UNCARRIED_SPECTRUM = 1e-4;
+/* A corrected record runs this many samples past its end: the transform's
+ * reach back from where the run stops (1e-4 of the peak at 8). */
+enum { CORRECTION_MARGIN = 8 };
 
-static void check_slabs(const sf_simulation *s)
+/* The frequency (Hz) above the peak f0 where the Ricker's spectrum falls
+ * to `fraction` of its peak. */
+static double ricker_band_edge(double f0, double fraction)
+{
+    double lo = f0, hi = 100.0 * f0;
+    for (int it = 0; it < 100; ++it) {
+        double mid = 0.5 * (lo + hi);
+        if (sf_ricker_spectrum(mid, f0) > fraction)
+            lo = mid;
+        else
+            hi = mid;
+    }
+    return hi;
+}
+
+/* The checks of the set-up each return the problems they reported, so
+ * that those of one stage all reach the user before the run ends. */
+
+static int check_slabs(const sf_simulation *s)
 {
     const sf_config *c = s->cfg;
     long thinnest = sf_slab_planes(c->n[2], s->slab.nranks, s->slab.nranks - 1, NULL);
-    if (thinnest >= SF_HALO) return;
+    if (thinnest >= SF_HALO) return 0;
     sf_config_report(c, c->n_mark[2],
                      "grid.nz: %ld planes over %d ranks gives slabs of %ld plane%s; every slab "
                      "needs at least %d planes (the stencil radius), so run on at most %d ranks%s",
                      c->n[2], s->slab.nranks, thinnest, thinnest == 1 ? "" : "s", SF_HALO,
                      sf_slab_max_ranks(c->n[2], SF_HALO),
                      c->survey.enabled ? " per shot (survey.ranks_per_shot)" : "");
-    sf_exit_collective();
+    return 1;
 }
 
-static void resolve_time_step(sf_simulation *s)
+/* Host memory for the record of nsamples samples (0 before the model is
+ * read, when the record is not known yet). */
+static int check_memory(const sf_simulation *s, double nsamples)
+{
+    double bytes[SF_MEMORY_PARTS];
+    sf_memory_estimate(s->cfg, s->slab.z0, s->slab.nz, s->host_fields, nsamples, bytes);
+    return sf_memory_check(s->cfg, bytes, s->memory_per_rank, s->ranks_on_node);
+}
+
+/* The highest peak frequency of the job: a survey's shots share one time
+ * step, so it must serve the shot of widest band. */
+static double highest_frequency(const sf_config *c)
+{
+    double top = c->source.frequency;
+    for (long n = 0; c->survey.enabled && n < c->survey.count; ++n)
+        if (c->survey.shots[n].has_frequency) top = fmax(top, c->survey.shots[n].frequency);
+    return top;
+}
+
+static int resolve_time_step(sf_simulation *s)
 {
     const sf_config *c = s->cfg;
     s->dt_max = c->physics == SF_PHYSICS_ELASTIC
@@ -40,10 +84,17 @@ static void resolve_time_step(sf_simulation *s)
                     : sf_cfl_dt_max(&s->stencil, c->spacing, s->model.vmax);
     if (c->dt_auto) {
         s->dt = c->cfl_safety * s->dt_max;
-        return;
+        /* The corrected records keep frequencies below 1/dt rad/s (see
+         * sf_tdt_correct_traces): a source reaching beyond gets a shorter
+         * step. */
+        double edge = ricker_band_edge(highest_frequency(c), UNCARRIED_SPECTRUM);
+        double carried = 1.0 / (2.0 * M_PI * edge);
+        s->dt_shortened = c->dispersion_correction && carried < s->dt;
+        if (s->dt_shortened) s->dt = carried;
+        return 0;
     }
     s->dt = c->dt;
-    if (s->dt <= s->dt_max) return;
+    if (s->dt <= s->dt_max) return 0;
     /* Rounded down to 6 significant digits, so the value shown is usable. */
     double unit = pow(10.0, floor(log10(s->dt_max)) - 5);
     double shown = floor(s->dt_max / unit) * unit;
@@ -53,7 +104,7 @@ static void resolve_time_step(sf_simulation *s)
                      "(allowed: 0 < dt <= %.6g)",
                      s->dt, s->model.vmax, c->order, c->spacing[0], c->spacing[1], c->spacing[2],
                      shown, shown);
-    sf_exit_collective();
+    return 1;
 }
 
 /* On the slowest wave: vp_min (acoustic); vs_min, or vp where vs = 0 (elastic). */
@@ -87,6 +138,98 @@ void sf_simulation_check_frequency(const sf_simulation *s, double frequency, sf_
             s->model.slowest / (RICKER_UPPER_FACTOR * h * MIN_POINTS_PER_WAVELENGTH));
 }
 
+/* ---- accuracy ------------------------------------------------------------ */
+
+static const double MISFIT_TARGET = 0.01;
+
+static sf_accuracy_setup accuracy_setup(const sf_simulation *s, int time_corrected)
+{
+    const sf_config *c = s->cfg;
+    sf_accuracy_setup a = {.stencil = &s->stencil, .staggered = c->physics == SF_PHYSICS_ELASTIC,
+                           .dt = s->dt, .v = s->model.slowest, .time_corrected = time_corrected};
+    memcpy(a.h, c->spacing, sizeof a.h);
+    return a;
+}
+
+static void format_distance(double metres, char *out, size_t len)
+{
+    if (metres >= 1e8)
+        snprintf(out, len, "never within 100,000 km");
+    else if (metres >= 1000.0)
+        snprintf(out, len, "%.3g km", metres / 1000.0);
+    else
+        snprintf(out, len, "%.3g m", metres);
+}
+
+/* The farthest receiver from the source, m. */
+static double farthest_receiver_of_shot(const sf_config *c)
+{
+    double far = 0.0;
+    for (long r = 0; r < c->receivers.count; ++r) {
+        double d2 = 0.0;
+        for (int a = 0; a < 3; ++a) {
+            double d = c->receivers.position[r][a] - c->source.position[a];
+            d2 += d * d;
+        }
+        far = fmax(far, sqrt(d2));
+    }
+    return far;
+}
+
+/* Over every shot of a survey (from the job's receivers, which a shot's
+ * configuration holds moved to that shot), and the shot it is found in. */
+static double farthest_receiver(const sf_config *c, long *shot)
+{
+    *shot = 0;
+    return c->survey_job ? sf_survey_farthest_receiver(c->survey_job, shot)
+                         : farthest_receiver_of_shot(c);
+}
+
+/* The phase errors at the peak and upper frequencies and the distance at
+ * which a direct wave's misfit reaches 1%, with a warning when the job's
+ * receivers lie beyond it; for a survey, at its highest frequency and its
+ * farthest receiver from a shot. */
+static void print_accuracy(const sf_simulation *s)
+{
+    const sf_config *c = s->cfg;
+    const double f0 = highest_frequency(c), fu = RICKER_UPPER_FACTOR * f0;
+    sf_accuracy_setup a = accuracy_setup(s, c->dispersion_correction);
+    sf_accuracy_setup raw = accuracy_setup(s, 0);
+    char reach[48], uncorrected[48];
+    double distance = sf_misfit_distance(&a, f0, MISFIT_TARGET);
+    format_distance(distance, reach, sizeof reach);
+    format_distance(sf_misfit_distance(&raw, f0, MISFIT_TARGET), uncorrected, sizeof uncorrected);
+    sf_info("  accuracy          phase error per wavelength travelled at %g Hz (%g Hz), in %% of a "
+            "period: time %+.3f (%+.3f)%s, space %+.4f (%+.4f) at %s %g m/s",
+            f0, fu, 100.0 * sf_time_phase_error(&a, f0), 100.0 * sf_time_phase_error(&a, fu),
+            c->dispersion_correction ? ", removed by the time-dispersion transforms" : "",
+            100.0 * sf_space_phase_error(&a, f0), 100.0 * sf_space_phase_error(&a, fu),
+            slowest_wave_name(s), s->model.slowest);
+    if (c->dispersion_correction)
+        sf_info("                    a direct wave's misfit reaches 1%% after %s (without the "
+                "correction: %s)", reach, uncorrected);
+    else
+        sf_info("                    a direct wave's misfit reaches 1%% after %s "
+                "(time.dispersion_correction is off)", reach);
+    if (s->dt_shortened)
+        sf_info("                    dt: auto is below %.2f of the CFL limit: the source's "
+                "spectrum reaches %.3g Hz, and the corrected run carries up to 1/(pi dt)",
+                c->cfl_safety, 1.0 / (M_PI * s->dt));
+    long shot;
+    double far = farthest_receiver(c, &shot);
+    if (far > distance) {
+        char farthest[48], which[48] = "";
+        format_distance(far, farthest, sizeof farthest);
+        if (c->survey.enabled) snprintf(which, sizeof which, " (in shot %ld)", shot);
+        sf_warn("%s:%d:%d: receivers: the farthest lies %s from the source%s, beyond the %s "
+                "after which a direct wave's misfit passes 1%%%s", c->source_path,
+                c->receivers.mark.line, c->receivers.mark.column, farthest, which, reach,
+                c->dispersion_correction ? " (the spatial error: refine the grid, raise the "
+                                           "order or lower the frequency)"
+                                         : " (turn time.dispersion_correction on)");
+    }
+}
+
 static void check_dispersion(const sf_simulation *s)
 {
     const sf_config *c = s->cfg;
@@ -107,6 +250,10 @@ static sf_gather_info gather_info_of(const sf_simulation *s, const sf_config *c)
         .source_position = c->source.position,
         .source_frequency = c->source.frequency,
         .source_delay = c->source.delay,
+        .time_dispersion = c->dispersion_correction
+                               ? "corrected: time-dispersion transforms (source warped before "
+                                 "the run, traces after it)"
+                               : "not corrected (time.dispersion_correction: false)",
         .config_text = c->text,
         .config_path = c->source_path,
         .physics = c->physics == SF_PHYSICS_ELASTIC ? "elastic" : "acoustic",
@@ -142,7 +289,7 @@ int sf_simulation_segy_plan(const sf_simulation *s, const sf_config *shot, sf_se
 /* SEG-Y stores the interval as whole microseconds and the sample count in
  * 16 bits: a job whose record does not fit must fail before time stepping,
  * not when its results are written. */
-static void check_segy_sampling(const sf_simulation *s)
+static int check_segy_sampling(const sf_simulation *s)
 {
     const sf_config *c = s->cfg;
     char reason[512];
@@ -153,18 +300,19 @@ static void check_segy_sampling(const sf_simulation *s)
             c->receivers.sampling > 0 ? "" : "not given (or auto), so records are sampled at dt; ";
         sf_config_report(c, c->receivers.sampling_mark,
                          "receivers.sampling: %sfor output.segy, %s", defaulted, reason);
-        sf_exit_collective();
+        return 1;
     }
     if (nsamples > SF_SEGY_SIGNED_SAMPLES)
         sf_warn("%s:%d:%d: receivers.sampling: %ld samples per trace; SEG-Y readers that take "
                 "the count as signed (segyio 1.8 and older) read at most %d",
                 c->source_path, c->receivers.sampling_mark.line,
                 c->receivers.sampling_mark.column, nsamples, SF_SEGY_SIGNED_SAMPLES);
+    return 0;
 }
 
 /* Coordinates lose precision (a warning) or do not fit at all (an error)
  * in SEG-Y's 32-bit integers; both are known before the run. */
-static void check_segy_coordinates(const sf_simulation *s)
+static int check_segy_coordinates(const sf_simulation *s)
 {
     const sf_config *c = s->cfg;
     char reason[512];
@@ -172,7 +320,7 @@ static void check_segy_coordinates(const sf_simulation *s)
     sf_segy_plan plan;
     if (sf_segy_plan_headers(&info, &plan, reason, sizeof reason) != 0) {
         sf_config_report(c, c->segy_mark, "output.segy: %s", reason);
-        sf_exit_collective();
+        return 1;
     }
     if (plan.coordinate_scalar != SF_SEGY_CENTIMETRES ||
         plan.elevation_scalar != SF_SEGY_CENTIMETRES)
@@ -181,18 +329,49 @@ static void check_segy_coordinates(const sf_simulation *s)
                 c->source_path, c->segy_mark.line, c->segy_mark.column,
                 sf_segy_precision(plan.coordinate_scalar), plan.coordinate_scalar,
                 sf_segy_precision(plan.elevation_scalar), plan.elevation_scalar);
+    return 0;
 }
 
-static void resolve_record(sf_simulation *s)
+/* The steps and samples of the record, counted in floating point before
+ * anything is converted or allocated; each at most SF_MAX_STEPS. */
+static int check_record_size(const sf_simulation *s, double duration, double samples,
+                             double levels)
 {
     const sf_config *c = s->cfg;
-    double duration = c->nt > 0 ? (double)c->nt * s->dt : c->duration;
+    int problems = 0;
+    if (levels - 1.0 > SF_MAX_STEPS) {
+        sf_config_report(c, c->dt_mark,
+                         "time.dt: %.6g s%s over the record of %.6g s makes %.3g time steps; at "
+                         "most %d are allowed (a larger dt, or a shorter record)%s",
+                         s->dt, c->dt_auto ? " (auto)" : "", duration, levels - 1.0, SF_MAX_STEPS,
+                         levels - 1.0 > ceil(duration / s->dt)
+                             ? "; the count includes the steps past the record's end that the "
+                               "resampling kernel and the time-dispersion correction need"
+                             : "");
+        ++problems;
+    }
+    if (samples > SF_MAX_STEPS) {
+        sf_config_report(c, c->receivers.sampling_mark,
+                         "receivers.sampling: %.6g s over %.6g s makes %.3g samples per trace; at "
+                         "most %d are allowed",
+                         s->interval, duration, samples, SF_MAX_STEPS);
+        ++problems;
+    }
+    return problems;
+}
+
+static int resolve_record(sf_simulation *s, double *samples)
+{
+    const sf_config *c = s->cfg;
+    double duration = c->nt > 0 ? (double)c->nt * s->dt : c->duration, levels;
     s->interval = c->receivers.sampling > 0 ? c->receivers.sampling : s->dt;
-    sf_resampler_init(&s->resampler, s->dt, s->interval, duration);
+    long extra = c->dispersion_correction ? CORRECTION_MARGIN : 0;
+    sf_resampler_counts(s->dt, s->interval, duration, extra, samples, &levels);
+    if (check_record_size(s, duration, *samples, levels)) return 1;
+    sf_resampler_init(&s->resampler, s->dt, s->interval, duration, extra);
     s->steps = s->resampler.levels - 1;
-    if (!c->segy_path) return;
-    check_segy_sampling(s);
-    check_segy_coordinates(s);
+    if (!c->segy_path) return 0;
+    return check_segy_sampling(s) + check_segy_coordinates(s);
 }
 
 /* The frequency shift of the profiles follows the source's peak
@@ -228,6 +407,7 @@ static void describe_problem(const sf_simulation *s, sf_problem *problem)
     p.receiver_offset = s->acq.receiver_offset;
     p.receiver_count = s->acq.receiver_count;
     p.sample_block = SF_SAMPLE_BLOCK;
+    p.halo_transport = s->halo_transport;
     *problem = p;
 }
 
@@ -278,9 +458,7 @@ static void time_step(sf_simulation *s, long n)
     const long nz = s->slab.nz, R = SF_HALO;
     const long mem_lo = nz < 2 * R ? nz : 2 * R, mem_hi = nz - 2 * R > mem_lo ? nz - 2 * R : mem_lo;
     const long adv_lo = nz < R ? nz : R, adv_hi = nz - R > adv_lo ? nz - R : adv_lo;
-    const sf_config *c = s->cfg;
-    float amplitude = (float)(c->source.amplitude *
-                              sf_ricker((double)n * s->dt, c->source.frequency, c->source.delay));
+    float amplitude = sf_source_signal_at(&s->source, 2 * n);
 
     ops->update_cpml_memory(b, 0, mem_lo);
     ops->update_cpml_memory(b, mem_hi, nz);
@@ -363,14 +541,18 @@ static void acoustic_setup(sf_simulation *s, const sf_backend_ops *ops)
 /* ---- the shot ---------------------------------------------------------------- */
 
 void sf_simulation_setup(sf_simulation *s, const sf_config *cfg, MPI_Comm comm,
-                         const sf_backend_ops *acoustic, const sf_elastic_backend_ops *elastic)
+                         const sf_placement *placement)
 {
     memset(s, 0, sizeof *s);
     s->cfg = cfg;
+    s->halo_transport = placement->transport;
     if (sf_stencil_init(&s->stencil, cfg->order) != 0)
         sf_fail_collective("unsupported spatial order %d", cfg->order);
     sf_slab_init(&s->slab, comm, cfg->n[2]);
-    check_slabs(s);
+    s->host_fields = !placement->cuda;
+    s->memory_per_rank = sf_memory_per_rank(&s->ranks_on_node);
+    /* The checks that need the rank count, then those that need the model. */
+    if (check_slabs(s) + check_memory(s, 0.0)) sf_exit_collective();
 
     sf_timer_start(&s->timers);
     sf_model_build(&s->model, cfg, &s->slab);
@@ -378,16 +560,19 @@ void sf_simulation_setup(sf_simulation *s, const sf_config *cfg, MPI_Comm comm,
     s->model_seconds = s->timers.seconds[SF_PHASE_IO];
     s->check_every = cfg->check_every;
 
-    resolve_time_step(s);
+    double samples = 0.0;
+    int problems = resolve_time_step(s);
     check_dispersion(s);
-    resolve_record(s);
+    problems += resolve_record(s, &samples);
+    if (problems + check_memory(s, samples)) sf_exit_collective();
+    sf_source_signal_build(&s->source, &cfg->source, s->dt, s->steps, cfg->dispersion_correction);
     build_cpml(s);
     if (cfg->physics == SF_PHYSICS_ELASTIC)
-        sf_elastic_setup(s, elastic);
+        sf_elastic_setup(s, placement->elastic);
     else
-        acoustic_setup(s, acoustic);
+        acoustic_setup(s, placement->acoustic);
     s->traces = sf_calloc((size_t)(s->channel_count ? s->channel_count : 1) *
-                              (size_t)s->resampler.nsamples,
+                              (size_t)s->resampler.stored,
                           sizeof(float), "receiver traces");
 }
 
@@ -448,6 +633,7 @@ void sf_simulation_summary(const sf_simulation *s)
     sf_info("  dispersion        %.2f points per minimum wavelength (%s, %.3g Hz)",
             points_per_wavelength(s, c->source.frequency), slowest_wave_name(s),
             RICKER_UPPER_FACTOR * c->source.frequency);
+    print_accuracy(s);
     sf_info("  boundaries        CPML x %d/%d, y %d/%d, z %d/%d points%s", c->cpml[0], c->cpml[1],
             c->cpml[2], c->cpml[3], c->cpml[4], c->cpml[5],
             c->free_surface ? ", free surface on top" : "");
@@ -501,6 +687,7 @@ static void write_model(sf_simulation *s)
     const char *names[SF_PARAMS];
     for (int p = 0; p < SF_PARAMS; ++p) names[p] = sf_parameter_name((sf_parameter)p);
     sf_timer_start(&s->timers);
+    sf_output_set_add(&s->outputs, c->model_output_path);
     sf_hdf5_volumes_write(c->model_output_path, s->slab.comm, c->n, c->origin, c->spacing,
                           s->slab.z0, s->slab.nz, sf_config_parameters(c), names, planes, c->text);
     sf_timer_stop(&s->timers, SF_PHASE_IO);
@@ -555,17 +742,58 @@ static int check_finite(sf_simulation *s, long step)
     return failed ? -1 : 0;
 }
 
-/* Snapshots of a run that failed are not kept under any name. */
-static void finish_snapshots(sf_simulation *s, sf_snapshot_file *f, float **snapshot, int keep)
+/* The records become the true medium's (sf_time_dispersion.h): elastic
+ * velocities are sampled as the mean of two half steps, whose filter is
+ * undone too. */
+static void correct_time_dispersion(sf_simulation *s)
 {
-    if (!snapshot[0]) return;
+    const sf_config *c = s->cfg;
+    if (!c->dispersion_correction) return;
     sf_timer_start(&s->timers);
+    int *averaged = sf_malloc((size_t)(s->channel_count ? s->channel_count : 1) * sizeof(int),
+                              "the channels' kinds");
+    for (long q = 0; q < s->channel_count; ++q) {
+        long component = s->channel_global[q] / c->receivers.count;
+        averaged[q] = c->physics == SF_PHYSICS_ELASTIC &&
+                      c->receivers.component[component] != SF_COMPONENT_P;
+    }
+    const long stored = s->resampler.stored, kept = s->resampler.nsamples;
+    sf_tdt_correct_traces(s->traces, s->channel_count, stored, s->interval, s->dt, averaged);
+    free(averaged);
+    /* The samples past the record's end have served: the rows close up. */
+    for (long q = 1; q < s->channel_count; ++q)
+        memmove(s->traces + (size_t)q * (size_t)kept, s->traces + (size_t)q * (size_t)stored,
+                (size_t)kept * sizeof(float));
+    sf_timer_stop(&s->timers, SF_PHASE_ACQUISITION);
+}
+
+/* The snapshots of a shot, under their temporary names. */
+static void open_snapshots(sf_simulation *s, sf_snapshot_file *f, float **snapshot)
+{
+    const sf_config *c = s->cfg;
+    char xdmf[SF_OUTPUT_PATH];
+    sf_snapshot_xdmf_name(c->snapshot_path, xdmf, sizeof xdmf);
+    sf_output_set_add(&s->outputs, c->snapshot_path);
+    sf_output_set_add(&s->outputs, xdmf);
+    sf_snapshot_open(f, c, &s->slab);
+    for (int q = 0; q < f->nfields; ++q)
+        snapshot[q] = sf_malloc(sf_snapshot_local_count(f) * sizeof(float),
+                                "a snapshot of this slab");
+}
+
+/* 0, or -1 with s->failure when kept snapshots could not be finished. */
+static int close_snapshots(sf_simulation *s, sf_snapshot_file *f, float **snapshot, int keep)
+{
+    if (!snapshot[0]) return 0;
+    sf_timer_start(&s->timers);
+    int rc = 0;
     if (keep)
-        sf_snapshot_close(f);
+        rc = sf_snapshot_close(f, s->failure, sizeof s->failure);
     else
         sf_snapshot_abandon(f);
     sf_timer_stop(&s->timers, SF_PHASE_IO);
     for (int q = 0; q < SF_COMPONENTS; ++q) free(snapshot[q]);
+    return rc;
 }
 
 int sf_simulation_run(sf_simulation *s, int progress)
@@ -581,12 +809,7 @@ int sf_simulation_run(sf_simulation *s, int progress)
     start_timing(s);
     sf_snapshot_file snapshots;
     float *snapshot[SF_COMPONENTS] = {NULL};
-    if (c->snapshot_path) {
-        sf_snapshot_open(&snapshots, c, &s->slab);
-        for (int q = 0; q < snapshots.nfields; ++q)
-            snapshot[q] = sf_malloc(sf_snapshot_local_count(&snapshots) * sizeof(float),
-                                    "a snapshot of this slab");
-    }
+    if (c->snapshot_path) open_snapshots(s, &snapshots, snapshot);
     int failed = 0;
     double started = sf_now(), last_print = started;
     for (long n = 0; n <= s->steps; ++n) {
@@ -624,22 +847,9 @@ int sf_simulation_run(sf_simulation *s, int progress)
     d->take_timers(s, s->timers.seconds);
     s->loop_timers = s->timers;
     free(block);
-    finish_snapshots(s, &snapshots, snapshot, !failed);
+    if (close_snapshots(s, &snapshots, snapshot, !failed) != 0) failed = 1;
+    if (!failed) correct_time_dispersion(s);
     return failed ? -1 : 0;
-}
-
-/* Rank 0 removes the shot's outputs written so far: a shot that fails
- * leaves none of its files under a final name. */
-static void remove_outputs(sf_simulation *s)
-{
-    for (int o = 0; s->slab.rank == 0 && o < s->noutputs; ++o) unlink(s->outputs[o]);
-    s->noutputs = 0;
-}
-
-static void add_output(sf_simulation *s, const char *path)
-{
-    if (s->noutputs < SF_SHOT_OUTPUTS)
-        snprintf(s->outputs[s->noutputs++], SF_OUTPUT_PATH, "%s", path);
 }
 
 /* An elastic gather goes to one SEG-Y file per component; the channels of
@@ -649,10 +859,10 @@ static int write_segy(sf_simulation *s, sf_gather_info *info)
     const sf_config *c = s->cfg;
     if (!info->component_axis) {
         info->path = c->segy_path;
+        sf_output_set_add(&s->outputs, c->segy_path);
         if (sf_gather_write_segy(info, s->slab.comm, s->channel_count, s->channel_global,
                                  s->traces, s->failure, sizeof s->failure) != 0)
             return -1;
-        add_output(s, c->segy_path);
         if (!s->quiet) sf_info("seisfd: SEG-Y gather written to %s", c->segy_path);
         return 0;
     }
@@ -673,11 +883,11 @@ static int write_segy(sf_simulation *s, sf_gather_info *info)
         sf_segy_component_path(c->segy_path, info->component[q], path, sizeof path);
         one.path = path;
         one.component[0] = info->component[q];
+        sf_output_set_add(&s->outputs, path);
         failed = sf_gather_write_segy(&one, s->slab.comm, count, rows,
                                       s->traces + (size_t)first * (size_t)info->nsamples,
                                       s->failure, sizeof s->failure) != 0;
         if (failed) break;
-        add_output(s, path);
         if (!s->quiet) sf_info("seisfd: SEG-Y gather of %s written to %s", info->component[q], path);
         first += count;
     }
@@ -701,27 +911,30 @@ int sf_simulation_write(sf_simulation *s)
 {
     const sf_config *c = s->cfg;
     sf_gather_info info = gather_info(s);
-    s->noutputs = 0;
     sf_timer_start(&s->timers);
     /* A survey's leader writes alone, so a failure fails the shot only. */
     sf_gather_writer writer = c->survey.enabled ? SF_GATHER_BY_LEADER : SF_GATHER_PARALLEL;
+    sf_output_set_add(&s->outputs, c->gather_path);
     int failed = sf_gather_write_hdf5(&info, s->slab.comm, writer, s->channel_count,
                                       s->channel_global, s->traces, s->failure,
                                       sizeof s->failure) != 0;
-    sf_timer_stop(&s->timers, SF_PHASE_IO);
-    if (failed) return -1;
-    add_output(s, c->gather_path);
-    print_gather_written(s, &info);
-    sf_timer_start(&s->timers);
-    failed = c->segy_path && write_segy(s, &info) != 0;
+    if (!failed) print_gather_written(s, &info);
+    failed = failed || (c->segy_path && write_segy(s, &info) != 0);
     if (!failed && c->energy_path) {
-        sf_elastic_write_energy(s);
-        add_output(s, c->energy_path);
+        sf_output_set_add(&s->outputs, c->energy_path);
+        failed = sf_elastic_write_energy(s) != 0;
     }
     sf_timer_stop(&s->timers, SF_PHASE_IO);
-    if (!failed) return 0;
-    remove_outputs(s);
-    return -1;
+    return failed ? -1 : 0;
+}
+
+int sf_simulation_finish(sf_simulation *s, int failed, int verify)
+{
+    sf_timer_start(&s->timers);
+    int rc = sf_output_set_finish(&s->outputs, !failed, verify, s->slab.comm, s->failure,
+                                  sizeof s->failure);
+    sf_timer_stop(&s->timers, SF_PHASE_IO);
+    return failed || rc != 0 ? -1 : 0;
 }
 
 /* Discards the backend's phase times so far and zeroes the shot's. */
@@ -739,17 +952,18 @@ void sf_simulation_begin_shot(sf_simulation *s, const sf_config *shot)
 {
     s->cfg = shot;
     s->failure[0] = '\0';
-    s->noutputs = 0;
+    sf_output_set_clear(&s->outputs);
     restart_timers(s);
     sf_timer_start(&s->timers);
     if (shot->source.frequency != s->cpml_frequency) {
         for (int a = 0; a < 3; ++a) sf_cpml_axis_free(&s->cpml[a]);
         build_cpml(s);
     }
+    sf_source_signal_build(&s->source, &shot->source, s->dt, s->steps, shot->dispersion_correction);
     s->driver->begin_shot(s);
     free(s->traces);
     s->traces = sf_calloc((size_t)(s->channel_count ? s->channel_count : 1) *
-                              (size_t)s->resampler.nsamples,
+                              (size_t)s->resampler.stored,
                           sizeof(float), "receiver traces");
     sf_timer_stop(&s->timers, SF_PHASE_ACQUISITION);
 }
@@ -813,6 +1027,7 @@ void sf_simulation_report(const sf_simulation *s)
     sf_info("seisfd: timing in seconds (%d rank%s)", nranks, nranks == 1 ? "" : "s");
     sf_info("  %-18s %9s %9s%s", "phase", "max", "mean", head);
     for (int p = 0; p < REPORT_COLUMNS; ++p) {
+        if (p < SF_PHASE_COUNT && !sf_phase_applies((sf_phase)p, s->halo_transport)) continue;
         double hi = 0.0, sum = 0.0;
         char ranks[256] = "";
         for (int r = 0; r < nranks; ++r) {
@@ -837,5 +1052,6 @@ void sf_simulation_free(sf_simulation *s)
     if (s->driver) s->driver->free(s);
     for (int a = 0; a < 3; ++a) sf_cpml_axis_free(&s->cpml[a]);
     sf_model_free(&s->model);
+    sf_source_signal_free(&s->source);
     free(s->traces);
 }

@@ -4,27 +4,14 @@
 #include "sf_error.h"
 #include "sf_jobs.h"
 #include "sf_json.h"
+#include "sf_output.h"
 #include "sf_output_plan.h"
 #include "sf_shot_report.h"
 
 #include <stdio.h>
 #include <string.h>
 
-static const char *choose_backend(const sf_config *cfg, const sf_backend_ops **acoustic,
-                                  const sf_elastic_backend_ops **elastic)
-{
-    char what[600];
-    snprintf(what, sizeof what, "%s: run.device", cfg->source_path);
-    *acoustic = NULL;
-    *elastic = NULL;
-    if (cfg->physics == SF_PHYSICS_ELASTIC)
-        *elastic = sf_elastic_backend_choose(cfg->device, what, MPI_COMM_WORLD);
-    else
-        *acoustic = sf_backend_choose(cfg->device, what, MPI_COMM_WORLD);
-    return *acoustic ? (*acoustic)->name : (*elastic)->name;
-}
-
-static void write_report(const sf_config *cfg, sf_simulation *sim, const char *backend,
+static void write_report(const sf_config *cfg, sf_simulation *sim, const sf_placement *placement,
                          const char *started, double wall_started, const sf_shot_result *shot)
 {
     char path[4200];
@@ -34,7 +21,7 @@ static void write_report(const sf_config *cfg, sf_simulation *sim, const char *b
         sf_report_default_path(cfg->gather_path, path, sizeof path);
     sf_run_report report = {
         .command = "run", .job_path = cfg->source_path, .job_hash = cfg->hash, .cfg = cfg,
-        .dt = sim->dt, .steps = sim->steps, .device = backend, .ranks = sim->slab.nranks,
+        .dt = sim->dt, .steps = sim->steps, .placement = placement, .ranks = sim->slab.nranks,
         .ranks_per_shot = sim->slab.nranks, .groups = 1, .shots = shot, .nshots = 1};
     snprintf(report.started, sizeof report.started, "%s", started);
     sf_utc_time(report.finished);
@@ -48,27 +35,30 @@ int sf_single_shot_main(const sf_config *cfg, int execute)
     char started[32];
     sf_utc_time(started);
     double wall_started = sf_now();
-    if (execute) sf_check_outputs(cfg, MPI_COMM_WORLD);
-    const sf_backend_ops *acoustic;
-    const sf_elastic_backend_ops *elastic;
-    const char *backend = choose_backend(cfg, &acoustic, &elastic);
+    sf_check_outputs(cfg, MPI_COMM_WORLD, execute);
+    sf_placement_request request;
+    sf_placement_request_of(cfg, &request);
+    sf_placement placement;
+    sf_placement_choose(&request, MPI_COMM_WORLD, &placement);
     sf_simulation sim;
-    sf_simulation_setup(&sim, cfg, MPI_COMM_WORLD, acoustic, elastic);
+    sf_simulation_setup(&sim, cfg, MPI_COMM_WORLD, &placement);
     sf_simulation_summary(&sim);
-    sf_backend_print_placement(!strcmp(backend, "cuda"), MPI_COMM_WORLD);
+    sf_placement_print(&placement, MPI_COMM_WORLD);
+    sf_check_output_space(&sim);
     if (!execute) {
         sf_info("seisfd: job '%s' is valid", cfg->source_path);
         sf_simulation_free(&sim);
         return 0;
     }
-    sf_check_output_space(&sim);
     double shot_started = sf_now();
     int failed = sf_simulation_run(&sim, 1) != 0;
     if (!failed) failed = sf_simulation_write(&sim) != 0;
+    failed = sf_simulation_finish(&sim, failed, 0) != 0;
     sf_simulation_report(&sim);
     sf_shot_result shot;
-    sf_shot_result_fill(&sim, failed, 0, 1, 0, shot_started, &shot);
-    write_report(cfg, &sim, backend, started, wall_started, &shot);
+    sf_shot_result_fill(&sim, failed, 1, 0, shot_started, &shot);
+    write_report(cfg, &sim, &placement, started, wall_started, &shot);
+    sf_output_unlock_all();
     sf_simulation_free(&sim);
     if (failed) sf_fail_collective("%s", shot.reason);
     return 0;

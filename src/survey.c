@@ -6,6 +6,7 @@
 #include "sf_error.h"
 #include "sf_jobs.h"
 #include "sf_json.h"
+#include "sf_output.h"
 #include "sf_shot_report.h"
 #include "sf_shots.h"
 #include "sf_survey.h"
@@ -21,7 +22,7 @@ typedef struct {
     int world_rank, world_size, ranks_per_shot, groups, group;
     MPI_Comm group_comm;      /* the ranks of this group: one slab decomposition */
     MPI_Comm dispatch;        /* a duplicate of MPI_COMM_WORLD for shot requests */
-    const char *backend;
+    sf_placement placement;   /* chosen over the world: every group alike */
     sf_simulation sim;
     sf_shot_job first;        /* shot 1: the set-up's shot */
     sf_shot_job shot;         /* the shot being computed */
@@ -29,6 +30,7 @@ typedef struct {
     sf_manifest manifest;     /* world rank 0 */
     sf_shot_result *plan;     /* world rank 0: per shot */
     double compute_seconds;   /* world rank 0: from the first shot handed out to the last result */
+    char unrecorded[1024];    /* world rank 0: why the manifest misses this run's results, or "" */
 } survey;
 
 static void split_groups(survey *sv)
@@ -43,20 +45,6 @@ static void split_groups(survey *sv)
     SF_MPI_CHECK(MPI_Comm_split(MPI_COMM_WORLD, sv->group, sv->world_rank, &sv->group_comm),
                  "splitting the ranks into groups");
     SF_MPI_CHECK(MPI_Comm_dup(MPI_COMM_WORLD, &sv->dispatch), "duplicating the world communicator");
-}
-
-static void choose_backend(survey *sv, const sf_backend_ops **acoustic,
-                           const sf_elastic_backend_ops **elastic)
-{
-    char what[600];
-    snprintf(what, sizeof what, "%s: run.device", sv->job->source_path);
-    *acoustic = NULL;
-    *elastic = NULL;
-    if (sv->job->physics == SF_PHYSICS_ELASTIC)
-        *elastic = sf_elastic_backend_choose(sv->job->device, what, MPI_COMM_WORLD);
-    else
-        *acoustic = sf_backend_choose(sv->job->device, what, MPI_COMM_WORLD);
-    sv->backend = *acoustic ? (*acoustic)->name : (*elastic)->name;
 }
 
 /* The shot of highest peak frequency, when it is not shot 1 (whose
@@ -137,14 +125,14 @@ static void print_survey(const survey *sv)
 static void set_up(survey *sv)
 {
     split_groups(sv);
-    const sf_backend_ops *acoustic;
-    const sf_elastic_backend_ops *elastic;
-    choose_backend(sv, &acoustic, &elastic);
+    sf_placement_request request;
+    sf_placement_request_of(sv->job, &request);
+    sf_placement_choose(&request, MPI_COMM_WORLD, &sv->placement);
     sf_shot_job_make(sv->job, 0, &sv->first);
-    sf_simulation_setup(&sv->sim, &sv->first.cfg, sv->group_comm, acoustic, elastic);
+    sf_simulation_setup(&sv->sim, &sv->first.cfg, sv->group_comm, &sv->placement);
     sv->sim.quiet = 1;
     sf_simulation_summary(&sv->sim);
-    sf_backend_print_placement(!strcmp(sv->backend, "cuda"), MPI_COMM_WORLD);
+    sf_placement_print(&sv->placement, MPI_COMM_WORLD);
     check_frequencies(sv);
     check_segy(sv);
     check_gather_size(sv);
@@ -174,8 +162,9 @@ static void run_shot(survey *sv, long index)
     sf_simulation_begin_shot(&sv->sim, &sv->shot.cfg);
     int failed = sf_simulation_run(&sv->sim, 0) != 0;
     if (!failed) failed = sf_simulation_write(&sv->sim) != 0;
+    failed = sf_simulation_finish(&sv->sim, failed, 1) != 0;
     sf_shot_result r;
-    sf_shot_result_fill(&sv->sim, failed, 1, index + 1, sv->group, started, &r);
+    sf_shot_result_fill(&sv->sim, failed, index + 1, sv->group, started, &r);
     if (sv->world_rank == 0)
         sf_dispatch_record(&sv->dispatcher, &r);
     else if (sv->world_rank % sv->ranks_per_shot == 0)
@@ -194,6 +183,8 @@ static void run_shots(survey *sv)
     if (sv->world_rank == 0) {
         sf_dispatch_serve(&sv->dispatcher);
         sv->compute_seconds = sf_now() - sv->dispatcher.started;
+        if (sf_dispatch_end(&sv->dispatcher, sv->unrecorded, sizeof sv->unrecorded) == 0)
+            sv->unrecorded[0] = '\0';
     }
 }
 
@@ -207,8 +198,8 @@ static void write_report(survey *sv, const char *started, double wall_started)
         snprintf(path, sizeof path, "%.4000s/report.json", job->output_directory);
     sf_run_report report = {
         .command = "run", .job_path = job->source_path, .job_hash = job->hash, .cfg = job,
-        .dt = sv->sim.dt, .steps = sv->sim.steps, .device = sv->backend, .ranks = sv->world_size,
-        .ranks_per_shot = sv->ranks_per_shot, .groups = sv->groups, .shots = sv->plan,
+        .dt = sv->sim.dt, .steps = sv->sim.steps, .placement = &sv->placement,
+        .ranks = sv->world_size, .ranks_per_shot = sv->ranks_per_shot, .groups = sv->groups, .shots = sv->plan,
         .nshots = job->survey.count};
     snprintf(report.started, sizeof report.started, "%s", started);
     sf_utc_time(report.finished);
@@ -217,21 +208,25 @@ static void write_report(survey *sv, const char *started, double wall_started)
     sf_run_report_finish(&report, path, MPI_COMM_WORLD, sv->group, &sv->sim);
 }
 
-/* World rank 0: the last lines; returns the number of failed shots. */
+/* World rank 0: the last lines; returns the number of failures (failed
+ * shots, and a manifest that does not record the run). */
 static long print_outcome(const survey *sv)
 {
     const sf_dispatcher *d = &sv->dispatcher;
     sf_info("seisfd: survey finished: %ld shot%s done in this run, %ld skipped (done earlier), "
             "%ld failed, of %ld", d->done, d->done == 1 ? "" : "s", d->skipped, d->failed,
             d->shots);
-    if (d->failed == 0) return 0;
+    if (sv->unrecorded[0])
+        fprintf(stderr, "seisfd: error: %s; the manifest misses results of this run, and a "
+                "re-run computes the shots it does not record again\n", sv->unrecorded);
+    if (d->failed == 0) return sv->unrecorded[0] != '\0';
     fprintf(stderr, "seisfd: error: %ld shot%s failed (re-run the job to compute %s again):\n",
             d->failed, d->failed == 1 ? "" : "s", d->failed == 1 ? "it" : "them");
     for (long n = 0; n < d->shots; ++n)
         if (d->results[n].status == SF_SHOT_FAILED)
             fprintf(stderr, "  shot %ld: %s\n", n + 1, d->results[n].reason);
     fflush(stderr);
-    return d->failed;
+    return d->failed + (sv->unrecorded[0] != '\0');
 }
 
 static void tear_down(survey *sv)
@@ -254,6 +249,7 @@ int sf_survey_main(const sf_config *job, int execute, int fresh)
     memset(&sv, 0, sizeof sv);
     sv.job = job;
     sv.manifest.fd = -1;
+    sf_survey_claim(job, execute);
     set_up(&sv);
     if (sv.world_rank == 0)
         sv.plan = sf_calloc((size_t)job->survey.count, sizeof *sv.plan, "the survey's plan");
@@ -268,5 +264,6 @@ int sf_survey_main(const sf_config *job, int execute, int fresh)
         sf_info("seisfd: job '%s' is valid", job->source_path);
     }
     tear_down(&sv);
+    sf_output_unlock_all();
     return failed ? 1 : 0;
 }

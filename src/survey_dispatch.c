@@ -76,6 +76,40 @@ static void print_progress(const sf_dispatcher *d, const sf_shot_result *r)
     if (r->status == SF_SHOT_FAILED) sf_info("  shot %ld: %s", r->index, r->reason);
 }
 
+static void warn_rewritten(const sf_dispatcher *d, sf_manifest_rewrite why)
+{
+    if (why == SF_MANIFEST_WAS_GONE)
+        sf_warn("the manifest '%s' was removed or replaced during the run; it is written again "
+                "whole from this run's records", d->manifest->path);
+    else if (why == SF_MANIFEST_WRITE_FAILED)
+        sf_warn("the manifest '%s' is written again whole, with the lines an earlier write "
+                "could not add", d->manifest->path);
+}
+
+/* A manifest that cannot take a line does not stop the survey: the shot's
+ * files are complete, and a re-run that finds no line for it computes it
+ * again. A later record brings the manifest up to date when it can. */
+static void record(sf_dispatcher *d, const sf_shot_result *r)
+{
+    char reason[1024];
+    sf_manifest_rewrite why;
+    int rc = sf_manifest_keep(d->manifest, d->results, &why, reason, sizeof reason);
+    warn_rewritten(d, why);
+    if (rc == 0 && why == SF_MANIFEST_AS_IT_WAS)
+        rc = sf_manifest_append(d->manifest, r, reason, sizeof reason);
+    if (rc != 0)
+        sf_warn("%s; shot %ld is not recorded there for now (a re-run that finds no line for "
+                "it computes it again)", reason, r->index);
+}
+
+int sf_dispatch_end(sf_dispatcher *d, char *reason, size_t len)
+{
+    sf_manifest_rewrite why;
+    int rc = sf_manifest_keep(d->manifest, d->results, &why, reason, len);
+    warn_rewritten(d, why);
+    return rc;
+}
+
 void sf_dispatch_record(sf_dispatcher *d, const sf_shot_result *r)
 {
     if (r->index < 1 || r->index > d->shots) sf_fatal("internal: a result for shot %ld", r->index);
@@ -88,10 +122,7 @@ void sf_dispatch_record(sf_dispatcher *d, const sf_shot_result *r)
     } else {
         ++d->failed;
     }
-    char reason[1024];
-    if (d->manifest && sf_manifest_append(d->manifest, r, reason, sizeof reason) != 0)
-        sf_fatal("%s; the survey cannot record its progress, so it stops (re-run it to go on)",
-                 reason);
+    if (d->manifest) record(d, r);
     print_progress(d, r);
 }
 

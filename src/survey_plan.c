@@ -11,6 +11,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 static const double METADATA_BYTES = 65536.0;   /* attributes, the job text */
 
@@ -24,15 +25,47 @@ static double shot_bytes(const sf_config *job, const sf_simulation *s)
     return bytes;
 }
 
-/* Rank 0: the directory exists and takes files; 0 or -1 with the reason. */
-static int prepare_directory(const sf_config *job, char *reason, size_t len)
+/* Rank 0: the paths the survey writes, as sf_output_check_path sees
+ * them: the manifest, the report, the last shot's files (the longest
+ * names). 0 or -1 with the reason. */
+static int check_paths(const sf_config *job, const char *manifest, char *reason, size_t len)
 {
-    char probe[SF_SHOT_PATH];
-    snprintf(probe, sizeof probe, "%.4000s/.seisfd-probe", job->output_directory);
-    return sf_output_make_parents(probe, reason, len) != 0 ||
-                   sf_output_check_writable(probe, reason, len) != 0
-               ? -1
-               : 0;
+    char paths[SF_RESULT_FILES][SF_SHOT_PATH];
+    int count = sf_shot_outputs(job, job->survey.count, paths, SF_RESULT_FILES);
+    if (sf_output_check_path(manifest, reason, len) != 0) return -1;
+    if (job->report_path && sf_output_check_path(job->report_path, reason, len) != 0) return -1;
+    for (int k = 0; k < count; ++k)
+        if (sf_output_check_path(paths[k], reason, len) != 0) return -1;
+    return 0;
+}
+
+/* Rank 0: the directory exists, takes files and is this run's (locked
+ * through its manifest's lock file), and what killed runs left in it is
+ * gone; seisfd check only looks, and gives the same reasons. 0 or -1
+ * with the reason. */
+static int claim_directory(const sf_config *job, int execute, char *reason, size_t len)
+{
+    const char *dir = job->output_directory;
+    char manifest[SF_SHOT_PATH];
+    snprintf(manifest, sizeof manifest, "%.4000s/manifest.jsonl", dir);
+    if (check_paths(job, manifest, reason, len) != 0) return -1;
+    if (!execute) return sf_output_lock_probe(manifest, dir, reason, len);
+    if (sf_output_make_parents(manifest, reason, len) != 0 ||
+        sf_output_lock(manifest, dir, reason, len) != 0)
+        return -1;
+    sf_output_remove_stale(dir, 1);
+    return sf_output_check_writable(manifest, reason, len);
+}
+
+void sf_survey_claim(const sf_config *job, int execute)
+{
+    int rank;
+    SF_MPI_CHECK(MPI_Comm_rank(MPI_COMM_WORLD, &rank), "claiming the output directory");
+    char reason[1024] = "";
+    int failed = rank == 0 && claim_directory(job, execute, reason, sizeof reason) != 0;
+    if (failed) sf_config_report(job, job->output_directory_mark, "output.directory: %s", reason);
+    SF_MPI_CHECK(MPI_Bcast(&failed, 1, MPI_INT, 0, MPI_COMM_WORLD), "claiming the output directory");
+    if (failed) sf_exit_collective();
 }
 
 /* Are the recorded files those this job writes for the shot now (the
@@ -70,22 +103,30 @@ static long mark_verified(const sf_config *job, sf_shot_result *plan)
     return skipped;
 }
 
-/* Rank 0: without a manifest, files of this job's names are someone
+/* Rank 0: can the files of the shots to compute be replaced? Never a
+ * directory; without a manifest, files of this job's names are someone
  * else's (or a run of unknown job): replacing them needs overwrite. */
-static int foreign_file(const sf_config *job, const sf_shot_result *plan, char *reason,
-                        size_t len)
+static int shot_file_problem(const sf_config *job, const sf_shot_result *plan, int manifest,
+                             char *reason, size_t len)
 {
     for (long n = 0; n < job->survey.count; ++n) {
         if (plan[n].status != SF_SHOT_PENDING) continue;
         char paths[SF_RESULT_FILES][SF_SHOT_PATH];
         int count = sf_shot_outputs(job, n + 1, paths, SF_RESULT_FILES);
-        for (int k = 0; k < count; ++k)
-            if (sf_output_exists(paths[k])) {
-                snprintf(reason, len, "'%.600s' already exists and no manifest in '%.600s' "
-                         "records it; remove it, set output.overwrite: true, or use another "
-                         "directory", paths[k], job->output_directory);
+        for (int k = 0; k < count; ++k) {
+            struct stat st;
+            if (lstat(paths[k], &st) != 0) continue;
+            if (S_ISDIR(st.st_mode)) {
+                snprintf(reason, len, "'%.600s' is a directory, which an output cannot replace; "
+                         "remove it or use another directory", paths[k]);
                 return 1;
             }
+            if (manifest || job->overwrite) continue;
+            snprintf(reason, len, "'%.600s' already exists and no manifest in '%.600s' "
+                     "records it; remove it, set output.overwrite: true, or use another "
+                     "directory", paths[k], job->output_directory);
+            return 1;
+        }
     }
     return 0;
 }
@@ -130,10 +171,9 @@ static void plan_every_shot(const sf_config *job, sf_shot_result *plan)
 }
 
 /* Rank 0: reads the manifest and decides; 0 or -1 with the reason. */
-static int decide(const sf_config *job, const sf_simulation *s, int execute, int fresh,
+static int decide(const sf_config *job, const sf_simulation *s, int fresh,
                   sf_shot_result *plan, plan_summary *sum, char *reason, size_t len)
 {
-    if (execute && prepare_directory(job, reason, len) != 0) return -1;
     if (sf_manifest_read(job->output_directory, job->survey.count, &sum->header, plan, reason,
                          len) != 0)
         return -1;
@@ -149,9 +189,8 @@ static int decide(const sf_config *job, const sf_simulation *s, int execute, int
     else
         plan_every_shot(job, plan);
     sum->pending = job->survey.count - sum->skipped;
-    if (!h->exists && !job->overwrite && foreign_file(job, plan, reason, len)) return -1;
-    if (execute && check_space(job, s, sum->pending, reason, len) != 0) return -1;
-    return 0;
+    if (shot_file_problem(job, plan, h->exists, reason, len)) return -1;
+    return check_space(job, s, sum->pending, reason, len);
 }
 
 static void print_plan(const sf_config *job, const plan_summary *sum, int fresh)
@@ -183,7 +222,7 @@ void sf_survey_plan(const sf_config *job, const sf_simulation *s, int execute, i
     if (rank == 0) {
         plan_summary sum;
         memset(&sum, 0, sizeof sum);
-        failed = decide(job, s, execute, fresh, plan, &sum, reason, sizeof reason) != 0;
+        failed = decide(job, s, fresh, plan, &sum, reason, sizeof reason) != 0;
         if (!failed) print_plan(job, &sum, fresh);
         if (!failed && execute &&
             sf_manifest_open(m, job->output_directory, fresh || !sum.header.exists, job->hash,

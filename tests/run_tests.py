@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 """seisfd test suite: the C unit tests, then the end-to-end tests of the
 tests/test_*.py modules. Prints one line per test and a final summary
-"N passed, N failed, N skipped". Usage: run_tests.py [name-substring ...]"""
+"N passed, N failed, N skipped". Usage: run_tests.py [name-substring ...]
+where a substring "-x" leaves out the tests whose names contain x."""
 import ast
 import importlib
 import os
@@ -16,16 +17,28 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(HERE)
 sys.path.insert(0, HERE)
 
-from testlib import Skipped  # noqa: E402  (needs the path above)
+from testlib import BIN_DIR, Skipped, TestFailure, check_sanitizers  # noqa: E402  (the path above)
 
-MODULES = ["test_physics", "test_elastic", "test_elastic_outputs", "test_config", "test_output",
+MODULES = ["test_physics", "test_time_accuracy", "test_elastic", "test_elastic_outputs", "test_config", "test_output",
            "test_models", "test_snapshots", "test_segy", "test_plot", "test_survey", "test_scaling",
-           "test_gpu"]
+           "test_fuzz", "test_gpu"]
+
+
+UNIT_BINARIES = ["unit_tests", "mpich_stub_test"]
 
 
 def run_unit_tests(counts, wanted):
-    binary = os.path.join(ROOT, "bin", "unit_tests")
+    for name in UNIT_BINARIES:
+        run_unit_binary(os.path.join(BIN_DIR, name), counts, wanted)
+
+
+def run_unit_binary(binary, counts, wanted):
     p = subprocess.run([binary], capture_output=True, text=True)
+    try:
+        check_sanitizers(p.stderr, os.path.basename(binary))
+    except TestFailure as e:
+        counts["failed"] += 1
+        print(f"FAILED {e}", flush=True)
     seen = 0
     for line in p.stdout.splitlines():
         status, _, rest = line.partition(" ")
@@ -39,11 +52,17 @@ def run_unit_tests(counts, wanted):
     crashed = p.returncode != 0 and not reported_failure
     if crashed or (seen == 0 and not wanted):
         counts["failed"] += 1
-        print(f"FAILED unit tests exited {p.returncode}: {p.stderr[-2000:]}", flush=True)
+        print(f"FAILED {os.path.basename(binary)} exited {p.returncode}: {p.stderr[-2000:]}",
+              flush=True)
 
 
 def selected(name, wanted):
-    return not wanted or any(w in name for w in wanted)
+    """A name is run when it contains one of the wanted substrings (or
+    none is given) and none of the excluded ones ("-substring")."""
+    included = [w for w in wanted if not w.startswith("-")]
+    excluded = [w[1:] for w in wanted if w.startswith("-")]
+    return ((not included or any(w in name for w in included))
+            and not any(w in name for w in excluded))
 
 
 def test_names(module_name):

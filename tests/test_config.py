@@ -41,11 +41,11 @@ def edit(text, old, new):
     return text.replace(old, new, 1)
 
 
-def check_job(tmp, text, ranks=1, name="job.yaml"):
+def check_job(tmp, text, ranks=1, name="job.yaml", env=None):
     path = os.path.join(tmp, name)
     with open(path, "w") as f:
         f.write(text)
-    return run(["check", name], ranks=ranks, cwd=tmp)
+    return run(["check", name], ranks=ranks, cwd=tmp, env=env)
 
 
 def expect_error(tmp, text, *patterns, ranks=1):
@@ -85,6 +85,54 @@ def test_quoted_number_is_text(tmp):
     expect_error(tmp, text, r"job\.yaml:2:7: grid\.nx: expected a whole number")
 
 
+def test_yaml_tags(tmp):
+    """A tag cannot turn text into a number: !!str makes a value text (as
+    quotes do); every other tag is refused at its key."""
+    expect_error(tmp, edit(VALID, "  nx: 40", "  nx: !!str 41"),
+                 r"job\.yaml:2:7: grid\.nx: expected a whole number, got '41' \(text: quoted, "
+                 r"or tagged !!str\)")
+    for tag, shown in (("!!int", "!!int"), ("!local", "!local"),
+                       ("!<tag:yaml.org,2002:float>", "!!float")):
+        expect_error(tmp, edit(VALID, "  nx: 40", f"  nx: {tag} 40"),
+                     rf"job\.yaml:2:7: grid\.nx: YAML tag '{re.escape(shown)}' is not supported")
+    expect_error(tmp, edit(VALID, "  points:", "  points: !!seq"),
+                 r"job\.yaml:20:11: receivers\.points: YAML tag '!!seq' is not supported")
+    text = edit(VALID, "    - [250, 200, 200]", "    - [250, !!float 200, 200]")
+    expect_error(tmp, text, r"job\.yaml:21:13: receivers\.points\[0\]\[1\]: YAML tag '!!float'")
+    rc, out, err = check_job(tmp, edit(VALID, "  gather: g.h5", "  gather: !!str g.h5"))
+    check(rc == 0, f"!!str on a text value was refused:\n{err}")
+    return "!!str is text; !!int, !!float, !!seq, local and verbatim tags refused"
+
+
+def test_messages_escape_control_characters(tmp):
+    """Keys and values are echoed with their control characters and line
+    separators escaped: a message stays one line and cannot drive the
+    terminal (fuzzing found a U+2028 splitting a message). A top that is not
+    a number is reported once, not again as out of order."""
+    text = edit(VALID, "  dz: 10\n", '  dz: 10\n  "col\\nour\\e[31m": 1\n')
+    text = edit(text, "  type: homogeneous\n  vp: 2000\n",
+                "  type: layered\n  layers:\n    - {top: 0, vp: 2000}\n"
+                "    - {top: \"35\u2028\", vp: 2600}\n")
+    err = expect_error(tmp, text,
+                       r"job\.yaml:8:3: grid\.col\\x0aour\\x1b\[31m: unknown key",
+                       r"job\.yaml:16:13: model\.layers\[1\]\.top: expected a number, got "
+                       r"'35\\u2028' \(text")
+    check("\x1b" not in err and "\u2028" not in err and "tops must increase" not in err,
+          f"raw control characters or a second message:\n{err!r}")
+
+
+def test_yaml_aliases_and_nesting(tmp):
+    """Aliases are refused at their key; nesting deeper than 32 levels is
+    refused rather than read recursively off the stack."""
+    text = edit(edit(VALID, "  dx: 10", "  dx: &d 10"), "  dy: 10", "  dy: *d")
+    expect_error(tmp, text, r"job\.yaml:6:7: grid\.dy: YAML aliases \(\*name\) are not supported")
+    deep = "grid: " + "[" * 200000 + "\n"
+    err = expect_error(tmp, deep, r"job\.yaml:1:38: grid(\[0\]){31}: lists and mappings nested "
+                                  r"deeper than 32 levels")
+    check(err.count("deeper than") == 1 and err.count("seisfd: error") == 1,
+          f"one message expected:\n{err}")
+
+
 def test_wrong_structure(tmp):
     text = edit(VALID, "  position: [200, 200, 200]", "  position: [200, 200]")
     expect_error(tmp, text, r"job\.yaml:17:13: source\.position: expected a list of 3 numbers")
@@ -106,6 +154,34 @@ def test_out_of_range_value(tmp):
                             r"\(allowed: 10 <= x <= 20000\)")
 
 
+def test_numbers_have_sane_ranges(tmp):
+    """Each numeric key has a physical range, reported with the key and
+    the allowed range (a frequency of 1e-300 once passed with a delay of
+    1.5e300 s)."""
+    text = edit(VALID, "  frequency: 10", "  frequency: 1e-300")
+    text = edit(text, "  dx: 10", "  dx: 1e-300")
+    text = edit(text, "  nz: 40\n", "  nz: 40\n  origin: [0, 1e300, 0]\n")
+    text = edit(text, "  duration: 0.1", "  duration: 0.1\n  cfl_safety: 1e-9")
+    text = edit(text, "  points:", "  sampling: 1e-300\n  points:")
+    text = edit(text, "    - [250, 200, 200]", "    - [250, 200, 2e9]")
+    text = text + "run:\n  progress_interval: 1e-300\n"
+    expect_error(tmp, text,
+                 r"job\.yaml:6:7: grid\.dx: 1e-300 is out of range \(allowed: 0\.0001 <= x <= "
+                 r"100000\)",
+                 r"job\.yaml:5:15: grid\.origin\[1\]: 1e\+300 is out of range \(allowed: "
+                 r"-1e\+08 <= x <= 1e\+08\)",
+                 r"job\.yaml:12:15: time\.cfl_safety: 1e-09 is out of range \(allowed: 0\.01 <= x "
+                 r"<= 1\)",
+                 r"job\.yaml:20:14: source\.frequency: 1e-300 is out of range \(allowed: 0\.001 <= "
+                 r"x <= 1e\+06\)",
+                 r"job\.yaml:22:13: receivers\.sampling: 1e-300 is out of range \(allowed: 1e-10 "
+                 r"<= x <= 10\)",
+                 r"job\.yaml:24:18: receivers\.points\[0\]\[2\]: 2e\+09 is out of range",
+                 r"job\.yaml:28:22: run\.progress_interval: 1e-300 is out of range",
+                 r"7 problems in job file")
+    return "7 keys out of range reported in one run"
+
+
 def test_unsupported_order(tmp):
     text = edit(VALID, "  vp: 2000\n", "  vp: 2000\nphysics:\n  order: 6\n")
     expect_error(tmp, text, r"job\.yaml:15:10: physics\.order: expected one of 2\|4\|8, got '6'")
@@ -116,6 +192,90 @@ def test_several_problems_reported_together(tmp):
     err = expect_error(tmp, text, r"job\.yaml:5:7: grid\.dx", r"job\.yaml:15:9: boundaries\.cpml",
                        r"2 problems in job file")
     check(err.count("seisfd: error") == 1, f"expected one summary line:\n{err}")
+
+
+def test_problems_of_each_stage_reported_together(tmp):
+    """The file's problems come together: positions are checked whenever
+    the grid and the section of the position were read cleanly, whatever
+    else is wrong. The checks that need the model (here the CFL limit and
+    the samples of a trace) come once the file is sound, again together;
+    so do those that need the rank count (slabs, memory)."""
+    text = edit(VALID, "  gather: g.h5", "  gather: g.h5\n  colour: blue")
+    text = edit(text, "  dt: 0.001", "  dt: 0.003")
+    text = edit(text, "  position: [200, 200, 200]", "  position: [200, 200, 500]")
+    text = edit(text, "    - [250, 200, 200]", "    - [250, 200, 200]\n    - [250, -5, 200]")
+    err = expect_error(tmp, text, r"job\.yaml:25:3: output\.colour: unknown key",
+                       r"job\.yaml:17:13: source\.position: z = 500 m lies outside the grid",
+                       r"job\.yaml:20:3: receivers \(receiver 1\): y = -5 m lies outside the grid",
+                       r"3 problems in job file")
+    check("CFL" not in err, f"a check of the second stage ran on a bad file:\n{err}")
+    text = edit(edit(VALID, "  dt: 0.001", "  dt: 0.003"), "  points:",
+                "  sampling: 1e-10\n  points:")
+    err = expect_error(tmp, text, r"job\.yaml:9:7: time\.dt: 0\.003 s exceeds the stability",
+                       r"job\.yaml:20:13: receivers\.sampling: 1e-10 s over 0\.1 s makes 1e\+09 "
+                       r"samples per trace; at most 100000000 are allowed")
+    text = edit(edit(edit(VALID, "  nx: 40", "  nx: 100000"), "  ny: 40", "  ny: 100000"),
+                "  nz: 40", "  nz: 10")
+    text = edit(edit(edit(text, "  cpml: 10", "  cpml: 2"), "  position: [200, 200, 200]",
+                     "  position: [200, 200, 50]"), "    - [250, 200, 200]", "    - [250, 200, 50]")
+    err = expect_error(tmp, text, r"job\.yaml:4:7: grid\.nz: 10 planes over 4 ranks gives slabs",
+                       r"job\.yaml:2:7: grid\.nx: the job needs about [0-9.e+]+ GiB of memory per "
+                       r"rank", ranks=4)
+    check("out of memory" not in err, f"an allocation was tried:\n{err}")
+    return "3 of the file, 2 with the model, 2 with the rank count"
+
+
+def test_sizes_refused_before_allocating(tmp):
+    """Sizes that pass the ranges of their keys but not together fail as
+    file:line:column errors of check, before anything big is allocated: too
+    many steps, a grid too large for the memory of the node (once an
+    allocation of 2e15 bytes on every rank and an MPI_ABORT banner), too
+    many receivers (a 100000 x 100000 grid once took minutes to make) and
+    traces too large."""
+    text = edit(VALID, "  dt: 0.001", "  dt: 1e-10")
+    expect_error(tmp, text, r"job\.yaml:9:7: time\.dt: 1e-10 s over the record of 0\.1 s makes "
+                            r"1e\+09 time steps; at most 100000000 are allowed")
+    big = edit(edit(edit(VALID, "  nx: 40", "  nx: 100000"), "  ny: 40", "  ny: 100000"),
+               "  nz: 40", "  nz: 100000")
+    err = expect_error(tmp, big, r"job\.yaml:2:7: grid\.nx: the job needs about [0-9.e+]+ GiB of "
+                                 r"memory per rank \(model [0-9.e+]+, wavefields and halos "
+                                 r"[0-9.e+]+, CPML [0-9.e+]+, receivers and traces [0-9.e+-]+ GiB\), "
+                                 r"but rank \d+ on host \S+ has [0-9.e+]+ GiB \(the memory "
+                                 r"available there shared by its 2 ranks\); use more ranks",
+                       ranks=2)
+    check(err.count("needs about") == 1 and "out of memory" not in err, f"not one message:\n{err}")
+    grid = edit(VALID, "  points:", "  grid: {origin: [0, 0, 20], spacing: [1, 1], "
+                                    "count: [100000, 100000]}\n  points:")
+    expect_error(tmp, grid, r"job\.yaml:20:54: receivers\.grid\.count: 10000000000 receivers, with "
+                            r"the 1 listed before, are more than the 10000000 a job may have")
+    traces = edit(edit(VALID, "  duration: 0.1", "  nt: 1000000"), "  points:",
+                  "  grid: {origin: [0, 0, 20], spacing: [0.1, 0.1], count: [1000, 1000]}\n"
+                  "  points:")
+    expect_error(tmp, traces, r"job\.yaml:20:3: receivers: the job needs about [0-9.e+]+ GiB .* "
+                              r"receivers and traces [0-9.e+]+ GiB.*record fewer receivers or "
+                              r"samples")
+    rc, out, err = run(["bench", "--size", "100000", "--steps", "2", "--copy-mib", "1"], cwd=tmp)
+    check(rc != 0 and re.search(r"^bench: grid\.nx: the job needs about", err, re.M)
+          and "MPI_ABORT" not in err, f"bench with a grid too large (exit {rc}):\n{err}")
+    return "steps, grid memory, receiver count, trace memory, a benchmark's grid"
+
+
+def test_gpu_aware_mpi_key_and_variable(tmp):
+    """run.gpu_aware_mpi takes auto, on or off, at its line; the variable
+    that job scripts set overrides it, and a bad value of the variable is
+    one error naming it. The set-up says which halo path each rank takes
+    and why (here the CPU's host memory, whatever the setting)."""
+    text = VALID + "run:\n  device: cpu\n  gpu_aware_mpi: maybe\n"
+    expect_error(tmp, text, r"job\.yaml:26:18: run\.gpu_aware_mpi: expected one of auto\|on\|off, "
+                            r"got 'maybe'")
+    text = VALID + "run:\n  device: cpu\n  gpu_aware_mpi: on\n"
+    rc, out, err = check_job(tmp, text, ranks=2, env={"SEISFD_GPU_AWARE_MPI": "sometimes"})
+    check(rc != 0 and "SEISFD_GPU_AWARE_MPI: expected auto, on or off, got 'sometimes'" in err
+          and err.count("seisfd: error") == 1, f"bad variable (exit {rc}):\n{err}")
+    rc, out, err = check_job(tmp, text, ranks=2)
+    check(rc == 0 and re.search(r"halo buffers +host memory, by rank:\n +ranks 0-1: host memory: "
+                                r"the CPU backend", out), f"the halo path of the set-up:\n{out}")
+    return "the key at its line, the variable named, the halo path stated"
 
 
 def test_receiver_outside_grid(tmp):
@@ -182,6 +342,22 @@ def test_duplicate_key(tmp):
 def test_missing_job_file(tmp):
     rc, out, err = run(["check", "nowhere.yaml"], cwd=tmp)
     check(rc != 0 and "cannot read the job file 'nowhere.yaml': No such file" in err, err)
+
+
+def test_job_file_not_a_regular_file(tmp):
+    """A directory or a FIFO given as the job file is refused by what it
+    is (a directory once asked for 2^63 bytes; a FIFO would block)."""
+    os.mkdir(os.path.join(tmp, "jobdir"))
+    os.mkfifo(os.path.join(tmp, "jobfifo"))
+    for name, what in (("jobdir", "a directory, not a file"),
+                       ("jobfifo", r"a FIFO \(named pipe\), not a regular file")):
+        for ranks in (1, 2):
+            rc, out, err = run(["check", name], ranks=ranks, cwd=tmp, timeout=30)
+            check(rc != 0 and re.search(rf"seisfd: error: cannot read the job file '{name}': "
+                                        rf"{what}", err), f"{name} on {ranks} ranks:\n{err}")
+            check(err.count("seisfd: error") == 1 and "MPI_ABORT" not in err
+                  and "out of memory" not in err, f"{name}: not one clean error:\n{err}")
+    return "a directory and a FIFO, on 1 and 2 ranks"
 
 
 def test_dispersion_warning(tmp):
@@ -398,6 +574,13 @@ def test_survey_valid_prints_its_summary(tmp):
     check(not os.path.exists(os.path.join(tmp, "out")), "check created the output directory")
 
 
+def test_survey_manifest_not_a_regular_file(tmp):
+    os.makedirs(os.path.join(tmp, "out", "manifest.jsonl"))
+    # The output checks come first and name it as an output's path.
+    expect_error(tmp, SURVEY, r"job\.yaml:27:14: output\.directory: 'out/manifest\.jsonl' is a "
+                              r"directory, which an output cannot replace")
+
+
 def test_survey_ranks_per_shot_must_divide_the_ranks(tmp):
     expect_error(tmp, edit(SURVEY, "  ranks_per_shot: 1", "  ranks_per_shot: 3"),
                  r"job\.yaml:22:19: survey\.ranks_per_shot: 3 does not divide the 2 ranks of "
@@ -447,6 +630,36 @@ def test_survey_moving_receivers_outside_the_grid(tmp):
     expect_error(tmp, text,
                  r"job\.yaml:19:3: receivers: shot 1 \(survey\.shots\[0\]\): receiver 1 at "
                  r"\(410, 200, 50\) m \(moving with the shot\): x = 410 m lies outside the grid")
+
+
+def test_survey_geometry_of_many_shots(tmp):
+    """Moving receivers are checked through their box: 90000 shots of
+    100000 receivers each once took minutes of check (a pass over every
+    receiver of every shot). Past 10 shots outside, the rest are counted
+    in one line."""
+    text = edit(SURVEY, "  ranks_per_shot: 1\n", "  ranks_per_shot: 1\n  receivers: moving\n")
+    text = edit(text, "  points:\n    - [250, 200, 200]",
+                "  line: {start: [-20, 0, 50], end: [20, 0, 50], count: 100000}")
+    text = edit(text, "  shots:\n    - {position: [200, 200, 200]}\n"
+                "    - {position: [150, 200], depth: 100, amplitude: 2}\n",
+                "  grid: {start: [50, 50, 100], step: [0.5, 0.5], count: [300, 300]}\n")
+    path = os.path.join(tmp, "job.yaml")
+    with open(path, "w") as f:
+        f.write(text)
+    # Every shot lies inside with its receivers; what check refuses is the
+    # room their 90000 gathers would take (terabytes), and it says so alone.
+    rc, out, err = run(["check", "job.yaml"], cwd=tmp, timeout=40)
+    check(rc != 0 and re.search(r"job\.yaml:\d+:\d+: output\.directory: the 90000 shots to "
+                                r"compute need [\d.e+]+ MB", err) and err.count("job.yaml:") == 1,
+          f"not the free-space refusal alone:\n{err}")
+    text = edit(text, "count: [300, 300]", "count: [700, 300]")
+    err = expect_error(tmp, text, r"job\.yaml:19:3: receivers: shot 642 \(survey\.grid\): "
+                                  r"receiver 98750 at \(390\.000395, 50, 50\) m \(moving with "
+                                  r"the shot\): x = 390\.000395 m lies outside the grid",
+                       r"job\.yaml:21:3: survey: 17690 more shots lie outside the grid or have "
+                       r"receivers outside it \(the first 10 are named above\)",
+                       r"17700 problems in job file")
+    check(err.count("moving with the shot") == 10, f"not 10 shots named:\n{err}")
 
 
 def test_survey_refuses_single_shot_keys(tmp):

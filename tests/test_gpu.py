@@ -1,20 +1,26 @@
 """The CUDA backend: the same gathers as the CPU backend (to 1e-5 of the
 peak) on one and several ranks, ranks sharing a GPU, and the errors for a
-missing GPU and a job too large for one. Tests that need a GPU skip with a
+missing GPU and a job too large for one. Every run on several ranks goes
+once with host staging and once with device buffers (GPU-aware MPI), and
+the two must agree bit for bit; where MPI cannot take device memory the
+second is left out and the test says so. Tests that need a GPU skip with a
 reason where the build has no CUDA or no GPU is visible; the missing-GPU
 error is checked everywhere (a CUDA build with no device visible)."""
 import json
 import math
 import os
 import re
+import subprocess
 
 import numpy as np
 
-from testlib import Skipped, base_job, check, read_gather, run, run_job
+from testlib import MPIRUN, Skipped, base_job, check, read_gather, run, run_job, write_job
 
 TOLERANCE = 1e-5   # of the gather's peak
 NO_DEVICE = {"CUDA_VISIBLE_DEVICES": ""}
+HOST_STAGING = {"SEISFD_GPU_AWARE_MPI": "off"}
 _probe = {}
+_device_path = {}
 
 
 def probe():
@@ -39,6 +45,66 @@ def require_gpus(n=1):
         raise Skipped(f"needs {n} GPU{'s' if n > 1 else ''}, {p['gpus']} visible")
 
 
+def halo_path_chosen(tmp, env=None, launcher_flags=()):
+    """The halo path `seisfd check` reports for a small GPU job on 2 ranks,
+    and its output."""
+    job = base_job(n=(24, 24, 24), cpml=4, duration=0.01)
+    job["run"] = {"device": "cuda"}
+    path = write_job(os.path.join(tmp, "halo-path.yaml"), job)
+    rc, out, err = run(["check", path], ranks=2, cwd=tmp, env=env, launcher_flags=launcher_flags)
+    m = re.search(r"halo buffers +(host staging|device buffers)", out)
+    return (m.group(1) if rc == 0 and m else None), out + err
+
+
+def device_path(tmp):
+    """How to launch so that MPI takes device buffers: {"flags", "env"},
+    or {"flags": None, "why"}. Open MPI with a UCX built with CUDA needs
+    mpirun flags, which jobs/gpu-check.sh exports as
+    SEISFD_UCX_MPIRUN_FLAGS; an MPI that says it is GPU-aware needs none."""
+    if not _device_path:
+        flags = os.environ.get("SEISFD_UCX_MPIRUN_FLAGS", "").split()
+        env = {"SEISFD_GPU_AWARE_MPI": "on"} if flags else {"SEISFD_GPU_AWARE_MPI": "auto"}
+        chosen, text = halo_path_chosen(tmp, env, flags)
+        if chosen == "device buffers":
+            _device_path.update(flags=flags, env=env)
+        elif flags:
+            raise AssertionError(f"SEISFD_UCX_MPIRUN_FLAGS is set, but device buffers were not "
+                                 f"taken:\n{text[-3000:]}")
+        else:
+            _device_path.update(flags=None, why="this MPI does not say it takes device memory "
+                                "(jobs/gpu-check.sh prepares a UCX built with CUDA)")
+    return _device_path
+
+
+def paths_note(tmp):
+    p = device_path(tmp)
+    return ("host staging and device buffers bit for bit alike" if p["flags"] is not None
+            else f"host staging only: {p['why']}")
+
+
+def on_both_paths(tmp, run_once):
+    """run_once(tag, env, launcher_flags) runs a GPU job on several ranks
+    and returns (dict of arrays, stdout, stderr). It runs with host staging
+    and, where MPI takes device memory, with device buffers; each says so in
+    its set-up, and every array must be the same bit for bit. Returns the
+    host-staged run's results."""
+    host = run_once("host", HOST_STAGING, ())
+    check("halo buffers      host staging" in host[1], f"not host staging:\n{host[1][-3000:]}")
+    p = device_path(tmp)
+    if p["flags"] is None:
+        return host
+    device = run_once("device", p["env"], p["flags"])
+    check("halo buffers      device buffers" in device[1],
+          f"device buffers were not used:\n{device[1][-3000:]}")
+    check(host[0].keys() == device[0].keys(), f"results differ: {sorted(host[0])} vs "
+                                             f"{sorted(device[0])}")
+    for key, value in host[0].items():
+        other = device[0][key]
+        check(value.shape == other.shape and np.array_equal(value, other),
+              f"{key}: device buffers and host staging differ:\n{value}\n{other}")
+    return host
+
+
 def layered_job(n, cpml, free_surface=False, duration=0.25):
     """Layered model, off-grid source and receivers (some astride slab
     boundaries and inside the absorbing layers)."""
@@ -58,15 +124,30 @@ def layered_job(n, cpml, free_surface=False, duration=0.25):
     return job
 
 
-def gather_of(tmp, job, device, name, ranks=1, env=None):
-    """Runs the job on a device; returns its traces and the run's stdout."""
-    job = dict(job, run={"device": device}, output={"gather": name + ".h5", "overwrite": True})
-    _, out, err = run_job(tmp, job, name=name, ranks=ranks, env=env)
-    traces = read_gather(os.path.join(tmp, name + ".h5"))["traces"]
-    check(np.isfinite(traces).all(), f"the {device} gather holds NaN or infinity")
-    if device == "cuda":
-        check("cuda backend" in out, f"the run did not use the CUDA backend:\n{out}")
-    return traces, out, err
+def gather_of(tmp, job, device, name, ranks=1):
+    """Runs the job on a device (on both halo paths when it is the GPU on
+    several ranks); returns its traces and the run's stdout and stderr."""
+    def once(tag, env, launcher_flags):
+        named = f"{name}-{tag}" if tag else name
+        run_it = dict(job, run={"device": device},
+                      output={"gather": named + ".h5", "overwrite": True})
+        _, out, err = run_job(tmp, run_it, name=named, ranks=ranks, env=env,
+                              launcher_flags=launcher_flags)
+        gather = read_gather(os.path.join(tmp, named + ".h5"))
+        traces = gather["traces"]
+        check(np.isfinite(traces).all(), f"the {device} gather holds NaN or infinity")
+        # Every comparison is made with the time-dispersion correction as
+        # the job sets it (on unless said otherwise), on both devices.
+        corrected = job.get("time", {}).get("dispersion_correction", True)
+        recorded = gather["attrs"]["time_dispersion"]
+        check(recorded.startswith("corrected" if corrected else "not corrected"),
+              f"the {device} gather says '{recorded}'")
+        if device == "cuda":
+            check("cuda backend" in out, f"the run did not use the CUDA backend:\n{out}")
+        return {"traces": traces}, out, err
+    result, out, err = (on_both_paths(tmp, once) if device == "cuda" and ranks > 1
+                        else once("", None, ()))
+    return result["traces"], out, err
 
 
 def difference(traces, reference, what):
@@ -107,7 +188,7 @@ def test_interior_kernel_matches_cpu(tmp):
         reference, _, _ = gather_of(tmp, job, "cpu", "cpu")
         traces, _, _ = gather_of(tmp, job, "cuda", "gpu", ranks=ranks)
         worst = max(worst, difference(traces, reference, f"GPU, {label}"))
-    return f"largest difference {worst:.2g} of the peak (limit {TOLERANCE:g})"
+    return f"largest difference {worst:.2g} of the peak (limit {TOLERANCE:g}); {paths_note(tmp)}"
 
 
 def test_orders_two_and_four_match_cpu(tmp):
@@ -132,7 +213,7 @@ def test_two_ranks_free_surface_matches_cpu(tmp):
     require_gpus(1)
     diff, out, _ = compare_with_cpu(tmp, slab_job(), gpu_ranks=2)
     check(re.search(r"halo D2H\s+\d", out), f"no halo timing in the report:\n{out}")
-    return f"largest difference {diff:.2g} of the peak (limit {TOLERANCE:g})"
+    return f"largest difference {diff:.2g} of the peak (limit {TOLERANCE:g}); {paths_note(tmp)}"
 
 
 def test_four_ranks_sharing_one_gpu(tmp):
@@ -142,7 +223,8 @@ def test_four_ranks_sharing_one_gpu(tmp):
     warnings = re.findall(r"warning: host \S+: 4 ranks share 1 GPU", err)
     if probe()["gpus"] == 1:
         check(len(warnings) == 1, f"expected one sharing warning, got {len(warnings)}:\n{err}")
-    return f"largest difference {diff:.2g} of the peak, {len(warnings)} sharing warning"
+    return (f"largest difference {diff:.2g} of the peak, {len(warnings)} sharing warning; "
+            f"{paths_note(tmp)}")
 
 
 def test_two_ranks_on_two_gpus(tmp):
@@ -151,7 +233,7 @@ def test_two_ranks_on_two_gpus(tmp):
     devices = set(re.findall(r"rank \d+ -> \S+, GPU (\d+) ", out))
     check(devices == {"0", "1"}, f"ranks did not take GPUs 0 and 1:\n{out}")
     check("share" not in err, f"unexpected sharing warning:\n{err}")
-    return f"largest difference {diff:.2g} of the peak on GPUs 0 and 1"
+    return f"largest difference {diff:.2g} of the peak on GPUs 0 and 1; {paths_note(tmp)}"
 
 
 def test_cuda_without_gpu_is_a_clear_error(tmp):
@@ -206,27 +288,40 @@ def test_bench_runs_on_gpu(tmp):
     return f"96^3: {rate.group(1)} Gpoints/s in the stencil kernels"
 
 
+def snapshots_of(tmp, device, make_job, read, ranks=2):
+    """Runs make_job(device) writing snapshots, on both halo paths on the
+    GPU; returns read(file) of the host-staged (or CPU) run."""
+    import h5py
+
+    def once(tag, env, launcher_flags):
+        name = f"{device}-{tag}" if tag else device
+        job = make_job(device)
+        job["run"] = {"device": device}
+        job["output"] = {"gather": f"{name}.h5", "overwrite": True,
+                         "snapshots": {"path": f"{name}-snaps.h5", "every": 40,
+                                       "decimation": [2, 1, 3]}}
+        _, out, err = run_job(tmp, job, name=name, ranks=ranks, env=env,
+                              launcher_flags=launcher_flags)
+        with h5py.File(os.path.join(tmp, f"{name}-snaps.h5"), "r") as f:
+            return read(f), out, err
+    return (on_both_paths(tmp, once) if device == "cuda" else once("", None, ()))[0]
+
+
 def test_snapshots_match_cpu(tmp):
     """Snapshots copied from the GPU (decimated lattice, 2 ranks) equal the
     CPU's to 1e-5 of their peak."""
     require_gpus(1)
-    import h5py
-    snaps = {}
-    for device in ("cpu", "cuda"):
-        job = layered_job((44, 40, 37), cpml=8, free_surface=True, duration=0.12)
-        job["run"] = {"device": device}
-        job["output"] = {"gather": f"{device}.h5", "overwrite": True,
-                         "snapshots": {"path": f"{device}-snaps.h5", "every": 40,
-                                       "decimation": [2, 1, 3]}}
-        run_job(tmp, job, name=device, ranks=2)
-        with h5py.File(os.path.join(tmp, f"{device}-snaps.h5"), "r") as f:
-            snaps[device] = {k: v[:] for k, v in f["snapshots/p"].items()}
+    snaps = {d: snapshots_of(tmp, d, lambda _: layered_job((44, 40, 37), cpml=8, free_surface=True,
+                                                           duration=0.12),
+                             lambda f: {k: v[:] for k, v in f["snapshots/p"].items()})
+             for d in ("cpu", "cuda")}
     check(snaps["cpu"].keys() == snaps["cuda"].keys() and snaps["cpu"],
           f"snapshot steps differ: {sorted(snaps['cpu'])} vs {sorted(snaps['cuda'])}")
     worst = 0.0
     for step, reference in snaps["cpu"].items():
         worst = max(worst, difference(snaps["cuda"][step], reference, f"snapshot {step}"))
-    return f"{len(snaps['cpu'])} snapshots, largest difference {worst:.2g} of the peak"
+    return (f"{len(snaps['cpu'])} snapshots, largest difference {worst:.2g} of the peak; "
+            f"{paths_note(tmp)}")
 
 
 def elastic_gpu_job(source_type="explosive", n=(44, 40, 37), duration=0.2):
@@ -273,7 +368,8 @@ def test_elastic_matches_cpu_on_one_two_and_four_ranks(tmp):
             traces, _, _ = gather_of(tmp, job, "cuda", f"gpu-{source}-{ranks}", ranks=ranks)
             worst[f"{source} {ranks}r"] = elastic_difference(traces, reference,
                                                              f"{source}, {ranks} rank(s)")
-    return "largest differences: " + ", ".join(f"{k} {v:.2g}" for k, v in worst.items())
+    return ("largest differences: " + ", ".join(f"{k} {v:.2g}" for k, v in worst.items()) +
+            f"; {paths_note(tmp)}")
 
 
 def test_elastic_orders_two_and_four_match_cpu(tmp):
@@ -303,29 +399,24 @@ def test_elastic_thick_layers_and_long_slabs_match_cpu(tmp):
     for ranks in (1, 3):
         traces, _, _ = gather_of(tmp, job, "cuda", f"gpu-thick-{ranks}", ranks=ranks)
         worst[ranks] = elastic_difference(traces, reference, f"{ranks} rank(s)")
-    return "largest differences: " + ", ".join(f"{k} rank(s) {v:.2g}" for k, v in worst.items())
+    return ("largest differences: " + ", ".join(f"{k} rank(s) {v:.2g}" for k, v in worst.items())
+            + f"; {paths_note(tmp)}")
 
 
 def test_elastic_snapshots_match_cpu(tmp):
     require_gpus(1)
-    import h5py
-    snaps = {}
-    for device in ("cpu", "cuda"):
-        job = elastic_gpu_job(duration=0.12)
-        job["run"] = {"device": device}
-        job["output"] = {"gather": f"{device}.h5", "overwrite": True,
-                         "snapshots": {"path": f"{device}-snaps.h5", "every": 40,
-                                       "decimation": [2, 1, 3]}}
-        run_job(tmp, job, name=device, ranks=2)
-        with h5py.File(os.path.join(tmp, f"{device}-snaps.h5"), "r") as f:
-            snaps[device] = {f"{c}/{k}": v[:] for c in f["snapshots"] for k, v in f["snapshots"][c].items()}
+    snaps = {d: snapshots_of(tmp, d, lambda _: elastic_gpu_job(duration=0.12),
+                             lambda f: {f"{c}/{k}": v[:] for c in f["snapshots"]
+                                        for k, v in f["snapshots"][c].items()})
+             for d in ("cpu", "cuda")}
     check(snaps["cpu"].keys() == snaps["cuda"].keys() and snaps["cpu"],
           f"snapshots differ: {sorted(snaps['cpu'])} vs {sorted(snaps['cuda'])}")
     worst = 0.0
     for key, reference in snaps["cpu"].items():
         if np.abs(reference).max() > 0:
             worst = max(worst, difference(snaps["cuda"][key], reference, f"snapshot {key}"))
-    return f"{len(snaps['cpu'])} snapshots, largest difference {worst:.2g} of the peak"
+    return (f"{len(snaps['cpu'])} snapshots, largest difference {worst:.2g} of the peak; "
+            f"{paths_note(tmp)}")
 
 
 def test_elastic_energy_matches_cpu(tmp):
@@ -333,18 +424,23 @@ def test_elastic_energy_matches_cpu(tmp):
     require_gpus(1)
     series = {}
     for device in ("cpu", "cuda"):
-        job = elastic_gpu_job("force", duration=0.15)
-        job["run"] = {"device": device}
-        job["output"] = {"gather": f"{device}.h5", "overwrite": True, "energy": f"{device}.csv"}
-        run_job(tmp, job, name=device, ranks=2)
-        series[device] = np.genfromtxt(os.path.join(tmp, f"{device}.csv"), delimiter=",", names=True)
+        def once(tag, env, launcher_flags):
+            name = f"{device}-{tag}" if tag else device
+            job = elastic_gpu_job("force", duration=0.15)
+            job["run"] = {"device": device}
+            job["output"] = {"gather": f"{name}.h5", "overwrite": True, "energy": f"{name}.csv"}
+            _, out, err = run_job(tmp, job, name=name, ranks=2, env=env,
+                                  launcher_flags=launcher_flags)
+            table = np.genfromtxt(os.path.join(tmp, f"{name}.csv"), delimiter=",", names=True)
+            return {n: table[n] for n in table.dtype.names}, out, err
+        series[device] = (on_both_paths(tmp, once) if device == "cuda" else once("", None, ()))[0]
     worst = 0.0
     for name in ("kinetic", "strain", "total"):
         ref = series["cpu"][name]
         diff = float(np.abs(series["cuda"][name] - ref).max() / np.abs(ref).max())
         check(diff <= TOLERANCE, f"{name} energy differs by {diff:.3g} of its peak")
         worst = max(worst, diff)
-    return f"largest difference {worst:.2g} of the peak (limit {TOLERANCE:g})"
+    return f"largest difference {worst:.2g} of the peak (limit {TOLERANCE:g}); {paths_note(tmp)}"
 
 
 def test_elastic_bench_runs_on_gpu(tmp):
@@ -358,14 +454,28 @@ def test_elastic_bench_runs_on_gpu(tmp):
 
 
 def survey_on(tmp, job, device, ranks=2):
-    """Runs a survey on a device in a directory of its own; returns the
-    manifest's lines about shots and the run's outputs."""
-    job = dict(job, run={"device": device, "check_every": 5},
-               output={"directory": f"{device}-out"})
-    rc, out, err = run_job(tmp, job, name=f"{device}-survey", ranks=ranks, expect_ok=False)
-    with open(os.path.join(tmp, f"{device}-out", "manifest.jsonl")) as f:
-        lines = [json.loads(line) for line in f if '"shot"' in line]
-    return {m["shot"]: m for m in lines}, out, err
+    """Runs a survey on a device in a directory of its own (on the GPU on
+    both halo paths); returns the manifest's lines about shots, the
+    gathers of the shots done and the run's stdout."""
+    def once(tag, env, launcher_flags):
+        directory = f"{device}-{tag}-out" if tag else f"{device}-out"
+        run_it = dict(job, run={"device": device, "check_every": 5},
+                      output={"directory": directory})
+        _, out, err = run_job(tmp, run_it, name=f"{device}-{tag}-survey", ranks=ranks,
+                              expect_ok=False, env=env, launcher_flags=launcher_flags)
+        with open(os.path.join(tmp, directory, "manifest.jsonl")) as f:
+            lines = [json.loads(line) for line in f if '"shot"' in line]
+        shots = {m["shot"]: m for m in lines}
+        arrays = {"statuses": np.array([shots[n]["status"] for n in sorted(shots)])}
+        for n, m in shots.items():
+            if m["status"] == "done":
+                arrays[f"shot {n}"] = read_gather(os.path.join(tmp, directory,
+                                                               f"shot_{n:04d}.h5"))["traces"]
+        shots_by_number.update(shots)
+        return arrays, out, err
+    shots_by_number = {}
+    arrays, out, _ = on_both_paths(tmp, once) if device == "cuda" else once("", None, ())
+    return shots_by_number, arrays, out
 
 
 def compare_survey(tmp, job, shots, unstable, compare):
@@ -374,7 +484,7 @@ def compare_survey(tmp, job, shots, unstable, compare):
     shots), the unstable one fails on both with the GPU's guard."""
     require_gpus(1)
     results = {d: survey_on(tmp, job, d) for d in ("cpu", "cuda")}
-    check("cuda backend" in results["cuda"][1], "the survey did not use the CUDA backend")
+    check("cuda backend" in results["cuda"][2], "the survey did not use the CUDA backend")
     worst = 0.0
     for n in range(1, shots + 1):
         statuses = {d: results[d][0][n]["status"] for d in results}
@@ -383,9 +493,8 @@ def compare_survey(tmp, job, shots, unstable, compare):
                   "non-finite" in results["cuda"][0][n]["reason"], f"shot {n}: {statuses}")
             continue
         check(statuses == {"cpu": "done", "cuda": "done"}, f"shot {n}: {statuses}")
-        traces = {d: read_gather(os.path.join(tmp, f"{d}-out", f"shot_{n:04d}.h5"))["traces"]
-                  for d in results}
-        worst = max(worst, compare(traces["cuda"], traces["cpu"], f"survey shot {n}"))
+        worst = max(worst, compare(results["cuda"][1][f"shot {n}"], results["cpu"][1][f"shot {n}"],
+                                   f"survey shot {n}"))
     return worst
 
 
@@ -401,7 +510,8 @@ def test_survey_matches_cpu_and_guards(tmp):
         {"position": [200.0, 200.0, 150.0], "amplitude": 1e40},
         {"position": [300.3, 210.1, 100.7], "amplitude": 2.0}]}
     worst = compare_survey(tmp, job, 4, 3, difference)
-    return f"3 shots match the CPU to {worst:.2g} of the peak, shot 3 failed on the GPU too"
+    return (f"3 shots match the CPU to {worst:.2g} of the peak, shot 3 failed on the GPU too; "
+            f"{paths_note(tmp)}")
 
 
 def test_elastic_survey_matches_cpu_and_guards(tmp):
@@ -416,4 +526,75 @@ def test_elastic_survey_matches_cpu_and_guards(tmp):
         {"position": [150.3, 200.1, 200.7]}, {"position": [220.3, 180.1, 190.2], "frequency": 10},
         {"position": [200.0, 200.0, 220.0], "amplitude": 1e40}]}
     worst = compare_survey(tmp, job, 3, 3, elastic_difference)
-    return f"2 shots match the CPU to {worst:.2g} of each component's peak, shot 3 failed"
+    return (f"2 shots match the CPU to {worst:.2g} of each component's peak, shot 3 failed; "
+            f"{paths_note(tmp)}")
+
+
+def test_device_buffers_reported_and_timed_apart(tmp):
+    """With device buffers the set-up names the path and its reason on
+    every rank, the timing table has no host-copy rows and the run report
+    says the same; host staging keeps both copy rows. bench takes the path
+    too, and bench --exchange times both against a peer copy."""
+    require_gpus(1)
+    p = device_path(tmp)
+    if p["flags"] is None:
+        raise Skipped(p["why"])
+    job = slab_job()
+    job["run"] = {"device": "cuda"}
+    outs = {}
+    for tag, env, flags in (("host", HOST_STAGING, ()), ("device", p["env"], p["flags"])):
+        job["output"] = {"gather": f"{tag}.h5", "report": f"{tag}.json"}
+        _, outs[tag], _ = run_job(tmp, job, name=tag, ranks=2, env=env, launcher_flags=flags)
+        with open(os.path.join(tmp, f"{tag}.json")) as f:
+            report = json.load(f)
+        copies = {k: report["shots"][0]["phases"][k] for k in ("halo_d2h", "halo_h2d")}
+        rows = re.findall(r"^  halo (D2H|H2D) ", outs[tag], re.M)
+        if tag == "host":
+            check(rows == ["D2H", "H2D"] and all(v > 0 for v in copies.values()),
+                  f"host staging: rows {rows}, report {copies}")
+        else:
+            check(rows == [] and all(v is None for v in copies.values()),
+                  f"device buffers: rows {rows}, report {copies}")
+        check(report["config"]["halo_transport"] == {"host": "host staging",
+                                                     "device": "device buffers"}[tag] and
+              all(q["halo"].startswith(report["config"]["halo_transport"]) for q in report["processes"]),
+              f"report: {report['config']}, {[q['halo'] for q in report['processes']]}")
+    reason = re.search(r"ranks 0-1: (device buffers: gpu_aware_mpi \w+ \(.+\); .+; checked with the "
+                       r"neighbours before the first step)", outs["device"])
+    check(reason, f"no reason for the device path:\n{outs['device']}")
+    rc, out, err = run(["bench", "--size", "64", "--steps", "5", "--warmup", "1", "--copy-mib", "64"],
+                       ranks=2, cwd=tmp, env=p["env"], launcher_flags=p["flags"])
+    check(rc == 0 and "halo buffers      device buffers" in out and "halo D2H" not in out,
+          f"bench on device buffers (exit {rc}):\n{out}\n{err[-2000:]}")
+    rc, out, err = run(["bench", "--exchange"], ranks=2, cwd=tmp, env=p["env"],
+                       launcher_flags=p["flags"])
+    rows = re.findall(r"^ +(\d+) MiB +([\d.]+) \([\d.]+ ms\) +([\d.]+) \(", out, re.M)
+    check(rc == 0 and len(rows) == 4, f"bench --exchange (exit {rc}):\n{out}\n{err[-2000:]}")
+    return f"{reason.group(1)[:60]}...; 64 MiB each way: {rows[-1][1]} GB/s device, {rows[-1][2]} staged"
+
+
+def test_wrong_gpu_aware_on_is_one_clear_message(tmp):
+    """gpu_aware_mpi: on with an MPI that cannot take device memory (Open
+    MPI over its shared-memory transport, no UCX): the check before the
+    first step ends the run with one message that says what to do."""
+    require_gpus(1)
+    version = subprocess.run([MPIRUN, "--version"], capture_output=True, text=True).stdout
+    if "Open MPI" not in version:
+        raise Skipped("needs Open MPI, to launch it without its GPU-aware transports")
+    flags = ["--mca", "pml", "ob1", "--mca", "btl", "self,vader"]
+    chosen, text = halo_path_chosen(tmp, {"SEISFD_GPU_AWARE_MPI": "auto"}, flags)
+    check(chosen is not None, f"the plain launch failed:\n{text[-3000:]}")
+    if chosen == "device buffers":
+        raise Skipped("this Open MPI takes device memory over shared memory too")
+    job = slab_job()
+    job["run"] = {"device": "cuda", "gpu_aware_mpi": "on"}
+    rc, out, err = run_job(tmp, job, ranks=2, expect_ok=False, launcher_flags=flags)
+    messages = re.findall(r"seisfd: error: the GPU-aware MPI check before the first step failed "
+                          r"on GPU \d+ \(.+\) of host \S+, rank \d, (.+?)\. Device buffers were "
+                          r"chosen \(gpu_aware_mpi on \(run\.gpu_aware_mpi at .+:\d+\); .+\), "
+                          r"but this MPI, as launched, does not take device memory: set "
+                          r"gpu_aware_mpi to off", err)
+    check(rc != 0 and len(messages) == 1, f"expected one clear message (exit {rc}):\n{err[-3000:]}")
+    check(not re.search(r"step \d+/", out) and not os.path.exists(os.path.join(tmp, "gpu.h5")),
+          f"the run went on:\n{out[-2000:]}")
+    return messages[0]

@@ -208,3 +208,61 @@ def test_bad_model_files(tmp):
                           "absent")
     expect(err, "cannot open SEG-Y file 'absent.sgy': No such file")
     return "missing dataset, grid not covered, wrong size, NaN, negative, truncated, absent"
+
+
+def test_unreadable_model_files_say_why(tmp):
+    """An HDF5 model that cannot be read says why, as the SEG-Y and raw
+    readers do (once all four said "cannot open HDF5 file: no detail"):
+    missing, a directory, empty, not HDF5, truncated (superblock versions
+    0 and 3), damaged (found by fuzzing: MPI-IO printed a line of its own;
+    the headers are now read by one rank without MPI-IO), a dataset without
+    planes, planes too large to hold. A directory is refused by the SEG-Y
+    and raw readers too."""
+    nx, ny, nz = GRID
+    v = smooth_model((nz, ny, nx))
+    write_hdf5(os.path.join(tmp, "v0.h5"), v)
+    with h5py.File(os.path.join(tmp, "v3.h5"), "w", libver="latest") as f:
+        f["vp"] = v
+    for name in ("v0", "v3"):
+        data = open(os.path.join(tmp, name + ".h5"), "rb").read()
+        with open(os.path.join(tmp, name + "-cut.h5"), "wb") as f:
+            f.write(data[:len(data) // 2])
+    open(os.path.join(tmp, "empty.h5"), "wb").close()
+    with open(os.path.join(tmp, "text.h5"), "w") as f:
+        f.write("not a model\n" * 10)
+    os.mkdir(os.path.join(tmp, "dir.h5"))
+    damaged = bytearray(open(os.path.join(tmp, "v0.h5"), "rb").read())
+    damaged[33] = 0x12   # the free-space address: MPI-IO once printed its own error
+    with open(os.path.join(tmp, "damaged.h5"), "wb") as f:
+        f.write(damaged)
+    with h5py.File(os.path.join(tmp, "flat.h5"), "w") as f:
+        f["vp"] = np.zeros((0, ny, nx), np.float32)
+    with h5py.File(os.path.join(tmp, "wide.h5"), "w") as f:   # sparse: 1400 bytes on disk
+        f.create_dataset("vp", shape=(nz, 1000000, 1000000), dtype="f4", chunks=(1, 100, 100))
+    size = len(data)
+    cases = {
+        "absent": "model.path: cannot open HDF5 file 'absent.h5': No such file or directory",
+        "dir": "model.path: cannot open HDF5 file 'dir.h5': a directory, not a file",
+        "empty": "model.path: 'empty.h5' is empty (0 bytes), not an HDF5 file",
+        "text": "model.path: 'text.h5' is not an HDF5 file (no HDF5 signature in its 120 bytes)",
+        "v0-cut": "model.path: 'v0-cut.h5' is truncated: ",
+        "v3-cut": f"model.path: 'v3-cut.h5' is truncated: {size // 2} bytes where the file says "
+                  f"it needs {size}",
+        "damaged": "model.path: cannot open HDF5 file 'damaged.h5': ",
+        "flat": "model.path: model file 'flat.h5:/vp' holds 24 x 20 x 0 samples; a model has 1 "
+                ".. 1000000 along each axis (z here)",
+        "wide": "model.path: model file 'wide.h5:/vp': the 8 planes of 1000000 x 1000000 samples "
+                "this rank samples from need 2.98e+04 GiB, more than it can allocate",
+    }
+    for name, message in cases.items():
+        model = {"type": "hdf5", "path": name + ".h5", "extend": True}
+        err = bad_model_error(tmp, model, "h5" + name.replace("-", ""), ranks=3)
+        expect(err, message)
+        check("no detail" not in err and "out of memory" not in err and "mca_" not in err,
+              f"{name}:\n{err}")
+    for kind, extra, message in (
+            ("segy", {"spacing": [H, H, H]}, "cannot open SEG-Y file 'dir.h5': a directory"),
+            ("raw", {"dims": [nx, ny, nz]}, "cannot read 'dir.h5': a directory, not a file")):
+        err = bad_model_error(tmp, {"type": kind, "path": "dir.h5", **extra}, "dir" + kind)
+        expect(err, "model.path: " + message)
+    return f"{len(cases)} broken HDF5 files and a directory as each kind, each with its reason"

@@ -1,11 +1,18 @@
 """The gather file: layout and metadata, atomic and non-clobbering writes,
 resampling of the record, receiver layouts, and model input."""
+import hashlib
+import json
 import os
+import re
+import signal
+import socket
+import time
 
 import h5py
 import numpy as np
 
-from testlib import base_job, check, read_gather, run, run_job
+from testlib import base_job, check, leftovers, limit_file_size, rank_pids, read_gather, run, \
+    run_job, signal_ranks, start, wait_for_line, write_job
 
 
 def small_job(**kw):
@@ -52,9 +59,198 @@ def test_refuses_to_overwrite(tmp):
                       "output.overwrite: true" in err, err)
     with open(path) as f:
         check(f.read() == "precious", "the existing file was modified")
+    rc, out, err_check = run(["check", os.path.join(tmp, "job.yaml")], cwd=tmp)
+    check(rc != 0 and output_errors(err_check) == output_errors(err),
+          f"check did not refuse it as run does:\n{err_check}")
     job["output"]["overwrite"] = True
     run_job(tmp, job)
     check(read_gather(path)["traces"].shape[0] == 3, "overwrite did not write the gather")
+
+
+def test_second_run_on_same_outputs_refused(tmp):
+    """A run on the outputs of a run under way is refused at once, by run
+    and by check, naming the path and the first run's host and process;
+    the first run completes and leaves nothing temporary."""
+    job = small_job()
+    job["output"]["segy"] = "gather.sgy"
+    first = start(tmp, job, "first")
+    wait_for_line(first, "seisfd:")   # past its checks, so it holds its locks
+    holder = rank_pids(first.pid)
+    signal_ranks(first, signal.SIGSTOP)   # still running while the second tries
+    try:
+        started = time.time()
+        rc, out, err = run_job(tmp, job, name="second", expect_ok=False)
+        took = time.time() - started
+        rc_check, _, err_check = run(["check", "second.yaml"], cwd=tmp)
+    finally:
+        signal_ranks(first, signal.SIGCONT)
+    busy = (rf"second\.yaml:\d+:\d+: output\.gather: 'gather\.h5' is in use by another seisfd run "
+            rf"\(host {re.escape(socket.gethostname())}, pid {holder[0]}, since [0-9T:Z-]+\); ")
+    check(rc != 0 and re.search(busy, err) and "output.segy: 'gather.sgy' is in use" in err,
+          f"the second run was not refused with the holder:\n{err}")
+    check(rc_check != 0 and re.search(busy, err_check), f"check did not see the lock:\n{err_check}")
+    check(took < 20, f"the refusal took {took:.1f} s")
+    out, err = first.communicate(timeout=300)
+    check(first.returncode == 0, f"the first run failed:\n{err[-3000:]}")
+    g = read_gather(os.path.join(tmp, "gather.h5"))
+    check(g["traces"].shape == (3, 201) and np.abs(g["traces"]).max() > 0, "the first run's gather")
+    check(not leftovers(tmp), f"left behind: {leftovers(tmp)}")
+    return f"refused in {took:.1f} s naming pid {holder[0]}; the first run completed"
+
+
+def digest(path):
+    with open(path, "rb") as f:
+        return hashlib.sha256(f.read()).hexdigest()
+
+
+def many_receivers(job):
+    """400 receivers of 21 samples: the SEG-Y file (133 kB) is much larger
+    than the HDF5 gather, so a file size limit between them fails the
+    SEG-Y write after the HDF5 gather is complete."""
+    job["receivers"] = {"line": {"start": [60, 100, 100], "end": [340, 300, 300], "count": 400},
+                        "sampling": 0.01}
+    return job
+
+
+LIMIT = 100_000
+
+
+def test_failed_rerun_keeps_earlier_outputs(tmp):
+    """A re-run with overwrite whose SEG-Y write fails after its HDF5
+    gather is complete leaves the earlier gather and SEG-Y file byte for
+    byte and nothing temporary, and reports the failure; so does a
+    survey's shot computed again."""
+    job = many_receivers(small_job(gather="g.h5"))
+    job["output"]["segy"] = "g.sgy"
+    run_job(tmp, job, name="good", ranks=2)
+    names = ["g.h5", "g.sgy"]
+    before = {n: digest(os.path.join(tmp, n)) for n in names}
+    sizes = {n: os.path.getsize(os.path.join(tmp, n)) for n in names}
+    check(sizes["g.h5"] < LIMIT < sizes["g.sgy"], f"sizes {sizes} do not straddle {LIMIT}")
+    job["source"]["amplitude"] = 2.0
+    again = start(tmp, job, "again", ranks=2)
+    limit_file_size(again, LIMIT)
+    out, err = again.communicate(timeout=300)
+    check(again.returncode != 0 and re.search(r"cannot write SEG-Y gather 'g\.sgy\.[\w-]+\.partial' "
+                                              r"\(rank 0\): .*File too large", err),
+          f"the failed SEG-Y write was not reported:\n{err}")
+    for n in names:
+        check(digest(os.path.join(tmp, n)) == before[n], f"{n} changed when the re-run failed")
+    with open(os.path.join(tmp, "g.report.json")) as f:
+        shot = json.load(f)["shots"][0]
+    check(shot["status"] == "failed" and "SEG-Y" in shot["reason"], f"report {shot}")
+    check(not leftovers(tmp), f"left behind: {leftovers(tmp)}")
+
+    survey = many_receivers(small_job())
+    del survey["source"]["position"]
+    survey["survey"] = {"shots": [{"position": [201.0, 198.0, 203.0]}]}
+    survey["output"] = {"directory": "out", "segy": True}
+    run_job(tmp, survey, name="survey")
+    shots = [os.path.join(tmp, "out", n) for n in ("shot_0001.h5", "shot_0001.sgy")]
+    before = [digest(p) for p in shots]
+    survey["source"]["amplitude"] = 2.0
+    again = start(tmp, survey, "survey-again", args=("--restart", "fresh"))
+    limit_file_size(again, LIMIT)
+    out, err = again.communicate(timeout=300)
+    check(again.returncode != 0 and "shot 1: cannot write SEG-Y gather" in err,
+          f"the survey's failed SEG-Y write was not reported:\n{err}")
+    check([digest(p) for p in shots] == before, "a shot's files changed when its re-run failed")
+    check(not leftovers(tmp), f"left behind: {leftovers(tmp)}")
+    return "earlier gather and SEG-Y kept byte for byte (single shot and survey)"
+
+
+def test_directory_appearing_at_output_fails_cleanly(tmp):
+    """A directory that appears at the gather's name after the checks
+    before the run (so the final rename fails) fails the run with a
+    message naming it, keeps the earlier SEG-Y file, still writes the run
+    report and leaves nothing temporary."""
+    job = small_job(gather="g.h5")
+    job["output"]["segy"] = "g.sgy"
+    run_job(tmp, job, name="good", ranks=2)
+    before = digest(os.path.join(tmp, "g.sgy"))
+    job["source"]["amplitude"] = 2.0
+    again = start(tmp, job, "again", ranks=2)
+    wait_for_line(again, "seisfd:")
+    signal_ranks(again, signal.SIGSTOP)
+    os.remove(os.path.join(tmp, "g.h5"))
+    os.makedirs(os.path.join(tmp, "g.h5", "inside"))
+    signal_ranks(again, signal.SIGCONT)
+    out, err = again.communicate(timeout=300)
+    reason = "'g.h5' is a directory, which an output cannot replace; none of this run's outputs " \
+             "were kept and earlier ones are as they were"
+    check(again.returncode != 0 and reason in err, f"unclear error:\n{err}")
+    check(digest(os.path.join(tmp, "g.sgy")) == before, "the earlier SEG-Y file changed")
+    with open(os.path.join(tmp, "g.report.json")) as f:
+        shot = json.load(f)["shots"][0]
+    check(shot["status"] == "failed" and reason in shot["reason"], f"report {shot}")
+    check(not leftovers(tmp), f"left behind: {leftovers(tmp)}")
+    return "failed at the rename with a report, earlier SEG-Y kept, nothing temporary"
+
+
+def tree(top):
+    """Every file and directory under top with its size and time, so that
+    even a file made and removed again shows (in its directory's time)."""
+    found = {}
+    for dirpath, dirnames, filenames in os.walk(top):
+        for name in [""] + dirnames + filenames:
+            st = os.lstat(os.path.join(dirpath, name))
+            found[os.path.join(dirpath, name)] = (st.st_size, st.st_mtime_ns)
+    return found
+
+
+def output_errors(err):
+    return [line for line in err.splitlines() if re.match(r"\S+\.yaml:\d+:\d+: output\.", line)]
+
+
+def test_check_refuses_what_run_refuses_and_creates_nothing(tmp):
+    """seisfd check makes the output checks of seisfd run and gives the same
+    messages at the same lines, but creates nothing, not even directories
+    or probe files: a file name too long for its temporary name, a path
+    too long, a file where a directory must be made, a directory at an
+    output's path (refused even with overwrite, before any step), a survey
+    directory under a file."""
+    open(os.path.join(tmp, "plainfile"), "w").close()
+    os.makedirs(os.path.join(tmp, "taken.h5", "inside"))
+    single = small_job(gather="x" * 200 + ".h5")
+    single["output"].update(segy="plainfile/sub/g.sgy", report="a/" * 2100 + "r.json",
+                            snapshots={"path": "taken.h5", "every": 50})
+    survey = small_job()
+    del survey["source"]["position"]
+    survey["survey"] = {"shots": [{"position": [201.0, 198.0, 203.0]}]}
+    survey["output"] = {"directory": "plainfile/survey"}
+    expected = {
+        "single": ["output.gather: the file name '" + "x" * 200 + ".h5' has 203 characters, but "
+                   "at most 191 fit: its file system allows 255 and seisfd's temporary names add "
+                   "up to 64",
+                   "output.segy: cannot create directory 'plainfile': a file of that name exists",
+                   "output.snapshots.path: 'taken.h5' is a directory, which an output cannot "
+                   "replace; remove it or choose another path",
+                   "output.report: the path has 4206 characters; seisfd takes at most 4000"],
+        "survey": ["output.directory: cannot create directory 'plainfile': a file of that name "
+                   "exists"],
+    }
+    for name, job in (("single", single), ("survey", survey)):
+        write_job(os.path.join(tmp, name + ".yaml"), job)
+        before = tree(tmp)
+        rc, out, err = run(["check", name + ".yaml"], cwd=tmp)
+        check(tree(tmp) == before, f"{name}: check changed the disk: "
+              f"{sorted(set(tree(tmp).items()) ^ set(before.items()))}")
+        rc_run, out_run, err_run = run(["run", name + ".yaml"], cwd=tmp)
+        errors = output_errors(err)
+        check(rc != 0 and rc_run != 0 and len(errors) >= len(expected[name]) and
+              all(any(e in line for line in errors) for e in expected[name]),
+              f"{name}: check (exit {rc}) and run (exit {rc_run}) did not refuse it:\n{err}")
+        check(all(line.startswith(f"{name}.yaml:") for line in errors) and
+              errors == output_errors(err_run), f"{name}: check and run differ:\n{err}\n{err_run}")
+        check("step" not in out_run, f"{name}: refused only after stepping:\n{out_run}")
+
+    job = small_job(gather="new/deeper/g.h5")
+    job["output"]["snapshots"] = {"path": "snaps/s.h5", "every": 50}
+    write_job(os.path.join(tmp, "valid.yaml"), job)
+    before = tree(tmp)
+    rc, out, err = run(["check", "valid.yaml"], cwd=tmp)
+    check(rc == 0 and tree(tmp) == before, f"check of a valid job changed the disk (exit {rc}):\n{err}")
+    return "5 refusals alike in check and run; check created nothing"
 
 
 def test_creates_directories_and_reports_unwritable(tmp):
@@ -83,11 +279,14 @@ def test_resampled_record_matches_fine_record(tmp):
     c = read_gather(os.path.join(tmp, "coarse.h5"))
     tf = np.arange(f["traces"].shape[1]) * f["dt"]
     tc = np.arange(c["traces"].shape[1]) * c["dt"]
-    check(c["traces"].shape[1] == 58, f"{c['traces'].shape[1]} samples for 0.2 s at 3.5 ms")
+    # The record reaches the duration: 58 intervals of 3.5 ms, 0.203 s.
+    check(c["traces"].shape[1] == 59 and tc[-1] >= 0.2,
+          f"{c['traces'].shape[1]} samples for 0.2 s at 3.5 ms")
+    inside = tc <= tf[-1]
     worst = 0.0
     for a, b in zip(f["traces"], c["traces"]):
-        reference = np.interp(tc, tf, a)   # 1 ms sampling: linear is accurate here
-        worst = max(worst, np.abs(b - reference).max() / np.abs(a).max())
+        reference = np.interp(tc[inside], tf, a)   # 1 ms sampling: linear is accurate here
+        worst = max(worst, np.abs(b[inside] - reference).max() / np.abs(a).max())
     check(worst < 5e-3, f"resampled record differs by {worst:.3g} of the peak")
     return f"largest difference {worst:.2g} of the peak"
 

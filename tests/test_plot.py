@@ -50,8 +50,45 @@ def test_gather_picture(tmp):
     run_job(tmp, job)
     out = os.path.join(tmp, "gather.png")
     rc, stdout, err = plot("gather", os.path.join(tmp, "gather.h5"), out, "--title", "test shot")
-    check(rc == 0 and stdout.strip() == out, f"exit {rc}: {err}")
+    check(rc == 0 and stdout.splitlines()[-1] == out, f"exit {rc}: {err}")
+    check(stdout.startswith("axis: offset from the source along the line (m), -111 .. 109\n"),
+          f"a receiver line is not drawn against offset: {stdout}")
     return check_png(out, 800, 600)
+
+
+def test_gather_axes(tmp):
+    """Offset for a line (signed, across the source), the distance along
+    it, a coordinate, the index; along by default down a well; index by
+    default for scattered receivers, and a clear error for offset there."""
+    job = base_job(n=(30, 30, 40), h=10.0, cpml=6, duration=0.05, dt=0.001,
+                   source=[151.0, 148.0, 103.0], frequency=12.0)
+    layouts = {
+        "line": {"line": {"start": [250, 148, 60], "end": [70, 148, 60], "count": 10}},
+        "well": {"line": {"start": [200, 150, 40], "end": [200, 150, 300], "count": 14}},
+        "scatter": {"points": [[80, 90, 50], [200, 120, 70], [120, 210, 90]]},
+    }
+    expected = [("line", [], "offset from the source along the line (m), -99 .. 81"),
+                ("line", ["--axis", "along"], "distance along the receiver line (m), 0 .. 180"),
+                ("line", ["--axis", "x"], "receiver x (m), 250 .. 70"),
+                ("line", ["--axis", "index"], "receiver index, 0 .. 9"),
+                ("well", [], "distance along the receiver line (m), 0 .. 260"),
+                ("scatter", [], "receiver index, 0 .. 2")]
+    for name, layout in layouts.items():
+        job["receivers"] = layout
+        job["output"] = {"gather": f"{name}.h5"}
+        run_job(tmp, job, name=name)
+    for name, options, axis in expected:
+        rc, stdout, err = plot("gather", os.path.join(tmp, f"{name}.h5"),
+                               os.path.join(tmp, f"{name}.png"), *options)
+        check(rc == 0 and stdout.splitlines()[0] == f"axis: {axis}",
+              f"{name} {options}: exit {rc}, {stdout!r}, {err}")
+    for name, axis, message in (("scatter", "offset", "do not lie on one line"),
+                                ("well", "offset", "the receiver line is vertical; use along"),
+                                ("line", "z", "does not grow")):
+        rc, _, err = plot("gather", os.path.join(tmp, f"{name}.h5"), os.path.join(tmp, "x.png"),
+                          "--axis", axis)
+        check(rc == 1 and message in err and "Traceback" not in err,
+              f"{name} --axis {axis}: exit {rc}, {err}")
 
 
 def write_snapshots(path, steps=(0, 10, 20), dims=(30, 20, 25), field="p"):

@@ -6,13 +6,15 @@ import math
 import os
 import re
 import signal
+import socket
 import subprocess
 import time
 
 import h5py
 import numpy as np
 
-from testlib import MPIRUN, MPIRUN_FLAGS, SEISFD, check, read_gather, run, run_job, write_job
+from testlib import check, kill_job, leftovers, rank_pids, read_gather, run, run_job, \
+    session_processes, signal_ranks, small_tmpfs, start, wait_for_line, write_job
 
 GRID = {"nx": 40, "ny": 30, "nz": 32, "dx": 10, "dy": 10, "dz": 10}
 RECEIVERS = {"line": {"start": [40, 150, 20], "end": [360, 150, 20], "count": 17}}
@@ -114,48 +116,6 @@ def long_survey():
     return job
 
 
-def start_survey(tmp, job, ranks=2):
-    """seisfd in a session of its own, whose processes kill_job finds."""
-    path = write_job(os.path.join(tmp, "job.yaml"), job)
-    env = dict(os.environ, OMP_NUM_THREADS="1")
-    cmd = [MPIRUN, *MPIRUN_FLAGS, "-np", str(ranks), "-x", "OMP_NUM_THREADS", SEISFD, "run",
-           "job.yaml"]
-    return subprocess.Popen(cmd, cwd=tmp, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                            text=True, start_new_session=True), path
-
-
-def session_processes(sid):
-    """The processes of a session: the launcher and its ranks (which
-    OpenMPI puts in process groups of their own)."""
-    pids = []
-    for entry in os.listdir("/proc"):
-        if not entry.isdigit():
-            continue
-        try:
-            with open(f"/proc/{entry}/stat") as f:
-                fields = f.read().rsplit(")", 1)[1].split()
-        except OSError:
-            continue
-        if int(fields[3]) == sid:
-            pids.append(int(entry))
-    return pids
-
-
-def kill_job(proc):
-    """SIGKILL to the launcher and, at once, to its ranks, as a batch
-    system kills a job; the ranks would otherwise go on alone."""
-    for pid in [proc.pid] + [p for p in session_processes(proc.pid) if p != proc.pid]:
-        try:
-            os.kill(pid, signal.SIGKILL)
-        except ProcessLookupError:
-            pass
-    proc.communicate()
-    end = time.time() + 30
-    while session_processes(proc.pid):
-        check(time.time() < end, "the killed job's ranks are still running")
-        time.sleep(0.05)
-
-
 def outputs_of(directory):
     return sorted(f for f in os.listdir(directory) if f.startswith("shot_"))
 
@@ -172,7 +132,7 @@ def test_killed_survey_resumes_without_recomputing(tmp):
     rc, out, err = run(["run", "job.yaml"], ranks=2, cwd=reference)
     check(rc == 0, f"the uninterrupted survey failed:\n{err[-3000:]}")
 
-    proc, _ = start_survey(killed, long_survey())
+    proc = start(killed, long_survey(), ranks=2)
     directory = os.path.join(killed, "out")
     end = time.time() + 120
     while not (os.path.exists(os.path.join(directory, "manifest.jsonl")) and
@@ -213,6 +173,186 @@ def test_killed_survey_resumes_without_recomputing(tmp):
             f"uninterrupted run byte for byte")
 
 
+def test_second_survey_on_directory_refused(tmp):
+    """A survey holds its output directory for the whole run: a second run
+    on it is refused at once (run and check), naming the first's host and
+    process; the first completes."""
+    job = survey_job(shots=SHOTS[:2], ranks_per_shot=1)
+    first = start(tmp, job, "first")
+    wait_for_line(first, "  restart ")   # the directory is claimed
+    holder = rank_pids(first.pid)
+    signal_ranks(first, signal.SIGSTOP)
+    try:
+        rc, out, err = run_job(tmp, job, name="second", expect_ok=False)
+        rc_check, _, err_check = run(["check", "second.yaml"], cwd=tmp)
+    finally:
+        signal_ranks(first, signal.SIGCONT)
+    busy = (rf"second\.yaml:\d+:\d+: output\.directory: 'out' is in use by another seisfd run "
+            rf"\(host {re.escape(socket.gethostname())}, pid {holder[0]}, ")
+    check(rc != 0 and re.search(busy, err), f"the second survey was not refused:\n{err}")
+    check(rc_check != 0 and re.search(busy, err_check), f"check did not see the lock:\n{err_check}")
+    out, err = first.communicate(timeout=300)
+    check(first.returncode == 0 and len(shot_lines(os.path.join(tmp, "out"), "done")) == 2,
+          f"the first survey did not complete:\n{err[-3000:]}")
+    check(not leftovers(tmp), f"left behind: {leftovers(tmp)}")
+    return f"refused naming pid {holder[0]}; the first survey completed"
+
+
+def wait_for_done(proc, directory, count, timeout=120):
+    """Waits until the manifest records `count` done shots (or more)."""
+    end = time.time() + timeout
+    path = os.path.join(directory, "manifest.jsonl")
+    while not (os.path.exists(path) and len(shot_lines(directory, "done")) >= count):
+        if proc.poll() is not None:
+            check(False, f"the survey ended early:\n{proc.stderr.read()}")
+        check(time.time() < end, f"{count} shots not done within {timeout} s")
+        time.sleep(0.02)
+
+
+def test_removed_manifest_is_written_again(tmp):
+    """manifest.jsonl removed while a survey runs, and later replaced by
+    another file: the survey notices before its next record and writes it
+    again whole, with a warning, and ends 0; the manifest then records
+    every shot once with its files, and a re-run skips them all."""
+    shots = [{"position": [80 + 50 * k, 150, 80]} for k in range(5)]
+    job = survey_job(shots=shots, ranks_per_shot=1, duration=1.0)   # about 0.3 s a shot
+    directory = os.path.join(tmp, "out")
+    manifest = os.path.join(directory, "manifest.jsonl")
+    proc = start(tmp, job)
+    wait_for_done(proc, directory, 1)
+    signal_ranks(proc, signal.SIGSTOP)
+    os.remove(manifest)
+    signal_ranks(proc, signal.SIGCONT)
+    wait_for_done(proc, directory, 2)
+    signal_ranks(proc, signal.SIGSTOP)
+    replaced = len(shot_lines(directory)) < len(shots)   # a record is still to come
+    if replaced:
+        with open(manifest + ".other", "w") as f:
+            f.write('{"seisfd_manifest": 1, "job_hash": "0000000000000000"}\n')
+        os.replace(manifest + ".other", manifest)
+    signal_ranks(proc, signal.SIGCONT)
+    out, err = proc.communicate(timeout=300)
+    check(proc.returncode == 0, f"the survey failed:\n{err[-3000:]}")
+    check(err.count("was removed or replaced during the run") == 1 + replaced,
+          f"not warned of each change:\n{err}")
+    lines = manifest_lines(directory)
+    check("seisfd_manifest" in lines[0] and lines[0]["job_hash"] != "0000000000000000" and
+          len(lines) == 1 + len(shots), f"manifest {lines}")
+    done = shot_lines(directory, "done")
+    check(sorted(m["shot"] for m in done) == list(range(1, len(shots) + 1)), f"manifest {lines}")
+    for m in done:
+        for f in m["files"]:
+            check(os.path.getsize(os.path.join(directory, f["name"])) == f["size"], f"{f}")
+    rc, out, err = run(["run", "job.yaml"], cwd=tmp)
+    check(rc == 0 and f"{len(shots)} shots done and verified (skipped), 0 to compute" in out,
+          f"the re-run did not skip every shot:\n{out}\n{err}")
+    return f"manifest removed{' and replaced' if replaced else ''} mid-run, written again; " \
+           "re-run skipped all"
+
+
+def test_killed_rank_ends_job_and_rerun_resumes(tmp):
+    """SIGKILL to one rank (not the launcher) of 4 ranks in 2 groups of 2,
+    once the manifest records a done shot: the whole job ends within
+    seconds and no seisfd process is left; the re-run skips the recorded
+    shots and every shot's files equal those of an uninterrupted run."""
+    reference, killed = os.path.join(tmp, "reference"), os.path.join(tmp, "killed")
+    os.makedirs(reference)
+    os.makedirs(killed)
+    shots = [{"position": [60 + 50 * k, 150, 80]} for k in range(6)]
+    job = survey_job(shots=shots, ranks_per_shot=2, duration=1.0, segy=True)
+    write_job(os.path.join(reference, "job.yaml"), job)
+    rc, out, err = run(["run", "job.yaml"], ranks=4, cwd=reference)
+    check(rc == 0, f"the uninterrupted survey failed:\n{err[-3000:]}")
+
+    proc = start(killed, job, ranks=4)
+    directory = os.path.join(killed, "out")
+    wait_for_done(proc, directory, 1)
+    victim = rank_pids(proc.pid)[-1]
+    os.kill(victim, signal.SIGKILL)
+    killed_at = time.time()
+    try:
+        proc.communicate(timeout=60)
+    except subprocess.TimeoutExpired:
+        kill_job(proc)
+        check(False, "the job went on for 60 s after one of its ranks was killed")
+    took = time.time() - killed_at
+    check(proc.returncode != 0 and took < 20, f"exit {proc.returncode} {took:.1f} s after the kill")
+    end = time.time() + 5
+    while session_processes(proc.pid):
+        check(time.time() < end, f"processes left: {session_processes(proc.pid)}")
+        time.sleep(0.05)
+    before = {m["shot"] for m in shot_lines(directory, "done")}
+    check(len(before) < len(shots), "every shot finished before the kill; nothing to resume")
+
+    rc, out, err = run(["run", "job.yaml"], ranks=4, cwd=killed)
+    check(rc == 0, f"the re-run failed:\n{err[-3000:]}")
+    check(f"{len(before)} shot{'s' if len(before) > 1 else ''} done and verified (skipped)" in out,
+          f"the re-run did not skip the {len(before)} recorded shots:\n{out}")
+    names = outputs_of(directory)
+    check(names == outputs_of(os.path.join(reference, "out")) and len(names) == 2 * len(shots),
+          f"outputs {names}")
+    for name in names:
+        check(digest(os.path.join(directory, name)) ==
+              digest(os.path.join(reference, "out", name)),
+              f"{name} differs from the uninterrupted run's")
+    check(not leftovers(killed), f"left behind: {leftovers(killed)}")
+    return (f"rank {victim} killed after {len(before)} of {len(shots)} shots: job ended in "
+            f"{took:.1f} s; re-run matched the uninterrupted run byte for byte")
+
+
+def test_full_disk_fails_later_shots_and_rerun_completes(tmp):
+    """The output file system fills up once the first shot is done (a
+    small tmpfs, the manifest's last page full too): the later shots fail
+    naming their files, the done shot's files and manifest line stay, the
+    manifest's failure is a warning, and the job ends non-zero listing the
+    failed shots; with room again a re-run computes just those."""
+    with small_tmpfs(os.path.join(tmp, "disk"), "1m") as disk:
+        return fill_disk_mid_survey(tmp, disk)
+
+
+def fill_disk_mid_survey(tmp, disk):
+    shots = [{"position": [80 + 50 * k, 150, 80]} for k in range(4)]
+    job = survey_job(shots=shots, ranks_per_shot=1, duration=1.0, directory="disk/out", segy=True)
+    directory = os.path.join(disk, "out")
+    manifest = os.path.join(directory, "manifest.jsonl")
+    proc = start(tmp, job)
+    wait_for_done(proc, directory, 1)
+    signal_ranks(proc, signal.SIGSTOP)
+    done = {m["shot"]: m for m in shot_lines(directory, "done")}
+    kept = {f["name"]: digest(os.path.join(directory, f["name"]))
+            for m in done.values() for f in m["files"]}
+    with open(manifest, "a") as f:   # blank lines (ignored) up to a page boundary
+        f.write("\n" * (-os.path.getsize(manifest) % 4096))
+    with open(os.path.join(disk, "filler"), "wb") as f:
+        try:
+            while True:
+                f.write(b"\0" * 65536)
+                f.flush()
+        except OSError:
+            pass
+    signal_ranks(proc, signal.SIGCONT)
+    out, err = proc.communicate(timeout=300)
+    failed = [n for n in range(1, len(shots) + 1) if n not in done]
+    check(proc.returncode != 0 and f"{len(failed)} shot" in err, f"exit {proc.returncode}:\n{err}")
+    for n in failed:
+        check(re.search(rf"^  shot {n}: .*'disk/out/shot_{n:04d}\.", err, re.M),
+              f"shot {n}'s failure does not name its file:\n{err}")
+    check("No space left on device" in err and "is not recorded there for now" in err,
+          f"the manifest's failure was not a warning:\n{err}")
+    check({m["shot"]: m for m in shot_lines(directory, "done")} == done and
+          all(digest(os.path.join(directory, name)) == h for name, h in kept.items()),
+          "the done shots' files or manifest lines changed")
+    check(not leftovers(tmp), f"left behind: {leftovers(tmp)}")
+
+    os.remove(os.path.join(disk, "filler"))
+    rc, out, err = run(["run", "job.yaml"], cwd=tmp)
+    check(rc == 0 and f"{len(done)} shot{'s' if len(done) > 1 else ''} done and verified "
+          f"(skipped), {len(failed)} to compute" in out, f"the re-run:\n{out}\n{err}")
+    check(sorted(m["shot"] for m in shot_lines(directory, "done")) == list(range(1, len(shots) + 1)),
+          "not every shot is done after the re-run")
+    return f"shots {failed} failed on the full disk, {sorted(done)} kept; the re-run completed them"
+
+
 def test_unstable_shot_fails_while_others_complete(tmp):
     """An amplitude that overflows float32 makes shot 2 unstable: it is
     recorded as failed with the step and the point (at its source), leaves
@@ -250,19 +390,29 @@ def test_unstable_shot_fails_while_others_complete(tmp):
 
 
 def test_failed_write_fails_only_that_shot(tmp):
-    """A shot whose gather cannot be written (a directory stands where its
-    temporary file goes) fails with the I/O error; the others complete."""
+    """A shot whose gather cannot be put in place (a directory appears at
+    its name after the checks before the run) fails with the I/O error;
+    the others complete and nothing temporary is left. A re-run refuses
+    the directory before computing anything."""
     directory = os.path.join(tmp, "out")
-    os.makedirs(os.path.join(directory, "shot_0002.h5.partial"))
     shots = [{"position": [100 + 100 * k, 150, 80]} for k in range(3)]
-    rc, out, err = run_job(tmp, survey_job(shots=shots, ranks_per_shot=1), name="io", ranks=2,
-                           expect_ok=False)
-    check(rc != 0, "a survey with a failed write exited 0")
-    check(re.search(r"shot 2: cannot write '.*out/shot_0002\.h5'", err), f"no I/O reason:\n{err}")
-    check(outputs_of(directory) == ["shot_0001.h5", "shot_0002.h5.partial", "shot_0003.h5"],
-          f"files: {outputs_of(directory)}")
+    proc = start(tmp, survey_job(shots=shots, ranks_per_shot=1), name="io")
+    wait_for_line(proc, "  restart ")
+    os.makedirs(os.path.join(directory, "shot_0002.h5", "inside"))
+    out, err = proc.communicate(timeout=300)
+    check(proc.returncode != 0, "a survey with a failed write exited 0")
+    check(re.search(r"shot 2: .*'out/shot_0002\.h5'.*(directory|Is a directory)", err),
+          f"no I/O reason:\n{err}")
+    check(outputs_of(directory) == ["shot_0001.h5", "shot_0002.h5", "shot_0003.h5"] and
+          os.path.isdir(os.path.join(directory, "shot_0002.h5")), f"files: {outputs_of(directory)}")
     check([m["shot"] for m in shot_lines(directory, "failed")] == [2], "manifest")
-    return "shot 2's write failed, shots 1 and 3 written"
+    check(not leftovers(tmp), f"left behind: {leftovers(tmp)}")
+    rc, out, err = run(["run", "io.yaml"], cwd=tmp)
+    check(rc != 0 and re.search(r"io\.yaml:\d+:\d+: output\.directory: 'out/shot_0002\.h5' is a "
+                                r"directory, which an output cannot replace", err) and
+          "done in" not in out,
+          f"the re-run did not refuse the directory before computing:\n{out}\n{err}")
+    return "shot 2's write failed, shots 1 and 3 written; the re-run refused the directory"
 
 
 def test_changed_job_refused_unless_fresh(tmp):
@@ -304,7 +454,10 @@ PHASES = ["stencil", "halo_pack", "halo_d2h", "halo_mpi", "halo_h2d", "halo_unpa
           "halo_exposed", "acquisition", "io"]
 CONFIG_KEYS = {"physics": str, "order": int, "nx": int, "ny": int, "nz": int, "dx": float,
                "dy": float, "dz": float, "dt": float, "steps": int, "cpml": int,
-               "free_surface": bool, "device": str, "model": str, "shots": int}
+               "free_surface": bool, "device": str, "gpu_aware_mpi": str, "halo_transport": str,
+               "model": str, "shots": int}
+# Host copies exist only with host staging on a GPU: null elsewhere.
+COPY_PHASES = ["halo_d2h", "halo_h2d"]
 TOTAL_KEYS = ["shots", "done", "failed", "skipped", "points_per_second", "shots_per_hour",
               "loop_seconds"]
 
@@ -333,19 +486,24 @@ def check_report(path, command, ranks, groups, shots):
     for key, kind in CONFIG_KEYS.items():
         check(is_type(r["config"].get(key), kind), f"config.{key} = {r['config'].get(key)}")
     check(r["config"]["device"] == "cpu" and r["config"]["shots"] == shots, "config device, shots")
+    check(r["config"]["gpu_aware_mpi"] == "auto" and r["config"]["halo_transport"] == "host memory",
+          f"config halo {r['config']}")
     check((r["ranks"], r["groups"], r["ranks_per_shot"]) == (ranks, groups, ranks // groups),
           "ranks, groups, ranks_per_shot")
     check([p["rank"] for p in r["processes"]] == list(range(ranks)), "processes")
     for p in r["processes"]:
         check(isinstance(p["host"], str) and p["gpu"] is None and p["memory_bytes"] > 0 and
-              p["group"] == p["rank"] // (ranks // groups), f"process {p}")
+              p["group"] == p["rank"] // (ranks // groups) and
+              p["halo"].startswith("host memory: the CPU backend"), f"process {p}")
     check(len(r["shots"]) == shots, "shot entries")
     c = r["config"]
     for s in r["shots"]:
         for key, kind in SHOT_KEYS.items():
             check(is_type(s.get(key), kind), f"shots[].{key} = {s.get(key)}")
         check(sorted(s["phases"]) == sorted(PHASES + ["guard"]), f"phases {sorted(s['phases'])}")
-        check(all(is_type(v, float) and v >= 0 for v in s["phases"].values()), "phase values")
+        check(all(s["phases"][p] is None for p in COPY_PHASES) and
+              all(is_type(v, float) and v >= 0 for p, v in s["phases"].items()
+                  if p not in COPY_PHASES), f"phase values {s['phases']}")
         if s["status"] == "done":
             rate = c["nx"] * c["ny"] * c["nz"] * s["steps"] / s["loop_seconds"]
             check(abs(s["points_per_second"] / rate - 1) < 1e-6, "points_per_second")

@@ -1,18 +1,33 @@
 """Helpers shared by seisfd's end-to-end tests: writing jobs, running
 seisfd under mpirun, reading gathers and the analytic solution."""
+import contextlib
 import json
 import math
 import os
+import resource
+import signal
 import subprocess
+import time
 
 import h5py
 import numpy as np
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-SEISFD = os.path.join(ROOT, "bin", "seisfd")
+# The programs under test: bin/, or another build's (make test-sanitize).
+BIN_DIR = os.path.abspath(os.environ.get("SEISFD_BIN_DIR") or os.path.join(ROOT, "bin"))
+SEISFD = os.path.join(BIN_DIR, "seisfd")
+# What AddressSanitizer and UndefinedBehaviorSanitizer print: any of it
+# fails the test, whatever the exit status.
+SANITIZER_REPORTS = ("runtime error:", "ERROR: AddressSanitizer", "ERROR: LeakSanitizer")
 MPIRUN = os.environ.get("MPIRUN", "mpirun")
 _DEFAULT_FLAGS = "--oversubscribe" + (" --allow-run-as-root" if os.geteuid() == 0 else "")
 MPIRUN_FLAGS = os.environ.get("MPIRUN_FLAGS", _DEFAULT_FLAGS).split()
+# Open MPI's launcher waits a second between SIGTERM and SIGKILL when it
+# ends a job whose rank exited non-zero, twice over: 2 s for every refused
+# job, about 100 of them per suite. seisfd needs no SIGTERM to clean up
+# (its outputs are written under temporary names and renamed when whole),
+# so the tests take the kill at once. Other MPIs ignore the variable.
+os.environ.setdefault("OMPI_MCA_odls_base_sigkill_timeout", "0")
 
 
 class TestFailure(AssertionError):
@@ -35,26 +50,140 @@ def write_job(path, job):
     return path
 
 
-def run(args, ranks=1, threads=None, cwd=None, timeout=300, env=None):
-    """Runs seisfd on `ranks` MPI ranks, with `env` added to the environment;
-    returns (exit code, stdout, stderr). A run that outlives `timeout` (a
-    deadlock, say) fails the test."""
+def run(args, ranks=1, threads=None, cwd=None, timeout=300, env=None, launcher_flags=()):
+    """Runs seisfd on `ranks` MPI ranks, with `env` added to the environment
+    and `launcher_flags` to mpirun's options; returns (exit code, stdout,
+    stderr). A run that outlives `timeout` (a deadlock, say) fails the test."""
     if threads is None:
         threads = max(1, (os.cpu_count() or 1) // ranks)
     env = dict(os.environ, OMP_NUM_THREADS=str(threads), **(env or {}))
-    cmd = [MPIRUN, *MPIRUN_FLAGS, "-np", str(ranks), "-x", "OMP_NUM_THREADS", SEISFD, *args]
+    cmd = [MPIRUN, *MPIRUN_FLAGS, *launcher_flags, "-np", str(ranks), "-x", "OMP_NUM_THREADS",
+           SEISFD, *args]
     try:
         p = subprocess.run(cmd, cwd=cwd, env=env, capture_output=True, text=True,
                            timeout=timeout)
     except subprocess.TimeoutExpired:
         raise TestFailure(f"seisfd {' '.join(args)} on {ranks} ranks did not finish "
                           f"within {timeout} s")
+    check_sanitizers(p.stderr, f"seisfd {' '.join(args)} on {ranks} ranks")
     return p.returncode, p.stdout, p.stderr
 
 
-def run_job(tmp, job, name="job", ranks=1, expect_ok=True, env=None):
+def start(tmp, job, name="job", ranks=1, args=()):
+    """Starts `seisfd run` on a job (named relative to tmp) in a session of
+    its own, so that kill_job finds its processes; one OpenMP thread a
+    rank. Returns the Popen."""
+    write_job(os.path.join(tmp, name + ".yaml"), job)
+    env = dict(os.environ, OMP_NUM_THREADS="1")
+    cmd = [MPIRUN, *MPIRUN_FLAGS, "-np", str(ranks), "-x", "OMP_NUM_THREADS", SEISFD, "run",
+           *args, name + ".yaml"]
+    return subprocess.Popen(cmd, cwd=tmp, env=env, stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE, text=True, start_new_session=True)
+
+
+def processes():
+    """(pid, command name, the stat fields after it) of every process, from
+    /proc (a bare Debian has no pgrep); fields[1] is the parent, [3] the
+    session."""
+    for entry in os.listdir("/proc"):
+        if not entry.isdigit():
+            continue
+        try:
+            with open(f"/proc/{entry}/stat") as f:
+                name, rest = f.read().rsplit(")", 1)
+        except OSError:   # it ended meanwhile
+            continue
+        yield int(entry), name.split("(", 1)[1], rest.split()
+
+
+def rank_pids(launcher):
+    """The seisfd processes the launcher started (OpenMPI starts the ranks
+    on this host as its children)."""
+    return sorted(pid for pid, name, fields in processes()
+                  if int(fields[1]) == launcher and name == "seisfd")
+
+
+def session_processes(sid):
+    """The processes of a session: the launcher and its ranks (which
+    OpenMPI puts in process groups of their own)."""
+    return [pid for pid, _, fields in processes() if int(fields[3]) == sid]
+
+
+@contextlib.contextmanager
+def small_tmpfs(path, size):
+    """A tmpfs of `size` (e.g. "1m") mounted at path for the block; the
+    test skips where mounting is not allowed."""
+    os.makedirs(path)
+    mounted = subprocess.run(["mount", "-t", "tmpfs", "-o", f"size={size}", "tmpfs", path],
+                             capture_output=True, text=True)
+    if mounted.returncode != 0:
+        raise Skipped(f"cannot mount a small tmpfs here: {mounted.stderr.strip()}")
+    try:
+        yield path
+    finally:
+        subprocess.run(["umount", path], capture_output=True)
+
+
+def kill_job(proc):
+    """SIGKILL to the launcher and, at once, to its ranks, as a batch
+    system kills a job; the ranks would otherwise go on alone."""
+    for pid in [proc.pid] + [p for p in session_processes(proc.pid) if p != proc.pid]:
+        try:
+            os.kill(pid, signal.SIGKILL)
+        except ProcessLookupError:
+            pass
+    proc.communicate()
+    end = time.time() + 30
+    while session_processes(proc.pid):
+        check(time.time() < end, "the killed job's ranks are still running")
+        time.sleep(0.05)
+
+
+def wait_for_line(proc, prefix, timeout=120):
+    """Reads the launcher's stdout up to a line starting with prefix."""
+    end = time.time() + timeout
+    for line in proc.stdout:
+        if line.startswith(prefix):
+            return line
+        check(time.time() < end, f"no line starting with '{prefix}' within {timeout} s")
+    check(False, f"seisfd ended without a line starting with '{prefix}':\n{proc.stderr.read()}")
+
+
+def signal_ranks(proc, signum):
+    """Sends a signal to the ranks of a started job (SIGSTOP holds a run
+    where it is, SIGCONT lets it go on)."""
+    for pid in rank_pids(proc.pid):
+        os.kill(pid, signum)
+
+
+def limit_file_size(proc, limit):
+    """Caps the size of files the ranks of a started job write, once MPI
+    is up (the set-up summary is out: OpenMPI's own files are larger)."""
+    wait_for_line(proc, "seisfd:")
+    for pid in rank_pids(proc.pid):
+        resource.prlimit(pid, resource.RLIMIT_FSIZE, (limit, limit))
+
+
+def leftovers(tmp):
+    """Temporary and lock files anywhere under tmp."""
+    found = []
+    for dirpath, dirnames, filenames in os.walk(tmp):
+        found += [os.path.join(dirpath, f) for f in filenames + dirnames
+                  if f.endswith(".partial") or (f.startswith(".") and f.endswith(".lock"))]
+    return found
+
+
+def check_sanitizers(stderr, what):
+    """Fails on any sanitizer report in a program's error output."""
+    for marker in SANITIZER_REPORTS:
+        at = stderr.find(marker)
+        if at >= 0:
+            raise TestFailure(f"{what}: sanitizer report:\n{stderr[max(0, at - 300):at + 3000]}")
+
+
+def run_job(tmp, job, name="job", ranks=1, expect_ok=True, env=None, launcher_flags=()):
     path = write_job(os.path.join(tmp, name + ".yaml"), job)
-    rc, out, err = run(["run", path], ranks=ranks, cwd=tmp, env=env)
+    rc, out, err = run(["run", path], ranks=ranks, cwd=tmp, env=env, launcher_flags=launcher_flags)
     if expect_ok:
         check(rc == 0, f"seisfd failed on {ranks} ranks (exit {rc}):\n{err[-3000:]}")
     return rc, out, err

@@ -1,0 +1,29 @@
+/* The source's time function as a run injects it: its value at every half
+ * step (the acoustic source and the elastic velocity half-step take the
+ * whole steps, the elastic stress half-step the half steps), the
+ * amplitude included, warped by the time-dispersion transform when the
+ * job corrects the time error. */
+#ifndef SF_SOURCE_SIGNAL_H
+#define SF_SOURCE_SIGNAL_H
+
+#include "sf_config.h"
+
+typedef struct {
+    double *at;          /* [2 * steps + 2]: t = k dt / 2 */
+    long count;
+    int warped;
+} sf_source_signal;
+
+/* For a run of `steps` steps of dt; warp: apply the transform. Frees what
+ * sig held before. */
+void sf_source_signal_build(sf_source_signal *sig, const sf_source_config *src, double dt,
+                            long steps, int warp);
+void sf_source_signal_free(sf_source_signal *sig);
+
+/* The value at t = half_steps * dt / 2. */
+static inline float sf_source_signal_at(const sf_source_signal *sig, long half_steps)
+{
+    return (float)sig->at[half_steps];
+}
+
+#endif
