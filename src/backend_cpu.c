@@ -446,18 +446,15 @@ static inline void memory_run(float *restrict psi, const float *restrict p, long
         else kernel(__VA_ARGS__, (b_)->radius);                               \
     } while (0)
 
-/* All CPML memory variables of row (j, k): the x runs at both ends, the
- * whole row where j is a y-layer half row, or k a z-layer half-plane. */
+/* The y and z CPML memory variables of row (j, k): the whole row where j
+ * is a y-layer half row, or k a z-layer half-plane. (The x ones belong to
+ * the row alone and are updated with its x correction, while it is in
+ * cache.) */
 static void memory_row(sf_backend *b, long j, long k)
 {
     const sf_layout *L = &b->L;
     const axis_coefficients *ax = b->axis;
     for (int s = 0; s < 2; ++s) {
-        const layer_xy *lx = &b->x[s];
-        if (lx->hhi > lx->hlo)
-            WITH_RADIUS(memory_run, b, psi_x_row(lx, L, j, k),
-                        b->p_cur + sf_field_index(L, lx->hlo, j, k), lx->hhi - lx->hlo, 1, b->fx,
-                        ax[0].a_half + lx->hlo, ax[0].b_half + lx->hlo, 1);
         const layer_xy *ly = &b->y[s];
         if (j >= ly->hlo && j < ly->hhi)
             WITH_RADIUS(memory_run, b, psi_y_plane(ly, L, k) + (j - ly->hlo) * L->nx,
@@ -473,10 +470,9 @@ static void memory_row(sf_backend *b, long j, long k)
 
 static int has_cpml_x(const sf_backend *b) { return b->x[0].hi > b->x[0].lo || b->x[1].hi > b->x[1].lo; }
 
-/* Does row (j, k) hold memory variables (half points of some layer)? */
+/* Does row (j, k) hold y or z memory variables (half points of a layer)? */
 static int row_has_memory(const sf_backend *b, long j, long k)
 {
-    if (has_cpml_x(b)) return 1;
     for (int s = 0; s < 2; ++s)
         if ((j >= b->y[s].hlo && j < b->y[s].hhi) || (k >= b->z[s].hlo && k < b->z[s].hhi))
             return 1;
@@ -540,12 +536,16 @@ static inline void correct_x_run(float *restrict next, const float *restrict p,
                                  float *restrict zeta, long n, const sf_backend *bk,
                                  const float *restrict a, const float *restrict b, const int R)
 {
+    /* Local copies: the compiler cannot keep loads through bk out of the loop. */
+    const float c0 = bk->c0x;
+    float cx[SF_MAX_RADIUS + 1], fx[SF_MAX_RADIUS + 1];
+    for (int m = 1; m <= R; ++m) cx[m] = bk->cx[m], fx[m] = bk->fx[m];
     #pragma omp simd
     for (long i = 0; i < n; ++i) {
-        float d2 = bk->c0x * p[i], dpsi = 0.0f;
+        float d2 = c0 * p[i], dpsi = 0.0f;
         for (int m = 1; m <= R; ++m) {
-            d2 += bk->cx[m] * (p[i + m] + p[i - m]);
-            dpsi += bk->fx[m] * (psi[i + m - 1] - psi[i - m]);
+            d2 += cx[m] * (p[i + m] + p[i - m]);
+            dpsi += fx[m] * (psi[i + m - 1] - psi[i - m]);
         }
         float z = b[i] * zeta[i] + a[i] * (d2 + dpsi);
         zeta[i] = z;
@@ -643,7 +643,8 @@ static void row_terms(sf_backend *b, long j, long k, row_term ty[2], int *nty, r
 }
 
 /* The x absorbing-layer terms of row (j, k), added to the new time level:
- * short runs at both ends of the row. */
+ * short runs at both ends of the row, their memory variables updated
+ * first (they depend on this row of p alone). */
 static void correct_row_x(sf_backend *b, long j, long k)
 {
     const sf_layout *L = &b->L;
@@ -651,6 +652,10 @@ static void correct_row_x(sf_backend *b, long j, long k)
     const size_t f = sf_field_index(L, 0, j, k), v = sf_plane_index(L, 0, j, k);
     for (int s = 0; s < 2; ++s) {
         const layer_xy *lx = &b->x[s];
+        if (lx->hhi > lx->hlo)
+            WITH_RADIUS(memory_run, b, psi_x_row(lx, L, j, k), b->p_cur + f + lx->hlo,
+                        lx->hhi - lx->hlo, 1, b->fx, ax->a_half + lx->hlo, ax->b_half + lx->hlo,
+                        1);
         long wp = lx->hi - lx->lo;
         if (wp > 0)
             WITH_RADIUS(correct_x_run, b, b->p_prev + f + lx->lo, b->p_cur + f + lx->lo,
