@@ -200,12 +200,17 @@ void sf_config_load(const char *path, sf_config *cfg);
 void sf_survey_receiver_position(const sf_config *job, const sf_shot_spec *shot, long q,
                                  double out[3]);
 
-/* The largest source-receiver distance of a survey's shots (m), and the
- * number of the shot it belongs to. Exact with moving receivers (the
- * offsets change only with the shot's depth) and for fixed receivers up to
- * 10^7 shot-receiver pairs; beyond, each shot is measured against the
- * receivers extreme along 13 directions, the corners of any grid or line. */
-double sf_survey_farthest_receiver(const sf_config *job, long *shot_number);
+/* The largest source-receiver distance of a job's shots (m; a single-shot
+ * job has shot 1 alone), and the number of the shot it belongs to. Exact
+ * with moving receivers (the offsets change only with the shot's depth)
+ * and for fixed receivers up to 10^7 shot-receiver pairs; beyond, each
+ * shot is measured against the receivers extreme along 13 directions, the
+ * corners of any grid or line. */
+double sf_farthest_receiver(const sf_config *job, long *shot_number);
+
+/* The highest peak frequency of a job's shots (each shot's own, or the
+ * source's), and the number of the first shot that has it. */
+double sf_highest_frequency(const sf_config *job, long *shot_number);
 
 /* Prints "file:line:column: message" for a problem found after parsing
  * (for example the CFL check, which needs the model). Rank 0 only. */

@@ -268,13 +268,19 @@ static long extreme_receivers(const sf_config *job, long out[2 * DIRECTIONS])
     return n;
 }
 
-double sf_survey_farthest_receiver(const sf_config *job, long *shot_number)
+double sf_farthest_receiver(const sf_config *job, long *shot_number)
 {
     const sf_survey_config *sv = &job->survey;
     const long nrec = job->receivers.count;
     long candidates[2 * DIRECTIONS], ncandidates = nrec;
     const long *which = NULL;
     *shot_number = 1;
+    if (!sv->enabled) {
+        sf_shot_spec only;
+        memset(&only, 0, sizeof only);
+        memcpy(only.position, job->source.position, sizeof only.position);
+        return farthest_from_shot(job, &only, NULL, nrec);
+    }
     if (sv->receivers == SF_RECEIVERS_MOVING) {
         /* Offsets (rx, ry, rz - depth): the distance is convex in the
          * depth, so the shallowest or the deepest shot holds the farthest. */
@@ -298,6 +304,18 @@ double sf_survey_farthest_receiver(const sf_config *job, long *shot_number)
         if (d > far) far = d, *shot_number = n + 1;
     }
     return far;
+}
+
+double sf_highest_frequency(const sf_config *job, long *shot_number)
+{
+    double top = job->source.frequency;
+    *shot_number = 1;
+    for (long n = 0; job->survey.enabled && n < job->survey.count; ++n) {
+        const sf_shot_spec *shot = &job->survey.shots[n];
+        double f = shot->has_frequency ? shot->frequency : job->source.frequency;
+        if (n == 0 || f > top) top = f, *shot_number = n + 1;
+    }
+    return top;
 }
 
 /* A shot as messages name it: "shot 3 (survey.shots[2])". */

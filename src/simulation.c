@@ -66,14 +66,15 @@ static int check_memory(const sf_simulation *s, double nsamples)
     return sf_memory_check(s->cfg, bytes, s->memory_per_rank, s->ranks_on_node);
 }
 
-/* The highest peak frequency of the job: a survey's shots share one time
- * step, so it must serve the shot of widest band. */
+/* The job a configuration belongs to: a survey shot's keeps its survey's
+ * receivers as given and every shot's source keys. */
+static const sf_config *job_of(const sf_config *c) { return c->survey_job ? c->survey_job : c; }
+
+/* A survey's shots share one time step: it must serve the shot of widest band. */
 static double highest_frequency(const sf_config *c)
 {
-    double top = c->source.frequency;
-    for (long n = 0; c->survey.enabled && n < c->survey.count; ++n)
-        if (c->survey.shots[n].has_frequency) top = fmax(top, c->survey.shots[n].frequency);
-    return top;
+    long shot;
+    return sf_highest_frequency(job_of(c), &shot);
 }
 
 static int resolve_time_step(sf_simulation *s)
@@ -161,54 +162,35 @@ static void format_distance(double metres, char *out, size_t len)
         snprintf(out, len, "%.3g m", metres);
 }
 
-/* The farthest receiver from the source, m. */
-static double farthest_receiver_of_shot(const sf_config *c)
-{
-    double far = 0.0;
-    for (long r = 0; r < c->receivers.count; ++r) {
-        double d2 = 0.0;
-        for (int a = 0; a < 3; ++a) {
-            double d = c->receivers.position[r][a] - c->source.position[a];
-            d2 += d * d;
-        }
-        far = fmax(far, sqrt(d2));
-    }
-    return far;
-}
-
-/* Over every shot of a survey (from the job's receivers, which a shot's
- * configuration holds moved to that shot), and the shot it is found in. */
-static double farthest_receiver(const sf_config *c, long *shot)
-{
-    *shot = 0;
-    return c->survey_job ? sf_survey_farthest_receiver(c->survey_job, shot)
-                         : farthest_receiver_of_shot(c);
-}
-
 /* The phase errors at the peak and upper frequencies and the distance at
  * which a direct wave's misfit reaches 1%, with a warning when the job's
  * receivers lie beyond it; for a survey, at its highest frequency and its
  * farthest receiver from a shot. */
 static void print_accuracy(const sf_simulation *s)
 {
+    /* Only rank 0 prints: the other ranks (of every survey group) skip the
+     * searches. */
+    if (sf_error_rank() != 0) return;
     const sf_config *c = s->cfg;
     const double f0 = highest_frequency(c), fu = RICKER_UPPER_FACTOR * f0;
     sf_accuracy_setup a = accuracy_setup(s, c->dispersion_correction);
-    sf_accuracy_setup raw = accuracy_setup(s, 0);
-    char reach[48], uncorrected[48];
+    char reach[48];
     double distance = sf_misfit_distance(&a, f0, MISFIT_TARGET);
     format_distance(distance, reach, sizeof reach);
-    format_distance(sf_misfit_distance(&raw, f0, MISFIT_TARGET), uncorrected, sizeof uncorrected);
     sf_info("  accuracy          phase error per wavelength travelled at %g Hz (%g Hz), in %% of a "
             "period: time %+.3f (%+.3f)%s, space %+.4f (%+.4f) at %s %g m/s",
             f0, fu, 100.0 * sf_time_phase_error(&a, f0), 100.0 * sf_time_phase_error(&a, fu),
             c->dispersion_correction ? ", removed by the time-dispersion transforms" : "",
             100.0 * sf_space_phase_error(&a, f0), 100.0 * sf_space_phase_error(&a, fu),
             slowest_wave_name(s), s->model.slowest);
-    if (c->dispersion_correction)
+    if (c->dispersion_correction) {
+        sf_accuracy_setup raw = accuracy_setup(s, 0);
+        char uncorrected[48];
+        format_distance(sf_misfit_distance(&raw, f0, MISFIT_TARGET), uncorrected,
+                        sizeof uncorrected);
         sf_info("                    a direct wave's misfit reaches 1%% after %s (without the "
                 "correction: %s)", reach, uncorrected);
-    else
+    } else
         sf_info("                    a direct wave's misfit reaches 1%% after %s "
                 "(time.dispersion_correction is off)", reach);
     if (s->dt_shortened)
@@ -216,7 +198,7 @@ static void print_accuracy(const sf_simulation *s)
                 "spectrum reaches %.3g Hz, and the corrected run carries up to 1/(pi dt)",
                 c->cfl_safety, 1.0 / (M_PI * s->dt));
     long shot;
-    double far = farthest_receiver(c, &shot);
+    double far = sf_farthest_receiver(job_of(c), &shot);
     if (far > distance) {
         char farthest[48], which[48] = "";
         format_distance(far, farthest, sizeof farthest);

@@ -47,20 +47,24 @@ static void split_groups(survey *sv)
     SF_MPI_CHECK(MPI_Comm_dup(MPI_COMM_WORLD, &sv->dispatch), "duplicating the world communicator");
 }
 
-/* The shot of highest peak frequency, when it is not shot 1 (whose
+/* The shot of highest peak frequency, when it is above shot 1's (whose
  * dispersion the set-up checked already). */
 static void check_frequencies(const survey *sv)
 {
-    const sf_survey_config *s = &sv->job->survey;
-    long highest = -1;
-    double first = sv->first.cfg.source.frequency, top = first;
-    for (long n = 1; n < s->count; ++n)
-        if (s->shots[n].has_frequency && s->shots[n].frequency > top)
-            top = s->shots[n].frequency, highest = n;
-    if (highest < 0) return;
+    const sf_config *job = sv->job;
+    long number;
+    double top = sf_highest_frequency(job, &number);
+    if (top <= sv->first.cfg.source.frequency) return;
+    const sf_shot_spec *shot = &job->survey.shots[number - 1];
     char key[96];
-    snprintf(key, sizeof key, "%s.frequency (shot %ld)", s->shots[highest].where, highest + 1);
-    sf_simulation_check_frequency(&sv->sim, top, s->shots[highest].frequency_mark, key);
+    if (shot->has_frequency)
+        snprintf(key, sizeof key, "%s.frequency (shot %ld)", shot->where, number);
+    else
+        snprintf(key, sizeof key, "source.frequency (shot %ld)", number);
+    sf_simulation_check_frequency(&sv->sim, top,
+                                  shot->has_frequency ? shot->frequency_mark
+                                                      : job->source.frequency_mark,
+                                  key);
 }
 
 /* Every shot's coordinates must fit SEG-Y's integers (they differ from

@@ -208,11 +208,8 @@ def test_elastic_explosion_p_wave_at_2_km(tmp):
 
 def auto_step(tmp, job, name):
     """`seisfd check` on the job: (dt, its fraction of the CFL limit, stdout, stderr)."""
-    import json
-    from testlib import run
-    path = os.path.join(tmp, name + ".yaml")
-    with open(path, "w") as f:
-        json.dump(job, f)
+    from testlib import run, write_job
+    path = write_job(os.path.join(tmp, name + ".yaml"), job)
     rc, out, err = run(["check", path], cwd=tmp)
     check(rc == 0, f"check of {name} failed:\n{err}")
     m = re.search(r"dt = ([\d.e-]+) s = ([\d.]+) of the CFL limit", out)
@@ -280,6 +277,29 @@ def test_time_stepping_study_ranks_the_schemes(tmp):
               f"the transforms {tdt} do not beat {other} {rows[other]}")
     return (f"at 800 m: leapfrog {leapfrog[0]}%, transforms {tdt[0]}%, modified equation "
             f"{rows['modified equation, 1 dt'][0]}% (2 Laplacians a step)")
+
+
+def test_survey_dispersion_warning_names_the_widest_band_shot(tmp):
+    """The points-per-wavelength warning of a survey speaks of its highest
+    frequency, at the key that sets it: a shot's own frequency, or the
+    source's for a shot that keeps it while shot 1 takes a lower one."""
+    survey = line_job((50, 50, 50), [0, 0, 0], [[50, 0, 0]], 12.0, 8, True, 0.05)
+    del survey["output"]["gather"]
+    del survey["source"]["position"]
+    survey["output"]["directory"] = "shots"
+    survey["receivers"] = {"points": [[300.5, 250.1, 250.2]]}
+    cases = {"own": ([{"position": [250.3, 250.1, 250.2]},
+                      {"position": [150.3, 250.1, 250.2], "frequency": 60.0}],
+                     12.0, r"survey\.shots\[1\]\.frequency \(shot 2\): 1\.33 points per minimum"),
+             "source's": ([{"position": [250.3, 250.1, 250.2], "frequency": 12.0},
+                           {"position": [150.3, 250.1, 250.2]}],
+                          60.0, r"source\.frequency \(shot 2\): 1\.33 points per minimum")}
+    for name, (shots, base, pattern) in cases.items():
+        job = dict(survey, survey={"shots": shots})
+        job["source"] = dict(survey["source"], frequency=base)
+        err = auto_step(tmp, job, name.replace("'", ""))[3]
+        check(re.search(pattern, err), f"{name}: no /{pattern}/ in:\n{err}")
+    return "the 60 Hz shot named by its own key and by the source's"
 
 
 def test_survey_farthest_receiver_in_every_geometry(tmp):
