@@ -39,6 +39,19 @@ void sf_halo_begin(const sf_halo *h, const sf_backend_ops *ops, sf_backend *b, s
         if (h->peer[g][s] != MPI_PROC_NULL) ops->halo_pack(b, g, (sf_side)s);
 }
 
+/* What an exchange was doing, for its error message: formatted only when
+ * an MPI call fails (SF_MPI_CHECK evaluates it then), not every step. */
+static const char *swap_what(char *what, size_t len, int tag, const int peer[2])
+{
+    char side[2][16];
+    for (int s = 0; s < 2; ++s)
+        if (peer[s] != MPI_PROC_NULL) snprintf(side[s], sizeof side[s], "%d", peer[s]);
+        else snprintf(side[s], sizeof side[s], "none");
+    snprintf(what, len, "exchanging halo group %d with the ranks below (%s) and above (%s)",
+             tag / 2, side[SF_SIDE_LOWER], side[SF_SIDE_UPPER]);
+    return what;
+}
+
 void sf_halo_swap(const sf_slab *slab, const int peer[2], int tag, size_t count,
                   float *const send[2], float *const recv[2], sf_timers *t)
 {
@@ -46,11 +59,7 @@ void sf_halo_swap(const sf_slab *slab, const int peer[2], int tag, size_t count,
         sf_fatal("a halo of %zu floats exceeds what one MPI message can carry; "
                  "use more ranks or a smaller nx*ny", count);
     sf_timer_start(t);
-    char what[96], lower[16] = "none", upper[16] = "none";
-    if (peer[SF_SIDE_LOWER] != MPI_PROC_NULL) snprintf(lower, sizeof lower, "%d", peer[SF_SIDE_LOWER]);
-    if (peer[SF_SIDE_UPPER] != MPI_PROC_NULL) snprintf(upper, sizeof upper, "%d", peer[SF_SIDE_UPPER]);
-    snprintf(what, sizeof what, "exchanging halo group %d with the ranks below (%s) and above (%s)",
-             tag / 2, lower, upper);
+    char what[128];
     /* Both directions at once, receives posted first: a message down is
      * tagged tag, one up tag + 1; MPI_PROC_NULL sides complete at once. */
     const int arriving[2] = {tag + 1, tag}, leaving[2] = {tag, tag + 1};
@@ -58,12 +67,12 @@ void sf_halo_swap(const sf_slab *slab, const int peer[2], int tag, size_t count,
     for (int s = 0; s < 2; ++s)
         SF_MPI_CHECK(MPI_Irecv(recv[s], (int)count, MPI_FLOAT, peer[s], arriving[s], slab->comm,
                                &request[s]),
-                     what);
+                     swap_what(what, sizeof what, tag, peer));
     for (int s = 0; s < 2; ++s)
         SF_MPI_CHECK(MPI_Isend(send[s], (int)count, MPI_FLOAT, peer[s], leaving[s], slab->comm,
                                &request[2 + s]),
-                     what);
-    SF_MPI_CHECK(MPI_Waitall(4, request, MPI_STATUSES_IGNORE), what);
+                     swap_what(what, sizeof what, tag, peer));
+    SF_MPI_CHECK(MPI_Waitall(4, request, MPI_STATUSES_IGNORE), swap_what(what, sizeof what, tag, peer));
     sf_timer_stop(t, SF_PHASE_HALO_MPI);
 }
 

@@ -3,6 +3,7 @@
 #ifndef SF_ERROR_H
 #define SF_ERROR_H
 
+#include <mpi.h>
 #include <stdarg.h>
 #include <stddef.h>
 
@@ -51,6 +52,11 @@ char *sf_strdup(const char *s);
         if (sf_mpi_rc_ != 0) sf_mpi_failed(sf_mpi_rc_, (what), __FILE__, __LINE__); \
     } while (0)
 SF_NORETURN void sf_mpi_failed(int rc, const char *what, const char *file, int line);
+
+/* Collective over comm: the lowest rank that passed `flagged`, or -1 when
+ * none did; that rank's text (len bytes: its message) then replaces every
+ * rank's. `what` names the step in an MPI error. */
+int sf_first_flagged_rank(MPI_Comm comm, int flagged, char *text, int len, const char *what);
 
 /* Checked CUDA runtime call (CUDA builds only): on failure the call as
  * written, CUDA's error, the action, the device, host and rank. Check a

@@ -182,13 +182,8 @@ static int segy_failed(write_status *st, int rc, const char *action)
  * message. */
 static int agree(MPI_Comm comm, write_status *st)
 {
-    int mine = st->message[0] ? st->rank : INT_MAX, first;
-    SF_MPI_CHECK(MPI_Allreduce(&mine, &first, 1, MPI_INT, MPI_MIN, comm),
-                 "sharing the SEG-Y write status");
-    if (first == INT_MAX) return 0;
-    SF_MPI_CHECK(MPI_Bcast(st->message, MESSAGE_SIZE, MPI_CHAR, first, comm),
-                 "sharing a SEG-Y write error");
-    return -1;
+    return sf_first_flagged_rank(comm, st->message[0] != 0, st->message, MESSAGE_SIZE,
+                                 "sharing the SEG-Y write status") < 0 ? 0 : -1;
 }
 
 /* One 80-column card "Cnn text"; characters that are not printable ASCII

@@ -1,5 +1,6 @@
 #include "sf_error.h"
 
+#include <limits.h>
 #include <mpi.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -124,4 +125,15 @@ SF_NORETURN void sf_mpi_failed(int rc, const char *what, const char *file, int l
     int len = 0;
     MPI_Error_string(rc, text, &len);
     sf_fatal("MPI failed while %s: %s (%s:%d)", what, text, file, line);
+}
+
+int sf_first_flagged_rank(MPI_Comm comm, int flagged, char *text, int len, const char *what)
+{
+    int rank, first;
+    SF_MPI_CHECK(MPI_Comm_rank(comm, &rank), what);
+    int mine = flagged ? rank : INT_MAX;
+    SF_MPI_CHECK(MPI_Allreduce(&mine, &first, 1, MPI_INT, MPI_MIN, comm), what);
+    if (first == INT_MAX) return -1;
+    SF_MPI_CHECK(MPI_Bcast(text, len, MPI_CHAR, first, comm), what);
+    return first;
 }

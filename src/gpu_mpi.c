@@ -6,7 +6,6 @@
 #include "sf_gpu.h"
 
 #include <cuda_runtime_api.h>
-#include <limits.h>
 #include <signal.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -23,16 +22,11 @@ enum { PROBE_SECONDS = 30, MESSAGE = 1400 };
 static int all_choose_device(MPI_Comm comm, int mine, const char *reason, char *declined,
                              size_t len)
 {
-    int rank, first = INT_MAX, mark;
-    MPI_Comm_rank(comm, &rank);
-    mark = mine ? INT_MAX : rank;
-    SF_MPI_CHECK(MPI_Allreduce(&mark, &first, 1, MPI_INT, MPI_MIN, comm),
-                 "agreeing on the halo buffers");
-    if (first == INT_MAX) return 1;
     char theirs[SF_GPU_AWARE_TEXT + 64];
     snprintf(theirs, sizeof theirs, "%s", reason);
-    SF_MPI_CHECK(MPI_Bcast(theirs, (int)sizeof theirs, MPI_CHAR, first, comm),
-                 "agreeing on the halo buffers");
+    int first = sf_first_flagged_rank(comm, !mine, theirs, (int)sizeof theirs,
+                                      "agreeing on the halo buffers");
+    if (first < 0) return 1;
     snprintf(declined, len, "rank %d: %s", first, theirs);
     return 0;
 }
@@ -56,10 +50,13 @@ static const char *signal_words(int sig)
     }
 }
 
+static const char ERROR_PREFIX[] = "seisfd: error: ";
+
 static void on_signal(int sig)
 {
     const char *words = signal_words(sig);
-    ssize_t ignored = write(STDERR_FILENO, crash.before, strlen(crash.before));
+    ssize_t ignored = write(STDERR_FILENO, ERROR_PREFIX, strlen(ERROR_PREFIX));
+    ignored = write(STDERR_FILENO, crash.before, strlen(crash.before));
     ignored = write(STDERR_FILENO, words, strlen(words));
     ignored = write(STDERR_FILENO, crash.after, strlen(crash.after));
     (void)ignored;
@@ -138,13 +135,13 @@ static void probe_peers(MPI_Comm comm, probe_kind kind, int from[2], int to[2])
     from[1] = to[0] = MPI_PROC_NULL;
 }
 
-/* One exchange of device buffers of `words` words; 0, or -1 with what
- * went wrong in problem. */
-static int probe_once(MPI_Comm comm, probe_kind kind, int words, char *problem, size_t len)
+/* One exchange of device buffers of `words` words with the peers of
+ * probe_peers; 0, or -1 with what went wrong in problem. */
+static int probe_once(MPI_Comm comm, const int from[2], const int to[2], int words, char *problem,
+                      size_t len)
 {
-    int rank, from[2], to[2];
+    int rank;
     MPI_Comm_rank(comm, &rank);
-    probe_peers(comm, kind, from, to);
     pool_alloc();
     size_t bytes = (size_t)words * sizeof(uint32_t);
     for (int s = 0; s < 2; ++s) {
@@ -184,10 +181,9 @@ static int probe_once(MPI_Comm comm, probe_kind kind, int words, char *problem, 
     return 0;
 }
 
-static void prepare_crash_message(MPI_Comm comm, probe_kind kind, const char *why, int words)
+static void prepare_crash_message(probe_kind kind, const int from[2], const int to[2],
+                                  const char *why, int words)
 {
-    int from[2], to[2];
-    probe_peers(comm, kind, from, to);
     char where[400], doing[96];
     sf_gpu_describe(where, sizeof where);
     if (kind == ALL_NEIGHBOURS)
@@ -200,7 +196,7 @@ static void prepare_crash_message(MPI_Comm comm, probe_kind kind, const char *wh
         snprintf(doing, sizeof doing, "receiving a device buffer of %d bytes from rank %d",
                  words * 4, from[0]);
     snprintf(crash.before, sizeof crash.before,
-             "seisfd: error: the GPU-aware MPI check before the first step failed on %s, %s: ",
+             "the GPU-aware MPI check before the first step failed on %s, %s: ",
              where, doing);
     snprintf(crash.after, sizeof crash.after,
              ". Device buffers were chosen (%s), but this MPI, as launched, does not take "
@@ -221,27 +217,25 @@ static void probe(MPI_Comm comm, const char *why)
         int words;
     } steps[] = {{FIRST_CONTACT, 256}, {ALL_NEIGHBOURS, 256}, {ALL_NEIGHBOURS, PROBE_WORDS}};
     char problem[600] = "";
-    int failed = 0, rank, first = INT_MAX;
-    MPI_Comm_rank(comm, &rank);
-    for (size_t n = 0; n < sizeof steps / sizeof steps[0] && first == INT_MAX; ++n) {
+    int first = -1;
+    for (size_t n = 0; n < sizeof steps / sizeof steps[0] && first < 0; ++n) {
         SF_MPI_CHECK(MPI_Barrier(comm), "running the GPU-aware MPI check");
+        int from[2], to[2];
+        probe_peers(comm, steps[n].kind, from, to);
+        prepare_crash_message(steps[n].kind, from, to, why, steps[n].words);
         struct sigaction saved[NWATCHED];
-        prepare_crash_message(comm, steps[n].kind, why, steps[n].words);
         watch(saved);
-        failed = probe_once(comm, steps[n].kind, steps[n].words, problem, sizeof problem) != 0;
+        int failed = probe_once(comm, from, to, steps[n].words, problem, sizeof problem) != 0;
         unwatch(saved);
         if (failed) {
             char message[MESSAGE * 2];
             snprintf(message, sizeof message, "%s%s%s", crash.before, problem, crash.after);
-            snprintf(problem, sizeof problem, "%.599s", message + strlen("seisfd: error: "));
+            snprintf(problem, sizeof problem, "%.599s", message);
         }
-        int mark = failed ? rank : INT_MAX;
-        SF_MPI_CHECK(MPI_Allreduce(&mark, &first, 1, MPI_INT, MPI_MIN, comm),
-                     "agreeing on the GPU-aware MPI check");
+        first = sf_first_flagged_rank(comm, failed, problem, (int)sizeof problem,
+                                      "agreeing on the GPU-aware MPI check");
     }
-    if (first == INT_MAX) return;
-    SF_MPI_CHECK(MPI_Bcast(problem, (int)sizeof problem, MPI_CHAR, first, comm),
-                 "reporting the GPU-aware MPI check");
+    if (first < 0) return;
     problem[strcspn(problem, "\n")] = '\0';
     sf_fail_collective("%s", problem);
 }

@@ -35,12 +35,9 @@ static void path_key(const sf_config *c, sf_parameter p, char *key, size_t len)
 static void fail_if_any(const sf_config *c, sf_parameter p, const sf_slab *slab, int failed,
                         const char *reason)
 {
-    int mine = failed ? slab->rank : INT_MAX, first;
-    SF_MPI_CHECK(MPI_Allreduce(&mine, &first, 1, MPI_INT, MPI_MIN, slab->comm), "model errors");
-    if (first == INT_MAX) return;
     reason_text text;
     snprintf(text, sizeof text, "%s", reason);
-    SF_MPI_CHECK(MPI_Bcast(text, sizeof text, MPI_CHAR, first, slab->comm), "model errors");
+    if (sf_first_flagged_rank(slab->comm, failed, text, sizeof text, "model errors") < 0) return;
     char key[64];
     path_key(c, p, key, sizeof key);
     sf_config_report(c, c->model.path_mark[p], "%s: %s", key, text);
