@@ -12,10 +12,12 @@ typedef struct {
     double *at;          /* [2 * steps + 2]: t = k dt / 2 */
     long count;
     int warped;
+    double amplitude, frequency, delay, dt;   /* what it was built from */
 } sf_source_signal;
 
-/* For a run of `steps` steps of dt; warp: apply the transform. Frees what
- * sig held before. */
+/* For a run of `steps` steps of dt; warp: apply the transform. Keeps what
+ * sig holds when it was built from the same source and step (a survey's
+ * shots mostly share one wavelet), else frees it and builds anew. */
 void sf_source_signal_build(sf_source_signal *sig, const sf_source_config *src, double dt,
                             long steps, int warp);
 void sf_source_signal_free(sf_source_signal *sig);

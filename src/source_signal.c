@@ -8,10 +8,16 @@
 void sf_source_signal_build(sf_source_signal *sig, const sf_source_config *src, double dt,
                             long steps, int warp)
 {
+    if (sig->at && sig->count == 2 * steps + 2 && sig->warped == warp &&
+        sig->amplitude == src->amplitude && sig->frequency == src->frequency &&
+        sig->delay == src->delay && sig->dt == dt)
+        return;
     sf_source_signal_free(sig);
     sig->count = 2 * steps + 2;
     sig->at = sf_malloc((size_t)sig->count * sizeof(double), "the source signal");
     sig->warped = warp;
+    sig->amplitude = src->amplitude, sig->frequency = src->frequency, sig->delay = src->delay;
+    sig->dt = dt;
     for (long k = 0; k < sig->count; ++k) {
         /* Times written as the steps have always computed them, so that a
          * run without the transform injects the very same values. */

@@ -163,8 +163,13 @@ void sf_tdt_warp_source(const double *in, long n, double h, double dt, double *o
 void sf_tdt_correct_traces(float *traces, long count, long n, double interval, double dt,
                            const int *averaged)
 {
+    /* The averaged channels' plan is built only where some channel is one
+     * (elastic velocities); an acoustic record needs the first alone. */
+    int kinds = 1;
+    for (long c = 0; averaged && c < count && kinds == 1; ++c)
+        if (averaged[c]) kinds = 2;
     warp_plan plans[2];
-    for (int a = 0; a < 2; ++a) {
+    for (int a = 0; a < kinds; ++a) {
         const warp_map map = {TO_TRUE, dt, a};
         plans[a] = plan_create(n, interval, &map);
     }
@@ -182,5 +187,5 @@ void sf_tdt_correct_traces(float *traces, long count, long n, double interval, d
         free(work);
         free(series);
     }
-    for (int a = 0; a < 2; ++a) plan_free(&plans[a]);
+    for (int a = 0; a < kinds; ++a) plan_free(&plans[a]);
 }
