@@ -11,8 +11,9 @@
 unsigned long long sf_fnv1a(unsigned long long hash, const void *data, size_t bytes);
 
 /* The size and FNV-1a of a file's bytes; with sync, also flushes the file
- * and its directory to the disk (a finished shot must survive a crash
- * once the manifest says so). 0, or -1 with the reason. */
+ * to the disk (a finished shot must survive a crash once the manifest says
+ * so; its name is made durable where it is renamed into place). 0, or -1
+ * with the reason. */
 int sf_file_fingerprint(const char *path, int sync, long long *size, unsigned long long *hash,
                         char *reason, size_t len);
 

@@ -33,6 +33,9 @@ typedef struct {
     long shot_lines;          /* lines about shots */
 } sf_manifest_header;
 
+/* directory/manifest.jsonl. */
+void sf_manifest_path(const char *directory, char *out, size_t len);
+
 /* Reads directory's manifest, when there is one: its header, and for
  * each shot 1..shots the last line about it in recorded[shot - 1]
  * (status SF_SHOT_PENDING when none; file names made full paths).

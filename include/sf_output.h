@@ -52,6 +52,11 @@ int sf_output_check_writable(const char *path, char *reason, size_t len);
 /* Does a file exist at path? */
 int sf_output_exists(const char *path);
 
+/* 1 when the open fd is the file at path; 0 when that file was removed or
+ * replaced since fd was opened; -1 (errno set) when either cannot be
+ * examined. */
+int sf_output_same_file(int fd, const char *path);
+
 /* Renames the finished temporary file to path; 0 or -1 with reason. */
 int sf_output_commit(const char *path, char *reason, size_t len);
 

@@ -1,5 +1,4 @@
 #include "sf_fingerprint.h"
-#include "sf_output.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -41,7 +40,7 @@ int sf_file_fingerprint(const char *path, int sync, long long *size, unsigned lo
     }
     int failed = !block || got < 0;
     if (failed) snprintf(reason, len, "cannot read '%.600s': %s", path, block ? strerror(errno) : "out of memory");
-    if (!failed && sync && (fsync(fd) != 0 || sf_output_sync_directory(path) != 0)) {
+    if (!failed && sync && fsync(fd) != 0) {
         snprintf(reason, len, "cannot flush '%.600s' to disk: %s", path, strerror(errno));
         failed = 1;
     }

@@ -30,7 +30,7 @@ const char *sf_shot_status_name(int status)
     }
 }
 
-static void manifest_path(const char *directory, char *out, size_t len)
+void sf_manifest_path(const char *directory, char *out, size_t len)
 {
     snprintf(out, len, "%.4000s/%s", directory, MANIFEST_NAME);
 }
@@ -133,7 +133,7 @@ int sf_manifest_read(const char *directory, long shots, sf_manifest_header *head
                      sf_shot_result *recorded, char *reason, size_t len)
 {
     char path[4200];
-    manifest_path(directory, path, sizeof path);
+    sf_manifest_path(directory, path, sizeof path);
     memset(header, 0, sizeof *header);
     for (long n = 0; n < shots; ++n) {
         memset(&recorded[n], 0, sizeof recorded[n]);
@@ -293,7 +293,7 @@ int sf_manifest_open(sf_manifest *m, const char *directory, int fresh, const cha
                      const char *job_path, long shots, char *reason, size_t len)
 {
     snprintf(m->directory, sizeof m->directory, "%s", directory);
-    manifest_path(directory, m->path, sizeof m->path);
+    sf_manifest_path(directory, m->path, sizeof m->path);
     snprintf(m->job_hash, sizeof m->job_hash, "%s", job_hash);
     snprintf(m->job_path, sizeof m->job_path, "%s", job_path);
     m->shots = shots;
@@ -328,12 +328,7 @@ int sf_manifest_append(sf_manifest *m, const sf_shot_result *r, char *reason, si
 }
 
 /* Is the open file still the one at the manifest's path? */
-static int still_there(const sf_manifest *m)
-{
-    struct stat mine, now;
-    return fstat(m->fd, &mine) == 0 && stat(m->path, &now) == 0 && mine.st_dev == now.st_dev &&
-           mine.st_ino == now.st_ino;
-}
+static int still_there(const sf_manifest *m) { return sf_output_same_file(m->fd, m->path) == 1; }
 
 /* The whole manifest under a temporary name, flushed, renamed over the
  * path and its directory flushed; the open file is then that one. */

@@ -151,6 +151,14 @@ int sf_output_exists(const char *path)
     return stat(path, &st) == 0;
 }
 
+int sf_output_same_file(int fd, const char *path)
+{
+    struct stat mine, now;
+    if (fstat(fd, &mine) != 0) return -1;
+    if (stat(path, &now) != 0) return errno == ENOENT ? 0 : -1;
+    return mine.st_dev == now.st_dev && mine.st_ino == now.st_ino;
+}
+
 int sf_output_commit(const char *path, char *reason, size_t len)
 {
     char partial[4200];

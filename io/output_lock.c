@@ -92,17 +92,10 @@ static int keep(int fd, const char *lock_path, char *reason, size_t len)
  * since fd was opened; -1 with the reason. */
 static int still_at_path(int fd, const char *lock_path, char *reason, size_t len)
 {
-    struct stat mine, now;
-    if (fstat(fd, &mine) != 0) {
+    int same = sf_output_same_file(fd, lock_path);
+    if (same < 0)
         snprintf(reason, len, "cannot examine the lock file '%s': %s", lock_path, strerror(errno));
-        return -1;
-    }
-    if (stat(lock_path, &now) != 0) {
-        if (errno == ENOENT) return 0;
-        snprintf(reason, len, "cannot examine the lock file '%s': %s", lock_path, strerror(errno));
-        return -1;
-    }
-    return mine.st_dev == now.st_dev && mine.st_ino == now.st_ino;
+    return same;
 }
 
 int sf_output_lock(const char *path, const char *what, char *reason, size_t len)

@@ -57,6 +57,16 @@ static void remove_temporary(const char *path)
     remove_file(partial);
 }
 
+/* Do the two paths name files of one directory (b NULL: no)? A run's
+ * outputs mostly share one, flushed once after the renames. */
+static int same_directory(const char *a, const char *b)
+{
+    if (!b) return 0;
+    const char *sa = strrchr(a, '/'), *sb = strrchr(b, '/');
+    size_t na = sa ? (size_t)(sa - a) : 0, nb = sb ? (size_t)(sb - b) : 0;
+    return na == nb && strncmp(a, b, na) == 0;
+}
+
 /* Flushes every temporary file, with its size and checksum; 0 or -1. */
 static int verify(sf_output_set *set, char *reason, size_t len)
 {
@@ -138,7 +148,8 @@ static int commit(sf_output_set *set, int durable, char *reason, size_t len)
         }
     }
     for (int k = 0; !failed && durable && k < set->count; ++k)
-        if (sf_output_sync_directory(set->path[k]) != 0) {
+        if (!same_directory(set->path[k], k > 0 ? set->path[k - 1] : NULL) &&
+            sf_output_sync_directory(set->path[k]) != 0) {
             snprintf(reason, len, "cannot flush the directory of '%.600s' to the disk: %s%s",
                      set->path[k], strerror(errno), NO_CHANGE);
             failed = 1;

@@ -47,7 +47,7 @@ static int claim_directory(const sf_config *job, int execute, char *reason, size
 {
     const char *dir = job->output_directory;
     char manifest[SF_SHOT_PATH];
-    snprintf(manifest, sizeof manifest, "%.4000s/manifest.jsonl", dir);
+    sf_manifest_path(dir, manifest, sizeof manifest);
     if (check_paths(job, manifest, reason, len) != 0) return -1;
     if (!execute) return sf_output_lock_probe(manifest, dir, reason, len);
     if (sf_output_make_parents(manifest, reason, len) != 0 ||
@@ -136,7 +136,7 @@ static int check_space(const sf_config *job, const sf_simulation *s, long shots,
                        size_t len)
 {
     char probe[SF_SHOT_PATH];
-    snprintf(probe, sizeof probe, "%.4000s/manifest.jsonl", job->output_directory);
+    sf_manifest_path(job->output_directory, probe, sizeof probe);
     double free_bytes, needed = shot_bytes(job, s) * (double)shots;
     unsigned long device;
     if (sf_output_free_space(probe, &free_bytes, &device) != 0 || needed <= free_bytes) return 0;
