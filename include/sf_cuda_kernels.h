@@ -51,23 +51,28 @@ typedef struct {
     const float *a[3], *b[3];           /* CPML coefficients at integer points, global index */
 } sf_cuda_step;
 
-/* How the stencil covers the x-y plane. The frame, the 32 x 16 tiles that
- * touch an x or y layer span, runs the kernel with layer terms, as do all
- * tiles on planes of a z layer span; the interior rectangle the frame
- * leaves runs a kernel without them, in tiles of its own shape. */
+/* How the stencil covers the x-y plane, in tiles of 32 x 16 points. Along
+ * each axis, tiles start at 0 up to the end of the low layer's span and
+ * end at n back to the start of the high layer's span, so no tile that a
+ * layer's span needs is cut short by the grid's end; the interior between
+ * them runs a kernel without layer terms in tiles of its own shape. The
+ * frame, every tile outside the interior, runs the kernel with layer
+ * terms, as do all tiles on the planes of a z layer span. */
 enum { SF_CUDA_TILE_Y = 16 };
 
 typedef struct {
-    int tiles_x, tiles_y;
-    int inner_x0, inner_x1, inner_y0, inner_y1;   /* the interior, in frame tiles */
-    int2 *frame;              /* device list of the frame tiles' first points */
-    int frame_count;
+    int inner_x0, inner_x1, inner_y0, inner_y1;   /* the interior, in points */
+    int4 *tiles;              /* device list of (x0, y0, x_end, y_end): the frame's, then the interior's */
+    int frame_count, tile_count;
     int z_chunk;              /* planes one block streams through */
 } sf_cuda_tiling;
 
-/* Fills the tiling's tile sets for a step; frame_host receives the frame
- * tiles (room for tiles_x * tiles_y) to be copied to t->frame. */
-void sf_cuda_tiling_plan(sf_cuda_tiling *t, const sf_cuda_step *s, int2 *frame_host);
+/* The room sf_cuda_tiling_plan's list needs, in tiles. */
+long sf_cuda_tiling_room(int nx, int ny);
+
+/* Fills the tiling's tile sets for a step; tiles_host receives the list
+ * (room for sf_cuda_tiling_room tiles) to be copied to t->tiles. */
+void sf_cuda_tiling_plan(sf_cuda_tiling *t, const sf_cuda_step *s, int4 *tiles_host);
 
 /* The stencil's streams: the frame tiles run on `side` beside the
  * interior tiles on `main`, forked and joined through the two events. */

@@ -772,12 +772,21 @@ static void check_geometry(cfg_reader *r, const sf_config *c, const clean_sectio
     static const char axis[3] = {'x', 'y', 'z'};
     if (!ok->grid) return;
     for (int a = 0; a < 3 && ok->boundaries; ++a) {
-        int lo = c->cpml[2 * a], hi = c->cpml[2 * a + 1];
-        if (lo + hi >= c->n[a])
-            cfg_problem(r, c->cpml_mark.line, c->cpml_mark.column, "boundaries.cpml",
-                        "%cmin + %cmax = %d points leave no interior in n%c = %ld "
-                        "(allowed: %cmin + %cmax < %ld)",
-                        axis[a], axis[a], lo + hi, axis[a], c->n[a], axis[a], axis[a], c->n[a]);
+        /* Each layer's terms reach a stencil radius past it; the kernels
+         * rely on no point lying in one layer and in the other's reach. */
+        const int lo = c->cpml[2 * a], hi = c->cpml[2 * a + 1], radius = c->order / 2;
+        const long interior = c->n[a] - lo - hi;
+        if (interior < radius) {
+            char left[48] = "no interior";
+            if (interior > 0) snprintf(left, sizeof left, "%ld interior point%s", interior, interior == 1 ? "" : "s");
+            /* Layers left at their default are named at the grid's size. */
+            const sf_mark at = c->cpml_mark.line ? c->cpml_mark : c->n_mark[a];
+            cfg_problem(r, at.line, at.column, "boundaries.cpml",
+                        "%cmin + %cmax = %d points leave %s in n%c = %ld; the order-%d stencil "
+                        "needs %d (allowed: %cmin + %cmax <= %ld)",
+                        axis[a], axis[a], lo + hi, left, axis[a], c->n[a], c->order, radius,
+                        axis[a], axis[a], c->n[a] - radius);
+        }
     }
     if (c->survey.enabled) {
         if (ok->survey) cfg_check_survey_geometry(r, c, ok->receivers);

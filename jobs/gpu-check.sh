@@ -68,8 +68,9 @@ if wants build; then
     bin/seisfd --version | tee -a "$summary"
     # Registers, spills and stack of every kernel instantiation.
     # shellcheck disable=SC2086  # $arch may hold several -gencode flags
-    nvcc -O3 -std=c++17 $arch -Iinclude -Xptxas -v -c src/cuda_stencil.cu -o /tmp/stencil.o \
-        2>"$out/ptxas.txt"
+    # shellcheck disable=SC2046  # one flag per word
+    nvcc -O3 -std=c++17 $arch -Iinclude -DOMPI_SKIP_MPICXX -DMPICH_SKIP_MPICXX $(mpicc --showme:compile | tr ' ' '\n' | grep -E '^-[ID]') \
+        -Xptxas -v -c src/cuda_stencil.cu -o /tmp/stencil.o 2>"$out/ptxas.txt"
     python3 - "$out/ptxas.txt" <<'PY' | tee -a "$summary"
 import re, sys
 name, report = None, {}
@@ -82,11 +83,11 @@ for line in open(sys.argv[1]):
     elif name and "registers" in line:
         print(f"  ptxas {name}: {line.split(':')[-1].split(',')[0].strip()}, {report[name]}")
 PY
-    for kernel in frame:_Z12frame_kernelILi4EEv12sf_cuda_step11tile_sourceiii \
-                  interior:_Z15interior_kernelILi4EEv12sf_cuda_step11tile_sourceiii; do
-        cuobjdump -sass -fun "${kernel#*:}" build/src/cuda_stencil.o >"$out/sass-${kernel%%:*}.txt" 2>&1
-        note "  SASS R4 ${kernel%%:*}: $(grep -oE '(LDG|STG|LDS|STS|LDL|STL|BAR)[.A-Z0-9]*' \
-            "$out/sass-${kernel%%:*}.txt" | sort | uniq -c | tr -s ' ' | tr '\n' ',')"
+    for kernel in frame interior; do
+        symbol=$(cuobjdump -sass build/src/cuda_stencil.o | grep -oE "_Z[0-9]+${kernel}_kernelILi4E[A-Za-z0-9_]*" | head -1)
+        cuobjdump -sass -fun "$symbol" build/src/cuda_stencil.o >"$out/sass-$kernel.txt" 2>&1
+        note "  SASS R4 $kernel: $(grep -oE '(LDG|STG|LDS|STS|LDL|STL|BAR)[.A-Z0-9]*' \
+            "$out/sass-$kernel.txt" | sort | uniq -c | tr -s ' ' | tr '\n' ',')"
     done
 fi
 
@@ -116,10 +117,9 @@ sanitize() {   # TOOL RANKS JOB [ENV...]
 if wants sanitize; then
     small_job /tmp/layers.yaml 30 8 40     # frame tiles only
     small_job /tmp/bare.yaml 12 0 61       # interior tiles only, an odd nx
-    sanitize memcheck 2 /tmp/layers.yaml
-    sanitize memcheck 2 /tmp/bare.yaml
-    sanitize racecheck 1 /tmp/layers.yaml
-    sanitize racecheck 1 /tmp/bare.yaml
+    small_job /tmp/clipped.yaml 20 8 100   # an interior row ending inside a group, clipped frame tiles
+    for job in layers bare clipped; do sanitize memcheck 2 /tmp/$job.yaml; done
+    for job in layers bare clipped; do sanitize racecheck 1 /tmp/$job.yaml; done
 fi
 
 if wants test; then

@@ -146,8 +146,8 @@ static void plan_arrays(sf_backend *b, const sf_problem *p)
     }
     const size_t planes = (size_t)(SF_HALO * p->nx * p->ny), counts[SF_CUDA_HALO_GROUPS] = {planes, planes};
     sf_cuda_halo_plan(&b->xfer, &b->arrays, counts);
-    long tiles = ((p->nx + SF_CUDA_TILE_X - 1) / SF_CUDA_TILE_X) * p->ny;
-    want(b, &b->tiling.frame, (size_t)tiles, sizeof(int2), "the stencil's tile list");
+    want(b, &b->tiling.tiles, (size_t)sf_cuda_tiling_room(p->nx, p->ny), sizeof(int4),
+         "the stencil's tile list");
 }
 
 /* The source and receiver tables live in arrays of their own, replaced
@@ -260,11 +260,11 @@ static void free_acquisition(sf_backend *b)
 
 static void setup_tiling(sf_backend *b)
 {
-    long tiles = ((b->L.nx + SF_CUDA_TILE_X - 1) / SF_CUDA_TILE_X) * b->L.ny;
-    int2 *frame = (int2 *)sf_malloc((size_t)tiles * sizeof(int2), "the stencil's tile list");
-    sf_cuda_tiling_plan(&b->tiling, &b->step, frame);
-    sf_cuda_upload(b->tiling.frame, frame, (size_t)b->tiling.frame_count * sizeof(int2), "uploading the tile list");
-    free(frame);
+    const long room = sf_cuda_tiling_room((int)b->L.nx, (int)b->L.ny);
+    int4 *tiles = (int4 *)sf_malloc((size_t)room * sizeof(int4), "the stencil's tile list");
+    sf_cuda_tiling_plan(&b->tiling, &b->step, tiles);
+    sf_cuda_upload(b->tiling.tiles, tiles, (size_t)b->tiling.tile_count * sizeof(int4), "uploading the tile list");
+    free(tiles);
     b->tiling.z_chunk = Z_CHUNK;
 }
 

@@ -258,8 +258,9 @@ int sf_bench_main(int argc, char **argv)
     if (o.size == 0)
         o.size = !cuda ? CPU_DEFAULT_SIZE : o.elastic ? GPU_ELASTIC_DEFAULT_SIZE : GPU_DEFAULT_SIZE;
     if (o.nz == 0) o.nz = o.size;
-    if (2 * o.cpml >= o.size || 2 * o.cpml >= o.nz)
-        usage_error("--cpml leaves no interior for this --size (or --nz)");
+    if (2 * o.cpml + o.order / 2 > o.size || 2 * o.cpml + o.order / 2 > o.nz)
+        usage_error("--cpml leaves fewer interior points than the stencil's radius for this "
+                    "--size (or --nz)");
     int ranks;
     MPI_Comm_size(MPI_COMM_WORLD, &ranks);
     const char *physics = o.elastic ? "elastic" : "acoustic";

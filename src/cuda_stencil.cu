@@ -15,19 +15,11 @@ extern "C" {
 
 enum { FRAME_TX = SF_CUDA_TILE_X, FRAME_TY = SF_CUDA_TILE_Y, MAX_GRID_Z = 65535 };
 
-/* A launch's tiles, by their first points: a rectangle from (x0, y0) in
- * steps of the kernel's tile, or a list. Points at or beyond (x_end,
- * y_end) are read but left to other launches. */
+/* The interior kernel's rectangle, from (x0, y0) in steps of its tile.
+ * Points at or beyond (x_end, y_end) are read but left to other launches. */
 typedef struct {
-    const int2 *list;
     int x0, y0, x_end, y_end;
 } tile_source;
-
-static __device__ __forceinline__ int2 frame_origin(const tile_source &t)
-{
-    if (t.list) return t.list[blockIdx.x];
-    return make_int2(t.x0 + (int)blockIdx.x * FRAME_TX, t.y0 + (int)blockIdx.y * FRAME_TY);
-}
 
 /* The planes of this block: [*kb, *ke). */
 static __device__ __forceinline__ void block_planes(int k0, int k1, int chunk, int *kb, int *ke)
@@ -120,12 +112,12 @@ struct plane_loads {
 
 template <int R, int RIMS>
 static __device__ __forceinline__ void load_plane(plane_loads<RIMS> &l, const sf_cuda_step &s,
-                                                  long at, long vat, bool inside,
+                                                  long at, long vat, bool inside, bool owns,
                                                   const int (&rim_offset)[RIMS],
                                                   const bool (&rim_load)[RIMS])
 {
-    if (inside) {
-        l.front = __ldg(s.cur + at + R * s.grid.sp);
+    if (inside) l.front = __ldg(s.cur + at + R * s.grid.sp);
+    if (owns) {
         l.prev = s.next[at];
         l.vel = __ldg(s.vdt2 + vat);
     }
@@ -137,8 +129,8 @@ static __device__ __forceinline__ void load_plane(plane_loads<RIMS> &l, const sf
  * issued before plane k is computed, so they are in flight meanwhile. */
 template <int R>
 __global__ void __launch_bounds__(FRAME_TX * FRAME_TY, 2)
-    frame_kernel(const __grid_constant__ sf_cuda_step s, const tile_source tiles, const int k0,
-                 const int k1, const int chunk)
+    frame_kernel(const __grid_constant__ sf_cuda_step s, const int4 *__restrict__ tiles,
+                 const int k0, const int k1, const int chunk)
 {
     constexpr int TX = FRAME_TX, TY = FRAME_TY;
     constexpr int WIDTH = TX + 2 * R, RIM = 2 * R * TX + 2 * R * TY;
@@ -147,14 +139,16 @@ __global__ void __launch_bounds__(FRAME_TX * FRAME_TY, 2)
 
     int kb, ke;
     block_planes(k0, k1, chunk, &kb, &ke);
-    const int2 origin = frame_origin(tiles);
-    const int i0 = origin.x, j0 = origin.y;
+    const int4 tile_box = tiles[blockIdx.x];
+    const int i0 = tile_box.x, j0 = tile_box.y;
     const int tx = threadIdx.x, ty = threadIdx.y;
     const int i = i0 + tx, j = j0 + ty;
     const int nx = s.grid.nx, ny = s.grid.ny;
     const long sx = s.grid.sx, sp = s.grid.sp;
-    /* Outside the grid p is zero: such threads load nothing and hold 0. */
-    const bool inside = i < nx && j < ny;
+    /* Outside the grid p is zero: such threads load nothing and hold 0.
+     * Past the tile's end (x_end, y_end) they hold p for their neighbours
+     * and leave the point to another tile. */
+    const bool inside = i < nx && j < ny, owns = i < tile_box.z && j < tile_box.w;
     const long column = (long)(kb + SF_HALO) * sp + (long)(j + SF_PAD) * sx + s.grid.gx + i;
     const long vcolumn = column - SF_HALO * sp;
 
@@ -183,13 +177,14 @@ __global__ void __launch_bounds__(FRAME_TX * FRAME_TY, 2)
 #pragma unroll
     for (int m = 0; m < 2 * R; ++m) q[m] = inside ? __ldg(s.cur + column + (m - R) * sp) : 0.0f;
     plane_loads<RIMS> ahead = {0.0f, 0.0f, 0.0f, {}};
-    if (kb < ke) load_plane<R>(ahead, s, column, vcolumn, inside, rim_offset, rim_load);
+    if (kb < ke) load_plane<R>(ahead, s, column, vcolumn, inside, owns, rim_offset, rim_load);
 
     for (int k = kb; k < ke; ++k) {
         const plane_loads<RIMS> now = ahead;
         if (k + 1 < ke) {
             const long plane = (long)(k + 1 - kb) * sp;
-            load_plane<R>(ahead, s, column + plane, vcolumn + plane, inside, rim_offset, rim_load);
+            load_plane<R>(ahead, s, column + plane, vcolumn + plane, inside, owns, rim_offset,
+                          rim_load);
         }
         q[2 * R] = now.front;
 
@@ -211,7 +206,7 @@ __global__ void __launch_bounds__(FRAME_TX * FRAME_TY, 2)
             dyy += s.c.second[1][m] * (p[ty + R + m][tx + R] + p[ty + R - m][tx + R]);
             dzz += s.c.second[2][m] * (q[R + m] + q[R - m]);
         }
-        if (inside) {
+        if (owns) {
             const float lap = dxx + dyy + dzz + layer_terms<R>(s, near, i, j, k, dxx, dyy, dzz);
             s.next[column + (long)(k - kb) * sp] =
                 s.zero_plane0 && k == 0 ? 0.0f : 2.0f * q[R] - now.prev + now.vel * lap;
@@ -249,11 +244,11 @@ struct vec_rim {
 
 template <int R>
 static __device__ __forceinline__ void load_vec_plane(vec_loads &l, const sf_cuda_step &s, long at,
-                                                      long vat, bool inside, const vec_rim &rim_y,
-                                                      const vec_rim &rim_x)
+                                                      long vat, bool inside, bool owns,
+                                                      const vec_rim &rim_y, const vec_rim &rim_x)
 {
-    if (inside) {
-        l.front = load4(s.cur + at + R * s.grid.sp);
+    if (inside) l.front = load4(s.cur + at + R * s.grid.sp);
+    if (owns) {
         l.prev = *(const float4 *)(s.next + at);
         l.vel = load4(s.vdt2 + vat);
     }
@@ -276,7 +271,8 @@ __global__ void __launch_bounds__(32 * VEC_TY, 2)
     const int i = i0 + VEC * tx, j = j0 + ty;
     const int nx = s.grid.nx, ny = s.grid.ny;
     const long sx = s.grid.sx, sp = s.grid.sp;
-    const bool inside = i < nx && j < ny;
+    /* Groups past the rectangle's end still hold p for their neighbours. */
+    const bool inside = i < nx && j < ny, owns = i < tiles.x_end && j < tiles.y_end;
     const long column = (long)(kb + SF_HALO) * sp + (long)(j + SF_PAD) * sx + s.grid.gx + i;
     const long vcolumn = column - SF_HALO * sp;
 
@@ -305,11 +301,13 @@ __global__ void __launch_bounds__(32 * VEC_TY, 2)
 #pragma unroll
     for (int m = 0; m < 2 * R; ++m) q[m] = inside ? load4(s.cur + column + (m - R) * sp) : zero4();
     vec_loads ahead = {zero4(), zero4(), zero4(), zero4(), zero4()};
-    if (kb < ke) load_vec_plane<R>(ahead, s, column, vcolumn, inside, rim_y, rim_x);
+    if (kb < ke) load_vec_plane<R>(ahead, s, column, vcolumn, inside, owns, rim_y, rim_x);
     for (int k = kb; k < ke; ++k) {
         const long here = (long)(k - kb) * sp;
         const vec_loads now = ahead;
-        if (k + 1 < ke) load_vec_plane<R>(ahead, s, column + here + sp, vcolumn + here + sp, inside, rim_y, rim_x);
+        if (k + 1 < ke)
+            load_vec_plane<R>(ahead, s, column + here + sp, vcolumn + here + sp, inside, owns, rim_y,
+                              rim_x);
         q[2 * R] = now.front;
 
         float(*p)[WIDTH] = tile[(k - kb) & 1];
@@ -345,7 +343,7 @@ __global__ void __launch_bounds__(32 * VEC_TY, 2)
             out[n] = 2.0f * c - part(now.prev, n) + part(now.vel, n) * (dxx + dyy + dzz);
             if (s.zero_plane0 && k == 0) out[n] = 0.0f;
         }
-        if (inside && j < tiles.y_end) {
+        if (owns) {
             float *to = s.next + column + here;
             if (i + VEC <= tiles.x_end)
                 *(float4 *)to = make_float4(out[0], out[1], out[2], out[3]);
@@ -373,9 +371,8 @@ static void launch_frame(const sf_cuda_step *s, const sf_cuda_tiling *t, bool al
                          cudaStream_t stream)
 {
     const int chunk = chunk_for(t, k1 - k0);
-    tile_source tiles = {all ? NULL : t->frame, 0, 0, s->grid.nx, s->grid.ny};
-    const dim3 grid(all ? t->tiles_x : t->frame_count, all ? t->tiles_y : 1, chunks(k1 - k0, chunk));
-    frame_kernel<R><<<grid, dim3(FRAME_TX, FRAME_TY), 0, stream>>>(*s, tiles, k0, k1, chunk);
+    const dim3 grid(all ? t->tile_count : t->frame_count, 1, chunks(k1 - k0, chunk));
+    frame_kernel<R><<<grid, dim3(FRAME_TX, FRAME_TY), 0, stream>>>(*s, t->tiles, k0, k1, chunk);
     SF_CUDA_CHECK(cudaGetLastError(), "launching the stencil kernel with CPML terms");
 }
 
@@ -385,10 +382,7 @@ static void launch_interior(const sf_cuda_step *s, const sf_cuda_tiling *t, int 
                             cudaStream_t stream)
 {
     const int chunk = chunk_for(t, k1 - k0);
-    tile_source tiles = {NULL, t->inner_x0 * FRAME_TX, t->inner_y0 * FRAME_TY,
-                         t->inner_x1 * FRAME_TX, t->inner_y1 * FRAME_TY};
-    if (tiles.x_end > s->grid.nx) tiles.x_end = s->grid.nx;
-    if (tiles.y_end > s->grid.ny) tiles.y_end = s->grid.ny;
+    const tile_source tiles = {t->inner_x0, t->inner_y0, t->inner_x1, t->inner_y1};
     const int width = tiles.x_end - tiles.x0, height = tiles.y_end - tiles.y0;
     const dim3 grid((unsigned)((width + VEC_TX - 1) / VEC_TX), (unsigned)((height + VEC_TY - 1) / VEC_TY),
                     chunks(k1 - k0, chunk));
@@ -465,27 +459,68 @@ void sf_cuda_advance(const sf_cuda_step *s, const sf_cuda_tiling *t, int radius,
     }
 }
 
-/* The run of tiles along an axis that touch neither the low nor the high
- * layer's span: [*first, *end). */
-static void clear_tiles(const sf_cuda_layer *low, const sf_cuda_layer *high, int tile, int tiles,
-                        int *first, int *end)
+/* Where the parts of an axis of n points meet: tiles of `tile` points
+ * start at 0 up to *inner0, the end of the low layer's span rounded up,
+ * and end at n back to *inner1, the start of the high layer's span
+ * rounded down from n; so no layer's span needs a tile that the grid's
+ * end cuts short. Between them lies the interior, or nothing (both n). */
+static void cut_axis(const sf_cuda_layer *low, const sf_cuda_layer *high, int n, int tile,
+                     int *inner0, int *inner1)
 {
-    *first = low->hi > low->lo ? (low->hi + tile - 1) / tile : 0;
-    *end = high->hi > high->lo ? high->lo / tile : tiles;
-    if (*end < *first) *end = *first;
+    const int low_end = low->hi > low->lo ? (low->hi + tile - 1) / tile * tile : 0;
+    const int high_start = high->hi > high->lo ? n - (n - high->lo + tile - 1) / tile * tile : n;
+    *inner0 = low_end;
+    *inner1 = high_start;
+    if (high_start <= low_end) *inner0 = *inner1 = n;
 }
 
-void sf_cuda_tiling_plan(sf_cuda_tiling *t, const sf_cuda_step *s, int2 *frame_host)
+/* The tiles of an axis: [start, end) in the low part, the interior (its
+ * last tile cut at inner1) and the high part; inner says which lie in the
+ * interior. */
+typedef struct {
+    int count, *start, *end;
+    bool *inner;
+} axis_tiling;
+
+static int axis_room(int n, int tile) { return n / tile + 3; }
+
+static axis_tiling axis_tiles(int n, int tile, int inner0, int inner1)
 {
-    t->tiles_x = (s->grid.nx + FRAME_TX - 1) / FRAME_TX;
-    t->tiles_y = (s->grid.ny + FRAME_TY - 1) / FRAME_TY;
-    clear_tiles(&s->layer[0][0], &s->layer[0][1], FRAME_TX, t->tiles_x, &t->inner_x0, &t->inner_x1);
-    clear_tiles(&s->layer[1][0], &s->layer[1][1], FRAME_TY, t->tiles_y, &t->inner_y0, &t->inner_y1);
-    t->frame_count = 0;
-    for (int y = 0; y < t->tiles_y; ++y)
-        for (int x = 0; x < t->tiles_x; ++x) {
-            const bool inner = x >= t->inner_x0 && x < t->inner_x1 && y >= t->inner_y0 &&
-                               y < t->inner_y1;
-            if (!inner) frame_host[t->frame_count++] = make_int2(x * FRAME_TX, y * FRAME_TY);
+    const size_t room = (size_t)axis_room(n, tile);
+    axis_tiling a = {0, (int *)sf_malloc(2 * room * sizeof(int), "the stencil's tile plan"), NULL,
+                     (bool *)sf_malloc(room * sizeof(bool), "the stencil's tile plan")};
+    a.end = a.start + room;
+    const int bounds[4] = {0, inner0, inner1, n};
+    for (int part = 0; part < 3; ++part)
+        for (int at = bounds[part]; at < bounds[part + 1]; at += tile) {
+            a.start[a.count] = at;
+            a.end[a.count] = at + tile < bounds[part + 1] ? at + tile : bounds[part + 1];
+            a.inner[a.count++] = part == 1;
         }
+    return a;
+}
+
+long sf_cuda_tiling_room(int nx, int ny) { return (long)axis_room(nx, FRAME_TX) * axis_room(ny, FRAME_TY); }
+
+void sf_cuda_tiling_plan(sf_cuda_tiling *t, const sf_cuda_step *s, int4 *tiles_host)
+{
+    const int nx = s->grid.nx, ny = s->grid.ny;
+    cut_axis(&s->layer[0][0], &s->layer[0][1], nx, FRAME_TX, &t->inner_x0, &t->inner_x1);
+    cut_axis(&s->layer[1][0], &s->layer[1][1], ny, FRAME_TY, &t->inner_y0, &t->inner_y1);
+    const axis_tiling x = axis_tiles(nx, FRAME_TX, t->inner_x0, t->inner_x1);
+    const axis_tiling y = axis_tiles(ny, FRAME_TY, t->inner_y0, t->inner_y1);
+    /* The frame's tiles first, then the interior's (only the planes of a
+     * z layer span run those through this kernel). */
+    t->tile_count = 0;
+    for (int pass = 0; pass < 2; ++pass) {
+        for (int v = 0; v < y.count; ++v)
+            for (int u = 0; u < x.count; ++u)
+                if ((x.inner[u] && y.inner[v]) == (pass == 1))
+                    tiles_host[t->tile_count++] = make_int4(x.start[u], y.start[v], x.end[u], y.end[v]);
+        if (pass == 0) t->frame_count = t->tile_count;
+    }
+    free(x.start);
+    free(x.inner);
+    free(y.start);
+    free(y.inner);
 }

@@ -292,7 +292,16 @@ def test_source_outside_grid(tmp):
 def test_cpml_leaves_no_interior(tmp):
     text = edit(VALID, "  cpml: 10", "  cpml: {xmin: 20, xmax: 20}")
     expect_error(tmp, text, r"job\.yaml:15:9: boundaries\.cpml: xmin \+ xmax = 40 points leave "
-                            r"no interior in nx = 40")
+                            r"no interior in nx = 40; the order-8 stencil needs 4 "
+                            r"\(allowed: xmin \+ xmax <= 36\)")
+
+
+def test_cpml_leaves_interior_thinner_than_stencil(tmp):
+    """Fewer interior points than the stencil's radius would put points of
+    one layer within the other layer's reach."""
+    text = edit(VALID, "  cpml: 10", "  cpml: {zmin: 20, zmax: 18}")
+    expect_error(tmp, text, r"job\.yaml:15:9: boundaries\.cpml: zmin \+ zmax = 38 points leave "
+                            r"2 interior points in nz = 40; the order-8 stencil needs 4")
 
 
 def test_slab_thinner_than_stencil(tmp):
