@@ -97,8 +97,10 @@ typedef struct {
     float first[SF_MAX_RADIUS + 1];
 } sf_cuda_memory_box;
 
-void sf_cuda_update_memory(const sf_cuda_memory_box *box, const float *p, sf_cuda_grid g,
-                           int radius, cudaStream_t stream);
+/* Up to SF_CUDA_MEMORY_BOXES boxes, the x and y ones in one launch. */
+enum { SF_CUDA_MEMORY_BOXES = 6 };
+void sf_cuda_update_memory(const sf_cuda_memory_box *boxes, int count, const float *p,
+                           sf_cuda_grid g, int radius, cudaStream_t stream);
 
 /* SF_HALO planes, each given by its point (0, 0) and rows row_stride
  * apart, to and from a packed [SF_HALO][ny][nx] buffer. A NULL source

@@ -474,20 +474,23 @@ static void cuda_update_cpml_memory(sf_backend *b, long k0, long k1)
 {
     if (k1 <= k0) return;
     sf_gpu_timers_begin(b->timers, SF_PHASE_STENCIL, b->xfer.compute);
+    sf_cuda_memory_box boxes[SF_CUDA_MEMORY_BOXES];
+    int count = 0;
     for (int axis = 0; axis < 3; ++axis)
         for (int side = 0; side < 2; ++side) {
             if (!b->psi[axis][side]) continue;
-            sf_cuda_memory_box box;
+            sf_cuda_memory_box *box = &boxes[count];
             if (axis < 2)
-                memory_box_xy(b, axis, side, k0, k1, &box);
-            else if (!memory_box_z(b, side, k0, k1, &box))
+                memory_box_xy(b, axis, side, k0, k1, box);
+            else if (!memory_box_z(b, side, k0, k1, box))
                 continue;
-            box.psi = b->psi[axis][side];
-            box.a_half = b->coef[2][axis];
-            box.b_half = b->coef[3][axis];
-            memcpy(box.first, b->step.c.first[axis], sizeof box.first);
-            sf_cuda_update_memory(&box, b->p_cur, b->grid, b->radius, b->xfer.compute);
+            box->psi = b->psi[axis][side];
+            box->a_half = b->coef[2][axis];
+            box->b_half = b->coef[3][axis];
+            memcpy(box->first, b->step.c.first[axis], sizeof box->first);
+            ++count;
         }
+    sf_cuda_update_memory(boxes, count, b->p_cur, b->grid, b->radius, b->xfer.compute);
     sf_gpu_timers_end(b->timers, b->xfer.compute);
 }
 

@@ -8,21 +8,39 @@ extern "C" {
 
 enum { THREADS = 256 };
 
-/* The x and y layers: one thread per half point of an x-y slice of the
- * box and a run of PLANES planes, unrolled so that the loads of all of
- * them are in flight together; half point n + 1/2 lies between points n
- * and n + 1. */
+/* The x and y layers: one thread per half point of an x-y slice of a box
+ * and a run of PLANES planes, unrolled so that the loads of all of them
+ * are in flight together; half point n + 1/2 lies between points n and
+ * n + 1. All x and y boxes of an update share one launch (the 8 edge
+ * planes of a slab make boxes too small to fill the GPU alone): block b
+ * belongs to the last box whose first block is <= b. */
 enum { PLANES = 8 };
+
+typedef struct {
+    sf_cuda_memory_box box[4];
+    int first_block[4];       /* along the launch's x blocks */
+    int count;
+} memory_boxes;
+
+static int slice_blocks(const sf_cuda_memory_box &box)
+{
+    return (int)(((long)box.n[0] * box.n[1] + THREADS - 1) / THREADS);
+}
 
 template <int R>
 __global__ void __launch_bounds__(THREADS)
-    memory_kernel(const __grid_constant__ sf_cuda_memory_box box, const float *__restrict__ p,
+    memory_kernel(const __grid_constant__ memory_boxes boxes, const float *__restrict__ p,
                   const sf_cuda_grid g)
 {
-    const long t = (long)blockIdx.x * THREADS + threadIdx.x;
+    int which = 0;
+    while (which + 1 < boxes.count && boxes.first_block[which + 1] <= (int)blockIdx.x) ++which;
+    const sf_cuda_memory_box &box = boxes.box[which];
+    const int w0 = (int)blockIdx.y * PLANES;
+    if (w0 >= box.n[2]) return;
+    const long t = (long)((int)blockIdx.x - boxes.first_block[which]) * THREADS + threadIdx.x;
     if (t >= (long)box.n[0] * box.n[1]) return;
     const int u = (int)(t % box.n[0]), v = (int)(t / box.n[0]);
-    const int i = box.lo[0] + u, j = box.lo[1] + v, w0 = (int)blockIdx.y * PLANES;
+    const int i = box.lo[0] + u, j = box.lo[1] + v;
     const long step = box.axis == 0 ? 1 : g.sx;
     const int n = (box.axis == 0 ? i : j) + box.coefficient_shift;
     const float a = __ldg(box.a_half + n), b = __ldg(box.b_half + n);
@@ -74,28 +92,37 @@ __global__ void __launch_bounds__(THREADS)
 }
 
 template <int R>
-static void launch_memory(const sf_cuda_memory_box *box, const float *p, sf_cuda_grid g,
-                          cudaStream_t stream)
+static void launch_memory(const sf_cuda_memory_box *boxes, int count, const float *p,
+                          sf_cuda_grid g, cudaStream_t stream)
 {
-    const long slice = (long)box->n[0] * box->n[1];
-    const unsigned blocks = (unsigned)((slice + THREADS - 1) / THREADS);
-    if (box->axis == 2) {
-        memory_z_kernel<R><<<blocks, THREADS, 0, stream>>>(*box, p, g);
-        return;
+    memory_boxes xy = {};
+    int blocks = 0, planes = 0;
+    for (int n = 0; n < count; ++n) {
+        const sf_cuda_memory_box &box = boxes[n];
+        if ((long)box.n[0] * box.n[1] == 0 || box.n[2] == 0) continue;
+        if (box.axis == 2) {
+            const unsigned z_blocks = (unsigned)(((long)box.n[0] * box.n[1] + THREADS - 1) / THREADS);
+            memory_z_kernel<R><<<z_blocks, THREADS, 0, stream>>>(box, p, g);
+            continue;
+        }
+        xy.box[xy.count] = box;
+        xy.first_block[xy.count++] = blocks;
+        blocks += slice_blocks(box);
+        planes = box.n[2] > planes ? box.n[2] : planes;
     }
-    const dim3 grid(blocks, (unsigned)((box->n[2] + PLANES - 1) / PLANES));
-    memory_kernel<R><<<grid, THREADS, 0, stream>>>(*box, p, g);
+    if (xy.count > 0)
+        memory_kernel<R><<<dim3((unsigned)blocks, (unsigned)((planes + PLANES - 1) / PLANES)), THREADS, 0,
+                           stream>>>(xy, p, g);
 }
 
-void sf_cuda_update_memory(const sf_cuda_memory_box *box, const float *p, sf_cuda_grid g,
-                           int radius, cudaStream_t stream)
+void sf_cuda_update_memory(const sf_cuda_memory_box *boxes, int count, const float *p,
+                           sf_cuda_grid g, int radius, cudaStream_t stream)
 {
-    if ((long)box->n[0] * box->n[1] == 0 || box->n[2] == 0) return;
     switch (radius) {
-    case 1: launch_memory<1>(box, p, g, stream); break;
-    case 2: launch_memory<2>(box, p, g, stream); break;
-    case 4: launch_memory<4>(box, p, g, stream); break;
+    case 1: launch_memory<1>(boxes, count, p, g, stream); break;
+    case 2: launch_memory<2>(boxes, count, p, g, stream); break;
+    case 4: launch_memory<4>(boxes, count, p, g, stream); break;
     default: sf_fatal("the CUDA CPML kernel has no radius %d", radius);
     }
-    SF_CUDA_CHECK(cudaGetLastError(), "launching the CPML memory kernel");
+    SF_CUDA_CHECK(cudaGetLastError(), "launching the CPML memory kernels");
 }
