@@ -442,6 +442,14 @@ static void time_step(sf_simulation *s, long n)
     const long adv_lo = nz < R ? nz : R, adv_hi = nz - R > adv_lo ? nz - R : adv_lo;
     float amplitude = sf_source_signal_at(&s->source, 2 * n);
 
+    if (s->slab.lower == MPI_PROC_NULL && s->slab.upper == MPI_PROC_NULL) {
+        /* No neighbour: no exchange to overlap, so the slab goes in one
+         * piece (on a GPU the edge pieces were launches of a few planes). */
+        ops->update_cpml_memory(b, 0, nz);
+        advance_planes(s, 0, nz, amplitude);
+        ops->swap_time_levels(b);
+        return;
+    }
     ops->update_cpml_memory(b, 0, mem_lo);
     ops->update_cpml_memory(b, mem_hi, nz);
     sf_halo_exchange(&s->halo, ops, b, SF_HALO_CPML_Z, &s->timers);
