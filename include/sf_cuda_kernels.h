@@ -51,14 +51,14 @@ typedef struct {
     const float *a[3], *b[3];           /* CPML coefficients at integer points, global index */
 } sf_cuda_step;
 
-/* How the stencil covers the x-y plane, in tiles of 32 x 16 points. Along
+/* How the stencil covers the x-y plane, in tiles of 32 x 8 points. Along
  * each axis, tiles start at 0 up to the end of the low layer's span and
  * end at n back to the start of the high layer's span, so no tile that a
  * layer's span needs is cut short by the grid's end; the interior between
  * them runs a kernel without layer terms in tiles of its own shape. The
  * frame, every tile outside the interior, runs the kernel with layer
  * terms, as do all tiles on the planes of a z layer span. */
-enum { SF_CUDA_TILE_Y = 16 };
+enum { SF_CUDA_TILE_Y = 8 };
 
 typedef struct {
     int inner_x0, inner_x1, inner_y0, inner_y1;   /* the interior, in points */

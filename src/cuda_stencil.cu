@@ -4,9 +4,10 @@
  * current plane with an R-point rim sits in shared memory for the x and y
  * derivatives. Every point reads p, p_prev and v^2 dt^2 once and writes
  * the new level once: 16 bytes of DRAM traffic, plus the rims from L2.
- * Two kernels: the frame kernel (32 x 16 tiles, a point per thread) adds
- * the CPML terms where a point lies in a layer's span; the interior kernel
- * (128 x 8 tiles, four points per thread, 16-byte accesses) has none. */
+ * Two kernels: the frame kernel (32 x 8 tiles, a point per thread, so a
+ * 24-row layer span fills 3 tiles) adds the CPML terms where a point lies
+ * in a layer's span; the interior kernel (128 x 8 tiles, four points per
+ * thread, 16-byte accesses) has none. */
 #include "sf_cuda_kernels.h"
 
 extern "C" {
@@ -128,7 +129,8 @@ static __device__ __forceinline__ void load_plane(plane_loads<RIMS> &l, const sf
 /* The frame kernel: one point per thread. The loads of plane k + 1 are
  * issued before plane k is computed, so they are in flight meanwhile. */
 template <int R>
-__global__ void __launch_bounds__(FRAME_TX * FRAME_TY, 2)
+/* 64 registers: 32 warps per SM, the most that allows. */
+__global__ void __launch_bounds__(FRAME_TX * FRAME_TY, 1024 / (FRAME_TX * FRAME_TY))
     frame_kernel(const __grid_constant__ sf_cuda_step s, const int4 *__restrict__ tiles,
                  const int k0, const int k1, const int chunk)
 {
