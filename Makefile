@@ -165,8 +165,8 @@ test-gpu: all $(BIN)/unit_tests $(BIN)/mpich_stub_test
 # I/O, surveys, bad input, fuzzing) that fails on any sanitizer report.
 SANITIZE_BUILD := -fsanitize=address,undefined -fno-sanitize-recover=undefined \
                   -fno-omit-frame-pointer -g
-# Left out (make test runs them unsanitized): the CPML reflection study
-# (334 s sanitized, the code paths of physics.homogeneous) and the
+# Left out (make test runs them unsanitized): the CPML reflection studies
+# (over 5 minutes sanitized, the code paths of physics.homogeneous) and the
 # kill and full-disk surveys, whose subject is the processes around seisfd.
 SANITIZE_TESTS ?= unit. physics. config. output. models. segy. snapshots. survey. fuzz. \
                   elastic.rank_invariance elastic_outputs. plot.gather \
