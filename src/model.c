@@ -148,6 +148,20 @@ static void read_planes(const sf_config *c, sf_parameter p, const sf_slab *slab,
     fail_if_any(c, p, slab, failed, reason);
 }
 
+/* The lowest index any rank flags (LONG_MAX: none) and, broadcast from
+ * the rank that flagged it, the `count` values it filled in for it. */
+static long lowest_flagged(const sf_slab *slab, long local, float *values, int count,
+                           const char *what)
+{
+    long lowest;
+    SF_MPI_CHECK(MPI_Allreduce(&local, &lowest, 1, MPI_LONG, MPI_MIN, slab->comm), what);
+    if (lowest == LONG_MAX) return lowest;
+    int mine = lowest == local ? slab->rank : INT_MAX, owner;
+    SF_MPI_CHECK(MPI_Allreduce(&mine, &owner, 1, MPI_INT, MPI_MIN, slab->comm), what);
+    SF_MPI_CHECK(MPI_Bcast(values, count, MPI_FLOAT, owner, slab->comm), what);
+    return lowest;
+}
+
 /* Reports the first value outside the accepted range, by its index in the
  * model file, over all ranks. */
 static void check_values(const sf_config *c, sf_parameter p, const sf_slab *slab,
@@ -161,14 +175,9 @@ static void check_values(const sf_config *c, sf_parameter p, const sf_slab *slab
             bad_local = k0 * plane + n;
             break;
         }
-    long bad;
-    SF_MPI_CHECK(MPI_Allreduce(&bad_local, &bad, 1, MPI_LONG, MPI_MIN, slab->comm),
-                 "checking model values");
+    float value = bad_local != LONG_MAX ? planes[bad_local - k0 * plane] : 0.0f;
+    const long bad = lowest_flagged(slab, bad_local, &value, 1, "checking model values");
     if (bad == LONG_MAX) return;
-    int mine = bad == bad_local ? slab->rank : INT_MAX, owner;
-    SF_MPI_CHECK(MPI_Allreduce(&mine, &owner, 1, MPI_INT, MPI_MIN, slab->comm), "model values");
-    float value = bad == bad_local ? planes[bad - k0 * plane] : 0.0f;
-    SF_MPI_CHECK(MPI_Bcast(&value, 1, MPI_FLOAT, owner, slab->comm), "reporting a model value");
     long k = bad / plane, j = (bad % plane) / g->n[0], i = bad % g->n[0];
     char key[64];
     path_key(c, p, key, sizeof key);
@@ -263,20 +272,16 @@ static double slowest_wave(const sf_model *m, long n, MPI_Comm comm)
 static void check_elastic_ratio(const sf_model *m, const sf_config *c, const sf_slab *slab)
 {
     const long plane = c->n[0] * c->n[1];
-    long bad_local = LONG_MAX, bad;
+    long bad_local = LONG_MAX;
     for (long n = 0; n < plane * slab->nz && bad_local == LONG_MAX; ++n)
         if (!(m->vs[n] < SF_VS_OVER_VP_MAX * m->vp[n])) bad_local = slab->z0 * plane + n;
-    SF_MPI_CHECK(MPI_Allreduce(&bad_local, &bad, 1, MPI_LONG, MPI_MIN, slab->comm),
-                 "checking vs against vp");
-    if (bad == LONG_MAX) return;
-    int mine = bad == bad_local ? slab->rank : INT_MAX, owner;
-    SF_MPI_CHECK(MPI_Allreduce(&mine, &owner, 1, MPI_INT, MPI_MIN, slab->comm), "vs against vp");
     float pair[2] = {0.0f, 0.0f};
-    if (bad == bad_local) {
-        pair[0] = m->vp[bad - slab->z0 * plane];
-        pair[1] = m->vs[bad - slab->z0 * plane];
+    if (bad_local != LONG_MAX) {
+        pair[0] = m->vp[bad_local - slab->z0 * plane];
+        pair[1] = m->vs[bad_local - slab->z0 * plane];
     }
-    SF_MPI_CHECK(MPI_Bcast(pair, 2, MPI_FLOAT, owner, slab->comm), "reporting vs against vp");
+    const long bad = lowest_flagged(slab, bad_local, pair, 2, "checking vs against vp");
+    if (bad == LONG_MAX) return;
     long k = bad / plane, j = (bad % plane) / c->n[0], i = bad % c->n[0];
     sf_config_report(c, c->model.path_mark[SF_PARAM_VS],
                      "model: at grid point (i=%ld, j=%ld, k=%ld), (%g, %g, %g) m, vs = %g m/s is "
