@@ -57,29 +57,48 @@ double sf_space_phase_error(const sf_accuracy_setup *a, double f)
     return worst;
 }
 
+/* The direct wave's spectrum as the misfit weighs it: at each frequency,
+ * the Ricker's power and the phase error per unit of travel, both
+ * independent of the distance the search varies. */
+typedef struct {
+    double f[SPECTRUM_POINTS], weight[SPECTRUM_POINTS], error[SPECTRUM_POINTS], power;
+} misfit_spectrum;
+
+static void misfit_spectrum_fill(misfit_spectrum *m, const sf_accuracy_setup *a, double f0)
+{
+    double df = 6.0 * f0 / SPECTRUM_POINTS;
+    m->power = 0.0;
+    for (int i = 1; i <= SPECTRUM_POINTS; ++i) {
+        double f = i * df, s = sf_ricker_spectrum(f, f0);
+        m->f[i - 1] = f;
+        m->weight[i - 1] = s * s;
+        m->error[i - 1] = sf_space_phase_error(a, f) + (a->time_corrected ? 0.0 : sf_time_phase_error(a, f));
+        m->power += s * s;
+    }
+}
+
 /* The misfit of the direct wave at distance r: its spectrum's phase errors
  * exp(i 2 pi f (r / v) e(f)) against 1, weighted by the Ricker's power. */
-static double misfit_at(const sf_accuracy_setup *a, double f0, double r)
+static double misfit_at(const misfit_spectrum *m, const sf_accuracy_setup *a, double r)
 {
-    double top = 6.0 * f0, df = top / SPECTRUM_POINTS, error = 0.0, power = 0.0;
-    for (int i = 1; i <= SPECTRUM_POINTS; ++i) {
-        double f = i * df, s = sf_ricker_spectrum(f, f0), weight = s * s;
-        double e = sf_space_phase_error(a, f) + (a->time_corrected ? 0.0 : sf_time_phase_error(a, f));
-        double phase = 2.0 * M_PI * f * (r / a->v) * e;
-        error += weight * 4.0 * sin(0.5 * phase) * sin(0.5 * phase);
-        power += weight;
+    double error = 0.0;
+    for (int i = 0; i < SPECTRUM_POINTS; ++i) {
+        double phase = 2.0 * M_PI * m->f[i] * (r / a->v) * m->error[i];
+        error += m->weight[i] * 4.0 * sin(0.5 * phase) * sin(0.5 * phase);
     }
-    return sqrt(error / power);
+    return sqrt(error / m->power);
 }
 
 double sf_misfit_distance(const sf_accuracy_setup *a, double f0, double target)
 {
+    misfit_spectrum m;
+    misfit_spectrum_fill(&m, a, f0);
     double lo = 1.0, hi = FAR;
-    if (misfit_at(a, f0, hi) < target) return FAR;
-    if (misfit_at(a, f0, lo) >= target) return lo;
+    if (misfit_at(&m, a, hi) < target) return FAR;
+    if (misfit_at(&m, a, lo) >= target) return lo;
     for (int it = 0; it < 60; ++it) {
         double mid = sqrt(lo * hi);
-        if (misfit_at(a, f0, mid) < target)
+        if (misfit_at(&m, a, mid) < target)
             lo = mid;
         else
             hi = mid;
