@@ -17,8 +17,8 @@ enum { THREADS = 256 };
 enum { PLANES = 8 };
 
 typedef struct {
-    sf_cuda_memory_box box[4];
-    int first_block[4];       /* along the launch's x blocks */
+    sf_cuda_memory_box box[SF_CUDA_MEMORY_BOXES];
+    int first_block[SF_CUDA_MEMORY_BOXES];   /* along the launch's x blocks */
     int count;
 } memory_boxes;
 
@@ -101,8 +101,7 @@ static void launch_memory(const sf_cuda_memory_box *boxes, int count, const floa
         const sf_cuda_memory_box &box = boxes[n];
         if ((long)box.n[0] * box.n[1] == 0 || box.n[2] == 0) continue;
         if (box.axis == 2) {
-            const unsigned z_blocks = (unsigned)(((long)box.n[0] * box.n[1] + THREADS - 1) / THREADS);
-            memory_z_kernel<R><<<z_blocks, THREADS, 0, stream>>>(box, p, g);
+            memory_z_kernel<R><<<(unsigned)slice_blocks(box), THREADS, 0, stream>>>(box, p, g);
             continue;
         }
         xy.box[xy.count] = box;

@@ -223,6 +223,11 @@ def run_reflection_study(tmp, make_job, extend):
     return levels
 
 
+def levels_summary(measured, receivers):
+    return "levels " + ", ".join(f"{level:.1f}" for level in measured) + " dB (recorded " + \
+        ", ".join(f"{r[2]:.1f}" for r in receivers) + ")"
+
+
 def test_cpml_reflection_levels_normal_edge_corner(tmp):
     """A 20-point CPML against the same box embedded 52 points deeper, where
     no reflection arrives: at normal incidence, towards an edge and at a
@@ -232,8 +237,7 @@ def test_cpml_reflection_levels_normal_edge_corner(tmp):
     for ranks, measured in levels.items():
         for receiver, level in zip(BOX_RECEIVERS, measured):
             check_level(receiver, ranks, level, -40.0, "1%")
-    return "levels " + ", ".join(f"{level:.1f}" for level in levels[1]) + " dB (recorded " + \
-        ", ".join(f"{r[2]:.1f}" for r in BOX_RECEIVERS) + ")"
+    return levels_summary(levels[1], BOX_RECEIVERS)
 
 
 def test_cpml_reflection_levels_grazing(tmp):
@@ -248,8 +252,7 @@ def test_cpml_reflection_levels_grazing(tmp):
             theta = math.atan2(math.dist(receiver[0], GRAZING_SOURCE) / 2, depth)
             check_level(receiver, ranks, level, 20 * math.cos(theta) * math.log10(CPML_R),
                         f"R^cos({math.degrees(theta):.1f} deg)")
-    return "levels " + ", ".join(f"{level:.1f}" for level in levels[1]) + " dB (recorded " + \
-        ", ".join(f"{r[2]:.1f}" for r in GRAZING_RECEIVERS) + ")"
+    return levels_summary(levels[1], GRAZING_RECEIVERS)
 
 
 def test_free_surface_ghost(tmp):
