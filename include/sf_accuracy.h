@@ -7,6 +7,7 @@
 #define SF_ACCURACY_H
 
 #include "sf_stencil.h"
+#include "sf_wavelet.h"
 
 typedef struct {
     const sf_stencil *stencil;
@@ -21,12 +22,9 @@ typedef struct {
 double sf_time_phase_error(const sf_accuracy_setup *a, double f);
 double sf_space_phase_error(const sf_accuracy_setup *a, double f);
 
-/* The distance (m) at which a direct wave of a Ricker with peak f0 reaches
- * an L2 misfit of target, from the phase errors (time ones only when not
+/* The distance (m) at which a direct wave of wavelet w reaches an L2
+ * misfit of target, from the phase errors (time ones only when not
  * corrected) over its spectrum; a huge value where it never does. */
-double sf_misfit_distance(const sf_accuracy_setup *a, double f0, double target);
-
-/* The Ricker's amplitude spectrum relative to its peak, at f. */
-double sf_ricker_spectrum(double f, double f0);
+double sf_misfit_distance(const sf_accuracy_setup *a, const sf_wavelet *w, double target);
 
 #endif

@@ -3,6 +3,7 @@
 #define SF_CONFIG_H
 
 #include "sf_gpu_aware_mpi.h"
+#include "sf_wavelet.h"
 
 #include <stddef.h>
 
@@ -67,15 +68,14 @@ typedef struct {
 typedef struct {
     sf_source_type type;
     double position[3];
-    double frequency;         /* Ricker peak frequency, Hz */
-    double delay;             /* seconds */
-    int delay_auto;           /* delay = 1.5 / frequency (not given, or auto) */
+    sf_wavelet_spec wavelet;  /* its signature */
+    double delay;             /* seconds: the wavelet's time zero in the run */
+    int delay_auto;           /* the wavelet's own (not given, or auto) */
     double amplitude;
     double direction[3];      /* force: x, y, z components, N per unit amplitude */
     double moment[6];         /* moment: mxx, myy, mzz, mxy, mxz, myz, N m per unit amplitude */
     sf_mark type_mark;
     sf_mark position_mark;
-    sf_mark frequency_mark;
 } sf_source_config;
 
 typedef struct {
@@ -98,11 +98,11 @@ typedef enum { SF_RECEIVERS_FIXED, SF_RECEIVERS_MOVING } sf_receiver_motion;
 /* One shot of a survey: where it is and the source keys it overrides. */
 typedef struct {
     double position[3];
-    double frequency, delay, amplitude;
-    int has_frequency, has_delay, has_amplitude;   /* overrides given */
+    sf_wavelet_spec *wavelet; /* its own wavelet; NULL: the source's */
+    double delay, amplitude;
+    int has_delay, has_amplitude;   /* overrides given */
     int delay_auto;           /* delay: auto given for this shot */
     sf_mark mark;             /* its entry in survey.shots, or survey.grid */
-    sf_mark frequency_mark;
     char where[48];           /* how messages name its entry: "survey.shots[3]" */
 } sf_shot_spec;
 
@@ -150,6 +150,8 @@ typedef struct sf_config {
     sf_survey_config survey;
     long shot_number;         /* the shot this configuration describes, from 1 */
     const struct sf_config *survey_job;   /* a shot's survey job (its receivers as given); else NULL */
+    sf_wavelet **wavelets;    /* the job's wavelets built, once loaded (sf_config_load) */
+    long nwavelets;
 
     char *gather_path;
     sf_mark gather_mark;
@@ -208,9 +210,15 @@ void sf_survey_receiver_position(const sf_config *job, const sf_shot_spec *shot,
  * corners of any grid or line. */
 double sf_farthest_receiver(const sf_config *job, long *shot_number);
 
-/* The highest peak frequency of a job's shots (each shot's own, or the
- * source's), and the number of the first shot that has it. */
-double sf_highest_frequency(const sf_config *job, long *shot_number);
+/* A shot's wavelet: its own, or the source's (index from 0). */
+const sf_wavelet_spec *sf_shot_wavelet(const sf_config *job, long index);
+
+/* The shot whose wavelet has the highest upper frequency (1 for a job
+ * without a survey), and its wavelet. */
+const sf_wavelet_spec *sf_widest_band_wavelet(const sf_config *job, long *shot_number);
+
+/* The highest band edge (sf_wavelet_band_edge at fraction) of a job's shots. */
+double sf_highest_band_edge(const sf_config *job, double fraction);
 
 /* Prints "file:line:column: message" for a problem found after parsing
  * (for example the CFL check, which needs the model). Rank 0 only. */

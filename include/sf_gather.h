@@ -4,10 +4,14 @@
  *                        [ncomponents][nrec][nsamples] (elastic)
  *   /receiver_positions  float64 [nrec][3]  x, y, z in metres
  *   /source_position     float64 [3]
+ *   /source_wavelet, /source_wavelet_record (and /source_wavelet_injected
+ *                        when the source was warped): the signature
  * with the sampling, units, components and the job echoed as root
  * attributes. */
 #ifndef SF_GATHER_H
 #define SF_GATHER_H
+
+#include "sf_wavelet.h"
 
 #include <mpi.h>
 #include <stddef.h>
@@ -19,7 +23,12 @@ typedef struct {
     double simulation_dt;
     const double (*receiver_position)[3];   /* all receivers, job order */
     const double *source_position;
-    double source_frequency, source_delay;
+    const sf_wavelet_spec *wavelet;         /* the source's signature, */
+    double source_delay, source_amplitude;  /* placed and scaled so */
+    const double *wavelet_at_dt;            /* [wavelet_levels] at simulation_dt */
+    long wavelet_levels;
+    const float *wavelet_record;            /* [nsamples] at interval */
+    const double *wavelet_injected;         /* [2 * wavelet_levels] at dt/2, warped; or NULL */
     const char *time_dispersion;            /* how the leapfrog's time error was treated */
     const char *config_text, *config_path;
     const char *physics;

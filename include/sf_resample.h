@@ -30,4 +30,11 @@ void sf_resampler_init(sf_resampler *r, double dt, double interval, double durat
 void sf_resampler_accumulate(const sf_resampler *r, long n0, int count, long nrec,
                              const float *block, float *out);
 
+/* A series of n samples at start + j * interval, at the count times t0 +
+ * k * step, by a Kaiser-windowed sinc of the same cut-off (the Nyquist
+ * frequency of the coarser of interval and step) but a longer window;
+ * 0 beyond the kernel's reach of it. */
+void sf_resample_series(const double *in, long n, double start, double interval, double t0,
+                        double step, long count, double *out);
+
 #endif

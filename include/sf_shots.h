@@ -23,6 +23,10 @@ int sf_shot_number_width(long shots);
  * "shot_0007.h5". */
 void sf_shot_file_name(const sf_config *job, long number, const char *ext, char *out, size_t len);
 
+/* src, the job's source, becomes the shot's: its position and the keys
+ * it overrides (wavelet, delay, amplitude). */
+void sf_shot_source(sf_source_config *src, const sf_shot_spec *shot);
+
 /* The shot of index (from 0) as a job; its source follows the job's
  * source section except where the shot overrides it (a new frequency
  * with an automatic delay gets 1.5 / frequency). Valid while job is. */

@@ -147,10 +147,12 @@ void sf_simulation_phases(const sf_simulation *s, double seconds[SF_REPORT_PHASE
  * 0, or -1 with the reason it cannot. */
 int sf_simulation_segy_plan(const sf_simulation *s, const sf_config *shot, sf_segy_plan *plan,
                             char *reason, size_t len);
-/* Rank 0 warns when `frequency` (at mark of `key`) leaves fewer than 5
- * points per minimum wavelength. */
-void sf_simulation_check_frequency(const sf_simulation *s, double frequency, sf_mark mark,
-                                   const char *key);
+/* Rank 0 warns when the wavelet's upper frequency leaves fewer than 5
+ * points per minimum wavelength, naming the share of its energy above
+ * the grid's limit and the key that sets its band (" (shot N)" added
+ * when shot_number > 0). */
+void sf_simulation_check_wavelet(const sf_simulation *s, const sf_wavelet_spec *spec,
+                                 long shot_number);
 /* Prints the timing breakdown and throughput on rank 0. */
 void sf_simulation_report(const sf_simulation *s);
 long sf_simulation_timed_steps(const sf_simulation *s);

@@ -7,19 +7,26 @@
 #define SF_SOURCE_SIGNAL_H
 
 #include "sf_config.h"
+#include "sf_resample.h"
 
 typedef struct {
     double *at;          /* [2 * steps + 2]: t = k dt / 2 */
     long count;
+    /* Not warped, as the corrected traces answer to it: */
+    double *at_dt;       /* [steps + 1] at t = n dt */
+    float *record;       /* [record_count] at the record's samples */
+    long record_count;
     int warped;
-    double amplitude, frequency, delay, dt;   /* what it was built from */
+    const sf_wavelet *wavelet;                /* what it was built from */
+    double amplitude, delay, dt;
 } sf_source_signal;
 
-/* For a run of `steps` steps of dt; warp: apply the transform. Keeps what
- * sig holds when it was built from the same source and step (a survey's
- * shots mostly share one wavelet), else frees it and builds anew. */
+/* For a run of `steps` steps of dt and the record of r; warp: apply the
+ * transform. Keeps what
+ * sig holds when it was built from the same wavelet, amplitude, delay and
+ * step (a survey's shots mostly share one), else frees it and builds anew. */
 void sf_source_signal_build(sf_source_signal *sig, const sf_source_config *src, double dt,
-                            long steps, int warp);
+                            long steps, int warp, const sf_resampler *r);
 void sf_source_signal_free(sf_source_signal *sig);
 
 /* The value at t = half_steps * dt / 2. */

@@ -427,6 +427,10 @@ static void read_source_vector(cfg_reader *r, sf_yaml_node *s, const char *key, 
                     "radiate nothing");
 }
 
+#define WAVELET_KEYS                                                                       \
+    "wavelet, frequency, frequencies, sweep_length, sweep_taper, length, file, dataset, trace, "  \
+    "format"
+
 static void read_source(cfg_reader *r, sf_yaml_node *root, sf_config *c)
 {
     sf_yaml_node *s = cfg_section(r, root, "source", "", 1);
@@ -441,25 +445,20 @@ static void read_source(cfg_reader *r, sf_yaml_node *root, sf_config *c)
                     "a survey places each shot in survey.shots or survey.grid; the source section "
                     "gives the other keys (wavelet, frequency, ...) for every shot");
     }
-    int wavelet = 0;
-    cfg_choice(r, s, "wavelet", "source", "ricker", 0, &wavelet, NULL);
-    cfg_number(r, s, "frequency", "source", CFG_FREQUENCY, 1, &c->source.frequency,
-               &c->source.frequency_mark);
+    cfg_read_wavelet(r, s, "source", NULL, &c->source.wavelet);
     const sf_yaml_node *delay = sf_yaml_peek(s, "delay");
     if (cfg_is_auto(delay))
         sf_yaml_take(s, "delay");
     else
-        cfg_number(r, s, "delay", "source", CFG_DELAY, 0, &c->source.delay,
-                   NULL);
+        cfg_number(r, s, "delay", "source", CFG_DELAY, 0, &c->source.delay, NULL);
     c->source.delay_auto = !delay || cfg_is_auto(delay);
-    if (c->source.delay_auto && c->source.frequency > 0) c->source.delay = 1.5 / c->source.frequency;
     cfg_number(r, s, "amplitude", "source", CFG_SCALE, 0, &c->source.amplitude, NULL);
     read_source_vector(r, s, "direction", 3, SF_SOURCE_FORCE, "force", c, c->source.direction);
     read_source_vector(r, s, "moment", 6, SF_SOURCE_MOMENT, "moment", c, c->source.moment);
     cfg_reject_unknown(r, s, "source",
-                       is_elastic(c) ? "type, position, wavelet, frequency, delay, amplitude, "
+                       is_elastic(c) ? "type, position, " WAVELET_KEYS ", delay, amplitude, "
                                        "direction, moment"
-                                     : "type, position, wavelet, frequency, delay, amplitude");
+                                     : "type, position, " WAVELET_KEYS ", delay, amplitude");
 }
 
 /* Receivers are counted before they are made: a 100000 x 100000 grid is
@@ -904,7 +903,18 @@ void sf_config_free(sf_config *c)
     free(c->energy_path);
     free(c->output_directory);
     free(c->report_path);
+    sf_wavelet_spec_free(&c->source.wavelet);
+    for (long n = 0; n < c->survey.count; ++n) {
+        if (!c->survey.shots[n].wavelet) continue;
+        sf_wavelet_spec_free(c->survey.shots[n].wavelet);
+        free(c->survey.shots[n].wavelet);
+    }
     free(c->survey.shots);
+    for (long k = 0; k < c->nwavelets; ++k) {
+        sf_wavelet_free(c->wavelets[k]);
+        free(c->wavelets[k]);
+    }
+    free(c->wavelets);
     memset(c, 0, sizeof *c);
 }
 
@@ -929,6 +939,8 @@ void sf_config_load(const char *path, sf_config *cfg)
                  "broadcasting the job file");
     int problems = sf_config_parse(text, (size_t)length, path, cfg);
     free(text);
+    /* Signature files are read once the job parses: their keys are known good. */
+    if (!problems) problems = cfg_load_wavelets(cfg);
     if (problems) {
         if (rank == 0)
             fprintf(stderr, "seisfd: error: %d problem%s in job file '%s'\n", problems,

@@ -51,6 +51,81 @@ static void write_receiver_rows(sf_h5_output *o, hid_t dataset, hid_t type, long
     if (fspace >= 0) H5Sclose(fspace);
 }
 
+/* The signature's kind and parameters, as the job gave them. */
+static void write_wavelet_metadata(sf_h5_output *o, const sf_gather_info *info)
+{
+    const sf_wavelet_spec *w = info->wavelet;
+    hid_t root = o->file;
+    char text[1200];
+    sf_wavelet_describe(w, text, sizeof text);
+    sf_h5_attr_text(o, root, "source_wavelet", text);
+    sf_h5_attr_text(o, root, "source_wavelet_kind", sf_wavelet_kind_name(w->kind));
+    sf_h5_attr_double(o, root, "source_delay", info->source_delay);
+    sf_h5_attr_double(o, root, "source_amplitude", info->source_amplitude);
+    sf_h5_attr_double(o, root, "source_dominant_frequency", w->built->dominant_frequency);
+    sf_h5_attr_double(o, root, "source_upper_frequency", w->built->upper_frequency);
+    switch (w->kind) {
+    case SF_WAVELET_RICKER:
+        sf_h5_attr_double(o, root, "source_peak_frequency", w->frequency);
+        break;
+    case SF_WAVELET_GAUSSIAN:
+    case SF_WAVELET_GAUSSIAN_DERIVATIVE:
+        sf_h5_attr_double(o, root, "source_frequency", w->frequency);
+        break;
+    case SF_WAVELET_ORMSBY:
+    case SF_WAVELET_KLAUDER:
+        sf_h5_attr_doubles(o, root, "source_frequencies", w->band,
+                           w->kind == SF_WAVELET_ORMSBY ? 4 : 2);
+        sf_h5_attr_double(o, root, "source_wavelet_length", w->built->length);
+        if (w->kind == SF_WAVELET_KLAUDER) {
+            sf_h5_attr_double(o, root, "source_sweep_length", w->sweep_length);
+            sf_h5_attr_double(o, root, "source_sweep_taper", w->sweep_taper);
+        }
+        break;
+    default:
+        sf_h5_attr_text(o, root, "source_file", w->file);
+        if (w->dataset) sf_h5_attr_text(o, root, "source_dataset", w->dataset);
+        if (w->format == SF_SIGNATURE_SEGY) sf_h5_attr_long(o, root, "source_trace", w->trace);
+    }
+}
+
+/* One signature series, with its sampling as a signature file gives it:
+ * the gather can feed a later job's `wavelet: file`. */
+static void write_series(sf_h5_output *o, int rank, const char *name, const double *values,
+                         long count, double interval, const char *what)
+{
+    hsize_t dims[1] = {(hsize_t)count};
+    hid_t d = sf_h5_dataset(o, o->file, name, H5T_IEEE_F64LE, 1, dims, NULL);
+    sf_h5_write_rows(o, d, H5T_NATIVE_DOUBLE, 0, rank == 0 ? (hsize_t)count : 0, values);
+    if (d >= 0) {
+        sf_h5_attr_double(o, d, "sample_interval", interval);
+        sf_h5_attr_double(o, d, "start_time", 0.0);
+        sf_h5_attr_text(o, d, "description", what);
+        H5Dclose(d);
+    }
+}
+
+static void write_wavelet_series(sf_h5_output *o, const sf_gather_info *info, int rank)
+{
+    write_series(o, rank, "source_wavelet", info->wavelet_at_dt, info->wavelet_levels,
+                 info->simulation_dt, "the source signature the traces answer to (delay and "
+                 "amplitude applied), at the simulation's time step");
+    double *record = sf_malloc((size_t)(info->nsamples ? info->nsamples : 1) * sizeof(double),
+                               "the source signature's record");
+    for (long k = 0; k < info->nsamples; ++k) record[k] = info->wavelet_record[k];
+    write_series(o, rank, "source_wavelet_record", record, info->nsamples, info->interval,
+                 "the source signature resampled as the traces are, at the record interval");
+    free(record);
+    if (!info->wavelet_injected) return;
+    double *injected = sf_malloc((size_t)info->wavelet_levels * sizeof(double),
+                                 "the injected source");
+    for (long k = 0; k < info->wavelet_levels; ++k) injected[k] = info->wavelet_injected[2 * k];
+    write_series(o, rank, "source_wavelet_injected", injected, info->wavelet_levels,
+                 info->simulation_dt, "what the grid received at each step: the signature "
+                 "warped by the time-dispersion transform, which the traces' correction undoes");
+    free(injected);
+}
+
 static void write_metadata(sf_h5_output *o, const sf_gather_info *info)
 {
     hid_t root = o->file;
@@ -73,8 +148,7 @@ static void write_metadata(sf_h5_output *o, const sf_gather_info *info)
     sf_h5_attr_text(o, root, "physics", info->physics);
     sf_h5_attr_long(o, root, "spatial_order", info->order);
     sf_h5_attr_double(o, root, "simulation_dt", info->simulation_dt);
-    sf_h5_attr_double(o, root, "source_peak_frequency", info->source_frequency);
-    sf_h5_attr_double(o, root, "source_delay", info->source_delay);
+    write_wavelet_metadata(o, info);
     sf_h5_attr_text(o, root, "time_dispersion", info->time_dispersion);
     sf_h5_attr_text(o, root, "config", info->config_text);
     sf_h5_attr_text(o, root, "config_path", info->config_path);
@@ -126,6 +200,7 @@ static void fill_file(sf_h5_output *o, const sf_gather_info *info, int rank, lon
     sf_h5_write_rows(o, dsrc, H5T_NATIVE_DOUBLE, 0, rank == 0 ? 3 : 0, info->source_position);
     close_dataset(dsrc);
 
+    write_wavelet_series(o, info, rank);
     write_metadata(o, info);
 }
 

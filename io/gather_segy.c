@@ -242,8 +242,9 @@ static void describe_job(const sf_gather_info *g, const sf_segy_plan *plan, char
               g->grid_spacing[2]);
     text_card(text, 5, "grid origin (x, y, z): %g, %g, %g m", g->grid_origin[0],
               g->grid_origin[1], g->grid_origin[2]);
-    text_card(text, 6, "source: Ricker, peak frequency %g Hz, delay %g s, field record %ld",
-              g->source_frequency, g->source_delay, g->shot_number);
+    char wavelet[1200];
+    sf_wavelet_describe(g->wavelet, wavelet, sizeof wavelet);
+    text_card(text, 6, "source: %s", wavelet);
     text_card(text, 7, "source position (x, y, z): %.2f, %.2f, %.2f m", s[0], s[1], s[2]);
     text_card(text, 8, "record: %ld samples at %d us (%g s), t0 = 0, length %g s",
               g->nsamples, plan->interval_us, g->interval, (double)(g->nsamples - 1) * g->interval);
@@ -256,6 +257,8 @@ static void describe_job(const sf_gather_info *g, const sf_segy_plan *plan, char
     text_card(text, 14, "elevation scalar %d (bytes 69-70): %s", plan->elevation_scalar, elev);
     text_card(text, 15, "offset (bytes 37-40): horizontal source-receiver distance, whole m");
     text_card(text, 16, "units: metres and seconds; z is depth, positive down");
+    text_card(text, 17, "source delay %g s, amplitude %g, field record %ld", g->source_delay,
+              g->source_amplitude, g->shot_number);
     text_card(text, 39, "SEG Y REV1");
     text_card(text, 40, "END TEXTUAL HEADER");
 }

@@ -47,6 +47,18 @@ static int widest_cpml(const sf_config *c)
     return widest;
 }
 
+/* The source's wavelet, and how many shots of a survey have their own. */
+static void write_wavelet(FILE *f, const sf_config *c)
+{
+    char text[1200];
+    sf_wavelet_describe(&c->source.wavelet, text, sizeof text);
+    key_string(f, "wavelet", text, 1);
+    key_string(f, "wavelet_kind", sf_wavelet_kind_name(c->source.wavelet.kind), 1);
+    long own = 0;
+    for (long n = 0; c->survey.enabled && n < c->survey.count; ++n) own += !!c->survey.shots[n].wavelet;
+    fprintf(f, "\"shots_with_own_wavelet\": %ld, ", own);
+}
+
 static void write_config(FILE *f, const sf_run_report *r)
 {
     const sf_config *c = r->cfg;
@@ -65,6 +77,7 @@ static void write_config(FILE *f, const sf_run_report *r)
     key_string(f, "gpu_aware_mpi", sf_gpu_aware_name(r->placement->gpu_aware.mode), 1);
     key_string(f, "halo_transport", sf_halo_transport_name(r->placement->transport), 1);
     key_string(f, "model", model_name(c->model.kind), 1);
+    write_wavelet(f, c);
     fprintf(f, "\"shots\": %ld, \"receivers\": %ld, ", r->nshots, c->receivers.count);
     key_string(f, "receiver_motion",
                c->survey.receivers == SF_RECEIVERS_MOVING ? "moving" : "fixed", 0);

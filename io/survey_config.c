@@ -28,18 +28,24 @@ static sf_shot_spec *add_shot(sf_survey_config *sv, long *capacity, sf_mark mark
     return shot;
 }
 
-/* The source keys a shot may change: wavelet (only ricker exists),
- * frequency, delay (a number or auto), amplitude and depth. Keys given
- * here replace what the shot had (an overrides entry after the shot's own
- * entry); keys not given leave it as it was. */
+/* The source keys a shot may change: its wavelet (another kind with its
+ * keys, or keys of the same kind), delay (a number or auto), amplitude
+ * and depth. Keys given here replace what the shot had (an overrides
+ * entry after the shot's own entry); keys not given leave it as it was.
+ * A new wavelet replaces shot->wavelet without freeing what was there:
+ * the caller owns both. */
 static void read_overrides(cfg_reader *r, sf_yaml_node *map, const char *path,
-                           sf_shot_spec *shot, int *depth_given, double *depth)
+                           const sf_config *c, sf_shot_spec *shot, int *depth_given,
+                           double *depth)
 {
-    int wavelet = 0;
-    cfg_choice(r, map, "wavelet", path, "ricker", 0, &wavelet, NULL);
-    if (cfg_number(r, map, "frequency", path, CFG_FREQUENCY, 0, &shot->frequency,
-                   &shot->frequency_mark) > 0)
-        shot->has_frequency = 1;
+    sf_wavelet_spec spec;
+    if (cfg_read_wavelet(r, map, path, shot->wavelet ? shot->wavelet : &c->source.wavelet,
+                         &spec)) {
+        shot->wavelet = sf_malloc(sizeof spec, "a shot's wavelet");
+        *shot->wavelet = spec;
+    } else {
+        sf_wavelet_spec_free(&spec);
+    }
     const sf_yaml_node *delay = sf_yaml_peek(map, "delay");
     if (cfg_is_auto(delay)) {
         sf_yaml_take(map, "delay");
@@ -78,8 +84,13 @@ static void read_listed_position(cfg_reader *r, sf_yaml_node *entry, const char 
         shot->position[2] = depth;
 }
 
-static void read_shot_list(cfg_reader *r, sf_yaml_node *list, sf_survey_config *sv, long *cap)
+#define SHOT_KEYS                                                                          \
+    "wavelet, frequency, frequencies, sweep_length, sweep_taper, length, file, dataset, "       \
+    "trace, format, delay, amplitude"
+
+static void read_shot_list(cfg_reader *r, sf_yaml_node *list, sf_config *c, long *cap)
 {
+    sf_survey_config *sv = &c->survey;
     if (list->kind != SF_YAML_SEQUENCE || list->count == 0) {
         cfg_problem(r, list->line, list->column, "survey.shots",
                     "expected a list of shots, each a mapping such as {position: [x, y, z]}");
@@ -98,9 +109,9 @@ static void read_shot_list(cfg_reader *r, sf_yaml_node *list, sf_survey_config *
         snprintf(shot->where, sizeof shot->where, "%s", path);
         int depth_given = 0;
         double depth = 0.0;
-        read_overrides(r, entry, path, shot, &depth_given, &depth);
+        read_overrides(r, entry, path, c, shot, &depth_given, &depth);
         read_listed_position(r, entry, path, shot, depth_given, depth);
-        cfg_reject_unknown(r, entry, path, "position, depth, wavelet, frequency, delay, amplitude");
+        cfg_reject_unknown(r, entry, path, "position, depth, " SHOT_KEYS);
     }
 }
 
@@ -132,8 +143,9 @@ static void read_shot_grid(cfg_reader *r, sf_yaml_node *g, sf_survey_config *sv,
 }
 
 /* Later changes of numbered shots: {shot: N, amplitude: ..., ...}. */
-static void read_override_list(cfg_reader *r, sf_yaml_node *list, sf_survey_config *sv)
+static void read_override_list(cfg_reader *r, sf_yaml_node *list, sf_config *c)
 {
+    sf_survey_config *sv = &c->survey;
     if (list->kind != SF_YAML_SEQUENCE) {
         cfg_problem(r, list->line, list->column, "survey.overrides",
                     "expected a list of mappings such as {shot: 3, amplitude: 0.5}");
@@ -155,8 +167,14 @@ static void read_override_list(cfg_reader *r, sf_yaml_node *list, sf_survey_conf
         sf_shot_spec given = *shot;
         int depth_given = 0;
         double depth = 0.0;
-        read_overrides(r, entry, path, &given, &depth_given, &depth);
-        cfg_reject_unknown(r, entry, path, "shot, depth, wavelet, frequency, delay, amplitude");
+        read_overrides(r, entry, path, c, &given, &depth_given, &depth);
+        cfg_reject_unknown(r, entry, path, "shot, depth, " SHOT_KEYS);
+        if (given.wavelet != shot->wavelet) {
+            /* The replaced wavelet, or the new one of an entry that names no shot. */
+            sf_wavelet_spec *unused = ok ? shot->wavelet : given.wavelet;
+            if (unused) sf_wavelet_spec_free(unused);
+            free(unused);
+        }
         if (!ok) continue;
         if (depth_given) given.position[2] = depth;
         snprintf(given.where, sizeof given.where, "%s", path);
@@ -204,14 +222,14 @@ void cfg_read_survey(cfg_reader *r, sf_yaml_node *root, sf_config *c)
         cfg_problem(r, grid->line, grid->column, "survey.grid",
                     "give the shots either as a list (shots) or as a grid, not both");
     if (list)
-        read_shot_list(r, list, sv, &capacity);
+        read_shot_list(r, list, c, &capacity);
     else if (grid)
         read_shot_grid(r, grid, sv, &capacity);
     else if (!sf_yaml_peek(s, "grid"))
         cfg_problem(r, s->line, s->column, "survey",
                     "give the shots, as a list (shots) or as a grid (start, step, count)");
     sf_yaml_node *overrides = sf_yaml_take(s, "overrides");
-    if (overrides) read_override_list(r, overrides, sv);
+    if (overrides) read_override_list(r, overrides, c);
     cfg_reject_unknown(r, s, "survey", "ranks_per_shot, receivers, shots, grid, overrides");
 }
 
@@ -306,14 +324,32 @@ double sf_farthest_receiver(const sf_config *job, long *shot_number)
     return far;
 }
 
-double sf_highest_frequency(const sf_config *job, long *shot_number)
+const sf_wavelet_spec *sf_shot_wavelet(const sf_config *job, long index)
 {
-    double top = job->source.frequency;
+    const sf_wavelet_spec *own = job->survey.enabled ? job->survey.shots[index].wavelet : NULL;
+    return own ? own : &job->source.wavelet;
+}
+
+const sf_wavelet_spec *sf_widest_band_wavelet(const sf_config *job, long *shot_number)
+{
+    const sf_wavelet_spec *top = &job->source.wavelet;
     *shot_number = 1;
     for (long n = 0; job->survey.enabled && n < job->survey.count; ++n) {
-        const sf_shot_spec *shot = &job->survey.shots[n];
-        double f = shot->has_frequency ? shot->frequency : job->source.frequency;
-        if (n == 0 || f > top) top = f, *shot_number = n + 1;
+        const sf_wavelet_spec *w = sf_shot_wavelet(job, n);
+        if (n == 0 || w->built->upper_frequency > top->built->upper_frequency)
+            top = w, *shot_number = n + 1;
+    }
+    return top;
+}
+
+double sf_highest_band_edge(const sf_config *job, double fraction)
+{
+    const sf_wavelet *last = job->source.wavelet.built;
+    double top = sf_wavelet_band_edge(last, fraction);
+    for (long n = 0; job->survey.enabled && n < job->survey.count; ++n) {
+        const sf_wavelet *w = sf_shot_wavelet(job, n)->built;
+        if (w != last) top = fmax(top, sf_wavelet_band_edge(w, fraction));
+        last = w;
     }
     return top;
 }

@@ -5,12 +5,6 @@
 enum { SPECTRUM_POINTS = 400 };
 static const double FAR = 1e9;   /* metres: "never" */
 
-double sf_ricker_spectrum(double f, double f0)
-{
-    double x = f / f0;
-    return x * x * exp(1.0 - x * x);
-}
-
 double sf_time_phase_error(const sf_accuracy_setup *a, double f)
 {
     /* A run at frequency w is the medium at (2/dt) sin(w dt/2): the phase
@@ -58,18 +52,19 @@ double sf_space_phase_error(const sf_accuracy_setup *a, double f)
 }
 
 /* The direct wave's spectrum as the misfit weighs it: at each frequency,
- * the Ricker's power and the phase error per unit of travel, both
+ * the wavelet's power and the phase error per unit of travel, both
  * independent of the distance the search varies. */
 typedef struct {
     double f[SPECTRUM_POINTS], weight[SPECTRUM_POINTS], error[SPECTRUM_POINTS], power;
 } misfit_spectrum;
 
-static void misfit_spectrum_fill(misfit_spectrum *m, const sf_accuracy_setup *a, double f0)
+static void misfit_spectrum_fill(misfit_spectrum *m, const sf_accuracy_setup *a,
+                                 const sf_wavelet *w)
 {
-    double df = 6.0 * f0 / SPECTRUM_POINTS;
+    double df = w->top / SPECTRUM_POINTS;
     m->power = 0.0;
     for (int i = 1; i <= SPECTRUM_POINTS; ++i) {
-        double f = i * df, s = sf_ricker_spectrum(f, f0);
+        double f = i * df, s = sf_wavelet_spectrum(w, f);
         m->f[i - 1] = f;
         m->weight[i - 1] = s * s;
         m->error[i - 1] = sf_space_phase_error(a, f) + (a->time_corrected ? 0.0 : sf_time_phase_error(a, f));
@@ -78,7 +73,7 @@ static void misfit_spectrum_fill(misfit_spectrum *m, const sf_accuracy_setup *a,
 }
 
 /* The misfit of the direct wave at distance r: its spectrum's phase errors
- * exp(i 2 pi f (r / v) e(f)) against 1, weighted by the Ricker's power. */
+ * exp(i 2 pi f (r / v) e(f)) against 1, weighted by the wavelet's power. */
 static double misfit_at(const misfit_spectrum *m, const sf_accuracy_setup *a, double r)
 {
     double error = 0.0;
@@ -89,10 +84,10 @@ static double misfit_at(const misfit_spectrum *m, const sf_accuracy_setup *a, do
     return sqrt(error / m->power);
 }
 
-double sf_misfit_distance(const sf_accuracy_setup *a, double f0, double target)
+double sf_misfit_distance(const sf_accuracy_setup *a, const sf_wavelet *w, double target)
 {
     misfit_spectrum m;
-    misfit_spectrum_fill(&m, a, f0);
+    misfit_spectrum_fill(&m, a, w);
     double lo = 1.0, hi = FAR;
     if (misfit_at(&m, a, hi) < target) return FAR;
     if (misfit_at(&m, a, lo) >= target) return lo;

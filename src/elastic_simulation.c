@@ -232,13 +232,14 @@ static void describe_source(const sf_source_config *src, char *out, size_t len)
 void sf_elastic_summary(const sf_simulation *s)
 {
     const sf_config *c = s->cfg;
-    char source[160], components[32] = "";
+    char source[160], components[32] = "", wavelet[1200];
+    sf_wavelet_describe(&c->source.wavelet, wavelet, sizeof wavelet);
     describe_source(&c->source, source, sizeof source);
     for (int q = 0; q < c->receivers.ncomponents; ++q)
         snprintf(components + strlen(components), sizeof components - strlen(components), "%s%s",
                  q ? " " : "", sf_component_name(c->receivers.component[q]));
-    sf_info("  source            %s, Ricker %g Hz, delay %g s at (%g, %g, %g) m", source,
-            c->source.frequency, c->source.delay, c->source.position[0], c->source.position[1],
+    sf_info("  source            %s, %s, delay %g s at (%g, %g, %g) m", source, wavelet,
+            c->source.delay, c->source.position[0], c->source.position[1],
             c->source.position[2]);
     sf_info("  receivers         %ld, components %s, %ld samples at %.6g s", c->receivers.count,
             components, s->resampler.nsamples, s->interval);

@@ -29,21 +29,18 @@ static void shot_path(const sf_config *job, long number, const char *ext, char *
     snprintf(out, len, "%.4000s/%s", job->output_directory, name);
 }
 
-static void apply_overrides(sf_source_config *src, const sf_shot_spec *shot)
+void sf_shot_source(sf_source_config *src, const sf_shot_spec *shot)
 {
     memcpy(src->position, shot->position, sizeof src->position);
     if (shot->has_amplitude) src->amplitude = shot->amplitude;
-    if (shot->has_frequency) {
-        src->frequency = shot->frequency;
-        src->frequency_mark = shot->frequency_mark;
-    }
+    if (shot->wavelet) src->wavelet = *shot->wavelet;
     if (shot->has_delay) {
         src->delay = shot->delay;
         src->delay_auto = 0;
     } else if (shot->delay_auto) {
         src->delay_auto = 1;
     }
-    if (src->delay_auto) src->delay = 1.5 / src->frequency;
+    if (src->delay_auto) src->delay = sf_wavelet_auto_delay(src->wavelet.built);
 }
 
 void sf_shot_job_make(const sf_config *job, long index, sf_shot_job *out)
@@ -54,7 +51,7 @@ void sf_shot_job_make(const sf_config *job, long index, sf_shot_job *out)
     sf_config *c = &out->cfg;
     c->shot_number = index + 1;
     c->survey_job = job;
-    apply_overrides(&c->source, shot);
+    sf_shot_source(&c->source, shot);
     if (job->survey.receivers == SF_RECEIVERS_MOVING) {
         long n = job->receivers.count;
         out->receivers = sf_malloc((size_t)(n ? n : 1) * sizeof *out->receivers,

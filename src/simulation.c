@@ -6,6 +6,7 @@
 #include "sf_memory_check.h"
 #include "sf_output.h"
 #include "sf_segy.h"
+#include "sf_shots.h"
 #include "sf_snapshot.h"
 #include "sf_time_dispersion.h"
 #include "sf_volume.h"
@@ -17,28 +18,12 @@
 #include <string.h>
 
 static const double MIN_POINTS_PER_WAVELENGTH = 5.0;
-static const double RICKER_UPPER_FACTOR = 2.5;   /* upper frequency of a Ricker / its peak */
 /* The corrected run carries no frequency above 2/dt (rad/s): the source's
  * spectrum there must be below this fraction of its peak. */
 static const double UNCARRIED_SPECTRUM = 1e-4;
 /* A corrected record runs this many samples past its end: the transform's
  * reach back from where the run stops (1e-4 of the peak at 8). */
 enum { CORRECTION_MARGIN = 8 };
-
-/* The frequency (Hz) above the peak f0 where the Ricker's spectrum falls
- * to `fraction` of its peak. */
-static double ricker_band_edge(double f0, double fraction)
-{
-    double lo = f0, hi = 100.0 * f0;
-    for (int it = 0; it < 100; ++it) {
-        double mid = 0.5 * (lo + hi);
-        if (sf_ricker_spectrum(mid, f0) > fraction)
-            lo = mid;
-        else
-            hi = mid;
-    }
-    return hi;
-}
 
 /* The checks of the set-up each return the problems they reported, so
  * that those of one stage all reach the user before the run ends. */
@@ -70,13 +55,6 @@ static int check_memory(const sf_simulation *s, double nsamples)
  * receivers as given and every shot's source keys. */
 static const sf_config *job_of(const sf_config *c) { return c->survey_job ? c->survey_job : c; }
 
-/* A survey's shots share one time step: it must serve the shot of widest band. */
-static double highest_frequency(const sf_config *c)
-{
-    long shot;
-    return sf_highest_frequency(job_of(c), &shot);
-}
-
 static int resolve_time_step(sf_simulation *s)
 {
     const sf_config *c = s->cfg;
@@ -88,7 +66,7 @@ static int resolve_time_step(sf_simulation *s)
         /* The corrected records keep frequencies below 1/dt rad/s (see
          * sf_tdt_correct_traces): a source reaching beyond gets a shorter
          * step. */
-        double edge = ricker_band_edge(highest_frequency(c), UNCARRIED_SPECTRUM);
+        double edge = sf_highest_band_edge(job_of(c), UNCARRIED_SPECTRUM);
         double carried = 1.0 / (2.0 * M_PI * edge);
         s->dt_shortened = c->dispersion_correction && carried < s->dt;
         if (s->dt_shortened) s->dt = carried;
@@ -108,12 +86,13 @@ static int resolve_time_step(sf_simulation *s)
     return 1;
 }
 
-/* On the slowest wave: vp_min (acoustic); vs_min, or vp where vs = 0 (elastic). */
-static double points_per_wavelength(const sf_simulation *s, double frequency)
+/* On the slowest wave (vp_min acoustic; vs_min, or vp where vs = 0,
+ * elastic), at frequency f. */
+static double points_per_wavelength(const sf_simulation *s, double f)
 {
     const sf_config *c = s->cfg;
     double h = fmax(c->spacing[0], fmax(c->spacing[1], c->spacing[2]));
-    return s->model.slowest / (RICKER_UPPER_FACTOR * frequency * h);
+    return s->model.slowest / (f * h);
 }
 
 static const char *slowest_wave_name(const sf_simulation *s)
@@ -122,21 +101,31 @@ static const char *slowest_wave_name(const sf_simulation *s)
     return s->model.vs_min > 0.0 ? "vs_min" : "slowest of vs (vp where vs = 0)";
 }
 
-void sf_simulation_check_frequency(const sf_simulation *s, double frequency, sf_mark mark,
-                                   const char *key)
+void sf_simulation_check_wavelet(const sf_simulation *s, const sf_wavelet_spec *spec,
+                                 long shot_number)
 {
     const sf_config *c = s->cfg;
-    double ppw = points_per_wavelength(s, frequency);
+    const sf_wavelet *w = spec->built;
+    double ppw = points_per_wavelength(s, w->upper_frequency);
     if (ppw >= MIN_POINTS_PER_WAVELENGTH) return;
     double h = fmax(c->spacing[0], fmax(c->spacing[1], c->spacing[2]));
-    sf_warn("%s:%d:%d: %s: %.3g points per minimum wavelength (%s %g m/s, "
-            "upper frequency %g Hz = %.1f x %g Hz, spacing %g m) is below %.0f; expect "
-            "numerical dispersion (use spacing <= %.3g m or frequency <= %.3g Hz)",
-            c->source_path, mark.line, mark.column, key, ppw, slowest_wave_name(s),
-            s->model.slowest, RICKER_UPPER_FACTOR * frequency, RICKER_UPPER_FACTOR, frequency, h,
-            MIN_POINTS_PER_WAVELENGTH,
-            s->model.slowest / (RICKER_UPPER_FACTOR * frequency * MIN_POINTS_PER_WAVELENGTH),
-            s->model.slowest / (RICKER_UPPER_FACTOR * h * MIN_POINTS_PER_WAVELENGTH));
+    double limit = s->model.slowest / (MIN_POINTS_PER_WAVELENGTH * h);
+    char shot[32] = "", upper[64], lower[96];
+    if (shot_number > 0) snprintf(shot, sizeof shot, " (shot %ld)", shot_number);
+    if (spec->kind == SF_WAVELET_RICKER) {
+        snprintf(upper, sizeof upper, "%g Hz = 2.5 x %g Hz", w->upper_frequency, spec->frequency);
+        snprintf(lower, sizeof lower, "frequency <= %.3g Hz", limit / 2.5);
+    } else {
+        snprintf(upper, sizeof upper, "%.4g Hz", w->upper_frequency);
+        snprintf(lower, sizeof lower, "a wavelet whose band ends lower");
+    }
+    sf_warn("%s:%d:%d: %s%s: %.3g points per minimum wavelength (%s %g m/s, upper frequency %s, "
+            "spacing %g m) is below %.0f; %.2g%% of the wavelet's energy lies above %.4g Hz, "
+            "where the grid has fewer; expect numerical dispersion (use spacing <= %.3g m or %s)",
+            c->source_path, spec->line, spec->column, spec->key, shot, ppw, slowest_wave_name(s),
+            s->model.slowest, upper, h, MIN_POINTS_PER_WAVELENGTH,
+            100.0 * sf_wavelet_energy_share_above(w, limit), limit,
+            s->model.slowest / (w->upper_frequency * MIN_POINTS_PER_WAVELENGTH), lower);
 }
 
 /* ---- accuracy ------------------------------------------------------------ */
@@ -172,10 +161,12 @@ static void print_accuracy(const sf_simulation *s)
      * searches. */
     if (sf_error_rank() != 0) return;
     const sf_config *c = s->cfg;
-    const double f0 = highest_frequency(c), fu = RICKER_UPPER_FACTOR * f0;
+    long widest;
+    const sf_wavelet *w = sf_widest_band_wavelet(job_of(c), &widest)->built;
+    const double f0 = w->dominant_frequency, fu = w->upper_frequency;
     sf_accuracy_setup a = accuracy_setup(s, c->dispersion_correction);
     char reach[48];
-    double distance = sf_misfit_distance(&a, f0, MISFIT_TARGET);
+    double distance = sf_misfit_distance(&a, w, MISFIT_TARGET);
     format_distance(distance, reach, sizeof reach);
     sf_info("  accuracy          phase error per wavelength travelled at %g Hz (%g Hz), in %% of a "
             "period: time %+.3f (%+.3f)%s, space %+.4f (%+.4f) at %s %g m/s",
@@ -186,7 +177,7 @@ static void print_accuracy(const sf_simulation *s)
     if (c->dispersion_correction) {
         sf_accuracy_setup raw = accuracy_setup(s, 0);
         char uncorrected[48];
-        format_distance(sf_misfit_distance(&raw, f0, MISFIT_TARGET), uncorrected,
+        format_distance(sf_misfit_distance(&raw, w, MISFIT_TARGET), uncorrected,
                         sizeof uncorrected);
         sf_info("                    a direct wave's misfit reaches 1%% after %s (without the "
                 "correction: %s)", reach, uncorrected);
@@ -214,9 +205,43 @@ static void print_accuracy(const sf_simulation *s)
 
 static void check_dispersion(const sf_simulation *s)
 {
-    const sf_config *c = s->cfg;
-    sf_simulation_check_frequency(s, c->source.frequency, c->source.frequency_mark,
-                                  "source.frequency");
+    sf_simulation_check_wavelet(s, &s->cfg->source.wavelet, 0);
+}
+
+/* A signature file must lie within the run: after its time 0 and ended
+ * by its last step. */
+static int check_signature_spans(const sf_simulation *s)
+{
+    const sf_config *job = job_of(s->cfg);
+    const double run = (double)s->steps * s->dt, slack = 1e-9 * s->dt;
+    long shots = job->survey.enabled ? job->survey.count : 1;
+    for (long n = 0; n < shots; ++n) {
+        sf_source_config src = job->source;
+        if (job->survey.enabled) sf_shot_source(&src, &job->survey.shots[n]);
+        const sf_wavelet_spec *spec = &src.wavelet;
+        if (spec->kind != SF_WAVELET_FILE) continue;
+        const sf_signature *sig = &spec->built->samples;
+        double begin = sig->start + src.delay;
+        double end = begin + (double)(sig->count - 1) * sig->interval;
+        char shot[32] = "";
+        if (job->survey.enabled) snprintf(shot, sizeof shot, " (shot %ld)", n + 1);
+        if (begin < -slack) {
+            sf_config_report(s->cfg, (sf_mark){spec->line, spec->column},
+                             "%s%s: '%s' begins at %g s with the delay of %g s, before the "
+                             "run's time 0; give a delay of at least %g s", spec->key, shot,
+                             spec->file, begin, src.delay, src.delay - begin);
+            return 1;
+        }
+        if (end > run + slack) {
+            sf_config_report(s->cfg, (sf_mark){spec->line, spec->column},
+                             "%s%s: '%s' ends at %g s (delay %g s, %ld samples of %g s), after "
+                             "the run's %g s; lengthen the run or shorten the signature",
+                             spec->key, shot, spec->file, end, src.delay, sig->count,
+                             sig->interval, run);
+            return 1;
+        }
+    }
+    return 0;
 }
 
 /* What the gather writers need to know about shot c. */
@@ -230,8 +255,13 @@ static sf_gather_info gather_info_of(const sf_simulation *s, const sf_config *c)
         .simulation_dt = s->dt,
         .receiver_position = (const double(*)[3])c->receivers.position,
         .source_position = c->source.position,
-        .source_frequency = c->source.frequency,
+        .wavelet = &c->source.wavelet,
         .source_delay = c->source.delay,
+        .source_amplitude = c->source.amplitude,
+        .wavelet_at_dt = s->source.at_dt,
+        .wavelet_levels = s->source.count / 2,
+        .wavelet_record = s->source.record,
+        .wavelet_injected = s->source.warped ? s->source.at : NULL,
         .time_dispersion = c->dispersion_correction
                                ? "corrected: time-dispersion transforms (source warped before "
                                  "the run, traces after it)"
@@ -363,8 +393,9 @@ static void build_cpml(sf_simulation *s)
     const sf_config *c = s->cfg;
     for (int a = 0; a < 3; ++a)
         sf_cpml_axis_init(&s->cpml[a], c->n[a], &c->cpml[2 * a], c->spacing[a], s->dt,
-                          s->model.vmax, c->source.frequency, c->cpml_reflection);
-    s->cpml_frequency = c->source.frequency;
+                          s->model.vmax, c->source.wavelet.built->dominant_frequency,
+                          c->cpml_reflection);
+    s->cpml_frequency = c->source.wavelet.built->dominant_frequency;
 }
 
 /* ---- the acoustic driver -------------------------------------------------- */
@@ -554,8 +585,10 @@ void sf_simulation_setup(sf_simulation *s, const sf_config *cfg, MPI_Comm comm,
     int problems = resolve_time_step(s);
     check_dispersion(s);
     problems += resolve_record(s, &samples);
+    if (!problems) problems += check_signature_spans(s);
     if (problems + check_memory(s, samples)) sf_exit_collective();
-    sf_source_signal_build(&s->source, &cfg->source, s->dt, s->steps, cfg->dispersion_correction);
+    sf_source_signal_build(&s->source, &cfg->source, s->dt, s->steps, cfg->dispersion_correction,
+                           &s->resampler);
     build_cpml(s);
     if (cfg->physics == SF_PHYSICS_ELASTIC)
         sf_elastic_setup(s, placement->elastic);
@@ -620,9 +653,9 @@ void sf_simulation_summary(const sf_simulation *s)
     sf_info("  time step         dt = %.6g s = %.3f of the CFL limit %.6g s, %ld steps "
             "(%.4g s)",
             s->dt, s->dt / s->dt_max, s->dt_max, s->steps, (double)s->steps * s->dt);
-    sf_info("  dispersion        %.2f points per minimum wavelength (%s, %.3g Hz)",
-            points_per_wavelength(s, c->source.frequency), slowest_wave_name(s),
-            RICKER_UPPER_FACTOR * c->source.frequency);
+    sf_info("  dispersion        %.2f points per minimum wavelength (%s, %.4g Hz)",
+            points_per_wavelength(s, c->source.wavelet.built->upper_frequency),
+            slowest_wave_name(s), c->source.wavelet.built->upper_frequency);
     print_accuracy(s);
     sf_info("  boundaries        CPML x %d/%d, y %d/%d, z %d/%d points%s", c->cpml[0], c->cpml[1],
             c->cpml[2], c->cpml[3], c->cpml[4], c->cpml[5],
@@ -630,9 +663,10 @@ void sf_simulation_summary(const sf_simulation *s)
     if (c->physics == SF_PHYSICS_ELASTIC) {
         sf_elastic_summary(s);
     } else {
-        sf_info("  source            Ricker %g Hz, delay %g s at (%g, %g, %g) m",
-                c->source.frequency, c->source.delay, c->source.position[0],
-                c->source.position[1], c->source.position[2]);
+        char wavelet[1200];
+        sf_wavelet_describe(&c->source.wavelet, wavelet, sizeof wavelet);
+        sf_info("  source            %s, delay %g s at (%g, %g, %g) m", wavelet, c->source.delay,
+                c->source.position[0], c->source.position[1], c->source.position[2]);
         sf_info("  receivers         %ld, %ld samples at %.6g s", c->receivers.count,
                 s->resampler.nsamples, s->interval);
     }
@@ -945,11 +979,12 @@ void sf_simulation_begin_shot(sf_simulation *s, const sf_config *shot)
     sf_output_set_clear(&s->outputs);
     restart_timers(s);
     sf_timer_start(&s->timers);
-    if (shot->source.frequency != s->cpml_frequency) {
+    if (shot->source.wavelet.built->dominant_frequency != s->cpml_frequency) {
         for (int a = 0; a < 3; ++a) sf_cpml_axis_free(&s->cpml[a]);
         build_cpml(s);
     }
-    sf_source_signal_build(&s->source, &shot->source, s->dt, s->steps, shot->dispersion_correction);
+    sf_source_signal_build(&s->source, &shot->source, s->dt, s->steps, shot->dispersion_correction,
+                           &s->resampler);
     s->driver->begin_shot(s);
     free(s->traces);
     s->traces = sf_calloc((size_t)(s->channel_count ? s->channel_count : 1) *

@@ -47,24 +47,14 @@ static void split_groups(survey *sv)
     SF_MPI_CHECK(MPI_Comm_dup(MPI_COMM_WORLD, &sv->dispatch), "duplicating the world communicator");
 }
 
-/* The shot of highest peak frequency, when it is above shot 1's (whose
+/* The shot of widest band, when it is wider than shot 1's (whose
  * dispersion the set-up checked already). */
 static void check_frequencies(const survey *sv)
 {
-    const sf_config *job = sv->job;
     long number;
-    double top = sf_highest_frequency(job, &number);
-    if (top <= sv->first.cfg.source.frequency) return;
-    const sf_shot_spec *shot = &job->survey.shots[number - 1];
-    char key[96];
-    if (shot->has_frequency)
-        snprintf(key, sizeof key, "%s.frequency (shot %ld)", shot->where, number);
-    else
-        snprintf(key, sizeof key, "source.frequency (shot %ld)", number);
-    sf_simulation_check_frequency(&sv->sim, top,
-                                  shot->has_frequency ? shot->frequency_mark
-                                                      : job->source.frequency_mark,
-                                  key);
+    const sf_wavelet_spec *top = sf_widest_band_wavelet(sv->job, &number);
+    if (top->built->upper_frequency <= sv->first.cfg.source.wavelet.built->upper_frequency) return;
+    sf_simulation_check_wavelet(&sv->sim, top, number);
 }
 
 /* Every shot's coordinates must fit SEG-Y's integers (they differ from

@@ -614,7 +614,8 @@ def test_survey_shot_entries(tmp):
                  r"job\.yaml:24:18: survey\.shots\[0\]\.position: gives z and the entry gives "
                  r"depth too",
                  r"job\.yaml:24:45: survey\.shots\[0\]\.colour: unknown key \(allowed here: "
-                 r"position, depth, wavelet, frequency, delay, amplitude\)",
+                 r"position, depth, wavelet, frequency, frequencies, sweep_length, sweep_taper, "
+                 r"length, file, dataset, trace, format, delay, amplitude\)",
                  r"job\.yaml:25:18: survey\.shots\[1\]\.position: \[x, y\] needs depth")
     text = SURVEY + "  overrides:\n    - {shot: 3, amplitude: 1}\n"
     text = edit(text, "output:\n  directory: out\n", "") + "output:\n  directory: out\n"

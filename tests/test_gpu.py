@@ -598,3 +598,23 @@ def test_wrong_gpu_aware_on_is_one_clear_message(tmp):
     check(not re.search(r"step \d+/", out) and not os.path.exists(os.path.join(tmp, "gpu.h5")),
           f"the run went on:\n{out[-2000:]}")
     return messages[0]
+
+
+def test_signatures_match_cpu(tmp):
+    """A signature file (acoustic) and an Ormsby wavelet on a moment-tensor
+    source (elastic) give the CPU's gathers on the GPU."""
+    require_gpus(1)
+    from test_wavelets import ricker_samples, write_text
+    write_text(os.path.join(tmp, "sig.txt"), 0.7 * ricker_samples(14.0, 0.1, 0.002, 0.2), 0.002)
+    job = layered_job((56, 52, 60), cpml=10)
+    job["source"].update({"wavelet": "file", "file": "sig.txt", "delay": 0.01})
+    del job["source"]["frequency"]
+    acoustic, _, _ = compare_with_cpu(tmp, job, gpu_ranks=1)
+    job = elastic_gpu_job("moment")
+    job["source"].update({"wavelet": "ormsby", "frequencies": [3, 6, 18, 26],
+                          "moment": [1.0, -0.5, 0.3, 0.2, -0.1, 0.4]})
+    del job["source"]["frequency"]
+    reference, _, _ = gather_of(tmp, job, "cpu", "cpu-ormsby")
+    traces, _, _ = gather_of(tmp, job, "cuda", "gpu-ormsby")
+    elastic = elastic_difference(traces, reference, "elastic Ormsby, moment source")
+    return f"largest differences: file {acoustic:.2g}, elastic Ormsby {elastic:.2g} of the peak"

@@ -504,7 +504,7 @@ static int tdt_round_trip_is_identity(void)
     const double dt = 0.002, f0 = 25.0;
     static double s[N], warped[N];
     static float back[N];
-    for (int n = 0; n < N; ++n) s[n] = sf_ricker(n * dt, f0, 0.6);
+    for (int n = 0; n < N; ++n) s[n] = sf_ricker(n * dt - 0.6, f0);
     sf_tdt_warp_source(s, N, dt, dt, warped);
     double moved = 0.0, worst = 0.0;
     for (int n = 0; n < N; ++n) {
@@ -562,7 +562,7 @@ static int tdt_removes_the_leapfrog_error_of_a_line(void)
     const double dt = 0.0012, f0 = 25.0, d = 0.06, c = 2000.0, x = 600.0;
     static double s[STEPS], warped[STEPS];
     static float raw[STEPS], corrected[STEPS];
-    for (int n = 0; n < STEPS; ++n) s[n] = sf_ricker(n * dt, f0, d);
+    for (int n = 0; n < STEPS; ++n) s[n] = sf_ricker(n * dt - d, f0);
     sf_tdt_warp_source(s, STEPS, dt, dt, warped);
     run_line(s, STEPS, dt, raw);
     run_line(warped, STEPS, dt, corrected);

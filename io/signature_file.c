@@ -1,0 +1,289 @@
+/* Measured source signatures read from a file: an HDF5 dataset (its
+ * sample interval in the attribute `sample_interval`, its first sample's
+ * time in `start_time`), a SEG-Y trace (interval from the headers, the
+ * first sample at the trace's delay recording time), or a text file of
+ * two columns, time (s) and value. */
+#include "sf_signature_file.h"
+#include "sf_error.h"
+#include "sf_file_read.h"
+#include "sf_hdf5_read.h"
+
+#include <ctype.h>
+#include <errno.h>
+#include <math.h>
+#include <segyio/segy.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+/* The most samples a signature may hold, and the most bytes of a text one. */
+enum { MAX_SAMPLES = 10000000, MAX_TEXT_BYTES = 1 << 28 };
+/* Text times are uniform when each interval is within this of the first. */
+static const double UNIFORM_TOLERANCE = 1e-6;
+
+sf_signature_format sf_signature_format_of(const char *path)
+{
+    static const struct {
+        const char *ext;
+        sf_signature_format format;
+    } known[] = {{".h5", SF_SIGNATURE_HDF5},  {".hdf5", SF_SIGNATURE_HDF5},
+                 {".hdf", SF_SIGNATURE_HDF5}, {".sgy", SF_SIGNATURE_SEGY},
+                 {".segy", SF_SIGNATURE_SEGY}, {".txt", SF_SIGNATURE_TEXT},
+                 {".dat", SF_SIGNATURE_TEXT}, {".csv", SF_SIGNATURE_TEXT},
+                 {".asc", SF_SIGNATURE_TEXT}};
+    const char *dot = strrchr(path, '.'), *slash = strrchr(path, '/');
+    if (!dot || (slash && dot < slash)) return SF_SIGNATURE_AUTO;
+    for (size_t i = 0; i < sizeof known / sizeof known[0]; ++i)
+        if (!strcasecmp(dot, known[i].ext)) return known[i].format;
+    return SF_SIGNATURE_AUTO;
+}
+
+static int read_hdf5(const char *path, const char *name, sf_signature *out, char *reason,
+                     size_t len)
+{
+    hid_t file = sf_h5_open_read(path, MPI_COMM_NULL, reason, len);
+    if (file < 0) return -1;
+    hid_t d = sf_h5_open_dataset(file, path, name, reason, len);
+    int rc = d < 0 ? -1 : 0;
+    hid_t space = rc == 0 ? H5Dget_space(d) : -1;
+    int rank = space >= 0 ? H5Sget_simple_extent_ndims(space) : -1;
+    hsize_t n = 0;
+    if (rc == 0 && rank != 1) {
+        snprintf(reason, len, "'%s': dataset '%s' has %d dimensions; a signature is a "
+                 "1-dimensional list of samples", path, name, rank);
+        rc = -1;
+    }
+    if (rc == 0) H5Sget_simple_extent_dims(space, &n, NULL);
+    if (rc == 0 && (n < 2 || n > MAX_SAMPLES)) {
+        snprintf(reason, len, "'%s': dataset '%s' holds %llu samples (allowed: 2 to %d)", path,
+                 name, (unsigned long long)n, MAX_SAMPLES);
+        rc = -1;
+    }
+    if (rc == 0) {
+        out->count = (long)n;
+        out->value = sf_malloc((size_t)n * sizeof(double), "a signature");
+        if (H5Dread(d, H5T_NATIVE_DOUBLE, H5S_ALL, H5S_ALL, H5P_DEFAULT, out->value) < 0)
+            rc = sf_h5_failed(reason, len, "cannot read the samples (numbers) of dataset in",
+                              path);
+    }
+    const char *attrs[2] = {"sample_interval", "start_time"};
+    double *values[2] = {&out->interval, &out->start};
+    for (int a = 0; a < 2 && rc == 0; ++a) {
+        if (H5Aexists(d, attrs[a]) <= 0) {
+            if (a == 0) {
+                snprintf(reason, len, "'%s': dataset '%s' has no attribute 'sample_interval' "
+                         "(seconds)", path, name);
+                rc = -1;
+            }
+            continue;
+        }
+        hid_t at = H5Aopen(d, attrs[a], H5P_DEFAULT);
+        hid_t as = at >= 0 ? H5Aget_space(at) : -1;
+        if (as < 0 || H5Sget_simple_extent_npoints(as) != 1 ||
+            H5Aread(at, H5T_NATIVE_DOUBLE, values[a]) < 0) {
+            snprintf(reason, len, "'%s': attribute '%s' of dataset '%s' is not one number", path,
+                     attrs[a], name);
+            rc = -1;
+        }
+        if (as >= 0) H5Sclose(as);
+        if (at >= 0) H5Aclose(at);
+    }
+    if (space >= 0) H5Sclose(space);
+    if (d >= 0) H5Dclose(d);
+    H5Fclose(file);
+    return rc;
+}
+
+static int segy_failed(const char *path, const char *what, char *reason, size_t len)
+{
+    snprintf(reason, len, "'%s': %s (not a SEG-Y file, or a damaged one)", path, what);
+    return -1;
+}
+
+static int read_segy(const char *path, long trace, sf_signature *out, char *reason, size_t len)
+{
+    char why[256] = "";
+    segy_file *fp = NULL;
+    if (sf_file_size(path, why, sizeof why) >= 0) {
+        fp = segy_open(path, "rb");
+        if (!fp) snprintf(why, sizeof why, "%s", strerror(errno));
+    }
+    if (!fp) {
+        snprintf(reason, len, "cannot open SEG-Y file '%s': %s", path, why);
+        return -1;
+    }
+    char bin[SEGY_BINARY_HEADER_SIZE], header[SEGY_TRACE_HEADER_SIZE];
+    int rc = -1, traces = 0;
+    float interval_us = 0.0f;
+    if (segy_binheader(fp, bin) != SEGY_OK) {
+        segy_failed(path, "cannot read the binary header", reason, len);
+        goto done;
+    }
+    int samples = segy_samples(bin), format = segy_format(bin);
+    long trace0 = segy_trace0(bin);
+    if (samples < 2 || (format != SEGY_IBM_FLOAT_4_BYTE && format != SEGY_IEEE_FLOAT_4_BYTE)) {
+        snprintf(reason, len, "'%s': the binary header gives %d samples per trace in format %d; "
+                 "a signature needs at least 2 samples of IBM (1) or IEEE (5) floats", path,
+                 samples, format);
+        goto done;
+    }
+    int size = segy_trsize(format, samples);
+    if (segy_traces(fp, &traces, trace0, size) != SEGY_OK) {
+        segy_failed(path, "its size is not a whole number of traces", reason, len);
+        goto done;
+    }
+    if (trace >= traces) {
+        snprintf(reason, len, "'%s' holds %d trace%s (indices 0 to %d); trace %ld does not exist",
+                 path, traces, traces == 1 ? "" : "s", traces - 1, trace);
+        goto done;
+    }
+    int32_t delay_ms = 0;
+    float *values = sf_malloc((size_t)samples * sizeof(float), "a SEG-Y trace");
+    if (segy_sample_interval(fp, 0.0f, &interval_us) != SEGY_OK ||
+        segy_traceheader(fp, (int)trace, header, trace0, size) != SEGY_OK ||
+        segy_get_field(header, SEGY_TR_DELAY_REC_TIME, &delay_ms) != SEGY_OK ||
+        segy_readtrace(fp, (int)trace, values, trace0, size) != SEGY_OK ||
+        segy_to_native(format, samples, values) != SEGY_OK) {
+        free(values);
+        segy_failed(path, "cannot read the trace and its header", reason, len);
+        goto done;
+    }
+    if (!(interval_us > 0.0f)) {
+        free(values);
+        snprintf(reason, len, "'%s': neither the binary nor the trace header gives a sample "
+                 "interval", path);
+        goto done;
+    }
+    out->count = samples;
+    out->interval = interval_us * 1e-6;
+    out->start = delay_ms * 1e-3;
+    out->value = sf_malloc((size_t)samples * sizeof(double), "a signature");
+    for (int k = 0; k < samples; ++k) out->value[k] = values[k];
+    free(values);
+    rc = 0;
+done:
+    segy_close(fp);
+    return rc;
+}
+
+/* Lines "time value" (spaces, tabs or a comma between), '#' comments. */
+static int read_text(const char *path, sf_signature *out, char *reason, size_t len)
+{
+    size_t length = 0;
+    char *text = sf_file_read_text(path, MAX_TEXT_BYTES, &length, reason, len);
+    if (!text) return -1;
+    long capacity = 0, n = 0, line = 0;
+    double *t = NULL, *v = NULL, first_step = 0.0;
+    int rc = 0;
+    for (char *p = text, *next; p && *p && rc == 0; p = next) {
+        next = strchr(p, '\n');
+        if (next) *next++ = '\0';
+        ++line;
+        char *hash = strchr(p, '#');
+        if (hash) *hash = '\0';
+        for (char *c = p; *c; ++c)
+            if (*c == ',') *c = ' ';
+        char *end;
+        double time = strtod(p, &end), value = 0.0;
+        int fields = end != p;
+        if (fields) {
+            char *rest = end;
+            value = strtod(rest, &end);
+            fields += end != rest;
+        }
+        while (isspace((unsigned char)*end)) ++end;
+        if (!fields && !*end) continue;   /* a blank or comment line */
+        if (fields != 2 || *end) {
+            snprintf(reason, len, "'%s' line %ld: expected two numbers, time (s) and value", path,
+                     line);
+            rc = -1;
+            break;
+        }
+        if (n == capacity) {
+            capacity = capacity ? 2 * capacity : 1024;
+            if (capacity > MAX_SAMPLES) capacity = MAX_SAMPLES + 1;
+            t = realloc(t, (size_t)capacity * sizeof *t);
+            v = realloc(v, (size_t)capacity * sizeof *v);
+            if (!t || !v) sf_fatal("out of memory reading the signature '%s'", path);
+        }
+        if (n >= MAX_SAMPLES) {
+            snprintf(reason, len, "'%s' holds more than %d samples", path, MAX_SAMPLES);
+            rc = -1;
+            break;
+        }
+        t[n] = time, v[n] = value;
+        if (n == 1) first_step = t[1] - t[0];
+        if (n >= 1 && (!(t[n] > t[n - 1]) ||
+                       fabs((t[n] - t[n - 1]) - first_step) > UNIFORM_TOLERANCE * fabs(first_step))) {
+            snprintf(reason, len, "'%s' line %ld: time %g s does not follow %g s by the first "
+                     "interval, %g s; a signature's samples must be uniform and increasing",
+                     path, line, t[n], t[n - 1], first_step);
+            rc = -1;
+        }
+        ++n;
+    }
+    free(text);
+    if (rc == 0 && n < 2) {
+        snprintf(reason, len, "'%s' holds %ld sample%s; a signature needs at least 2", path, n,
+                 n == 1 ? "" : "s");
+        rc = -1;
+    }
+    if (rc == 0) {
+        out->count = n;
+        out->start = t[0];
+        out->interval = (t[n - 1] - t[0]) / (double)(n - 1);
+        out->value = v;
+        v = NULL;
+    }
+    free(t);
+    free(v);
+    return rc;
+}
+
+/* What every format must give: finite, not all zero, a positive interval. */
+static int check_samples(const char *path, const sf_signature *s, char *reason, size_t len)
+{
+    if (!(s->interval > 0.0) || !isfinite(s->interval) || !isfinite(s->start)) {
+        snprintf(reason, len, "'%s': sample interval %g s and start %g s; the interval must be "
+                 "positive", path, s->interval, s->start);
+        return -1;
+    }
+    int nonzero = 0;
+    for (long k = 0; k < s->count; ++k) {
+        if (!isfinite(s->value[k])) {
+            snprintf(reason, len, "'%s': sample %ld (t = %g s) is %s", path, k,
+                     s->start + (double)k * s->interval, isnan(s->value[k]) ? "NaN" : "infinite");
+            return -1;
+        }
+        nonzero |= s->value[k] != 0.0;
+    }
+    if (!nonzero) {
+        snprintf(reason, len, "'%s': every sample is zero: the source would radiate nothing",
+                 path);
+        return -1;
+    }
+    return 0;
+}
+
+int sf_signature_read(const char *path, sf_signature_format format, const char *dataset,
+                      long trace, sf_signature *out, char *reason, size_t len)
+{
+    memset(out, 0, sizeof *out);
+    int rc;
+    switch (format) {
+    case SF_SIGNATURE_HDF5: rc = read_hdf5(path, dataset, out, reason, len); break;
+    case SF_SIGNATURE_SEGY: rc = read_segy(path, trace, out, reason, len); break;
+    case SF_SIGNATURE_TEXT: rc = read_text(path, out, reason, len); break;
+    default:
+        snprintf(reason, len, "'%s': unknown format: name the file .h5/.hdf5 (HDF5), .sgy/.segy "
+                 "(SEG-Y) or .txt/.dat/.csv/.asc (text), or give source.format", path);
+        rc = -1;
+    }
+    if (rc == 0) rc = check_samples(path, out, reason, len);
+    if (rc != 0) {
+        free(out->value);
+        memset(out, 0, sizeof *out);
+    }
+    return rc;
+}

@@ -1,0 +1,291 @@
+/* The wavelet keys of the source section and of a survey's shot entries,
+ * and the loading of a parsed job's wavelets: signature files read by
+ * rank 0 and broadcast, every wavelet built, the auto delay resolved. */
+#include "config_reader.h"
+#include "sf_error.h"
+#include "sf_fingerprint.h"
+#include "sf_signature_file.h"
+
+#include <math.h>
+#include <mpi.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static const cfg_range SECONDS = {0.0, 1e4, 1, 0};   /* sweep and window lengths */
+static const cfg_range TAPER = {0.0, 1e4, 0, 0};
+static const cfg_range BAND = {0.0, 1e6, 0, 0};
+
+/* Which kinds take each key. */
+enum { RICKERS = 1 << SF_WAVELET_RICKER | 1 << SF_WAVELET_GAUSSIAN |
+                 1 << SF_WAVELET_GAUSSIAN_DERIVATIVE,
+       ORMSBY = 1 << SF_WAVELET_ORMSBY, KLAUDER = 1 << SF_WAVELET_KLAUDER,
+       FILE_KIND = 1 << SF_WAVELET_FILE };
+
+typedef struct {
+    cfg_reader *r;
+    sf_yaml_node *map;
+    const char *path;
+    sf_wavelet_spec *spec;
+    int inherited;       /* spec started as the base's (same kind) */
+    int given;           /* a wavelet key was given */
+} wavelet_reader;
+
+static const char *owners(int mask)
+{
+    switch (mask) {
+    case RICKERS: return "ricker, gaussian or gaussian_derivative";
+    case ORMSBY: return "ormsby";
+    case KLAUDER: return "klauder";
+    default: return "file";
+    }
+}
+
+/* 1 when key may be read for this kind; a key given to a kind that does
+ * not take it is a problem. */
+static int takes(wavelet_reader *w, const char *key, int mask)
+{
+    if (mask & (1 << w->spec->kind)) return 1;
+    const sf_yaml_node *n = sf_yaml_take(w->map, key);
+    if (n) {
+        char full[128];
+        snprintf(full, sizeof full, "%s.%s", w->path, key);
+        cfg_problem(w->r, n->line, n->column, full, "only for wavelet: %s (this one is %s)",
+                    owners(mask), sf_wavelet_kind_name(w->spec->kind));
+    }
+    return 0;
+}
+
+/* Marks the key as the one setting the wavelet's band. */
+static void set_band_key(wavelet_reader *w, const char *key, sf_mark mark)
+{
+    snprintf(w->spec->key, sizeof w->spec->key, "%s.%s", w->path, key);
+    w->spec->line = mark.line, w->spec->column = mark.column;
+}
+
+static void read_number(wavelet_reader *w, const char *key, int mask, cfg_range range,
+                        int required, double *out, int band)
+{
+    if (!takes(w, key, mask)) return;
+    sf_mark mark;
+    int rc = cfg_number(w->r, w->map, key, w->path, range, required && !w->inherited, out, &mark);
+    w->given |= rc != 0;
+    if (rc > 0 && band) set_band_key(w, key, mark);
+}
+
+static void read_band(wavelet_reader *w)
+{
+    sf_wavelet_spec *s = w->spec;
+    int n = s->kind == SF_WAVELET_ORMSBY ? 4 : 2;
+    if (!takes(w, "frequencies", ORMSBY | KLAUDER)) return;
+    sf_mark mark;
+    char full[128];
+    snprintf(full, sizeof full, "%s.frequencies", w->path);
+    int rc = cfg_vector_key(w->r, w->map, "frequencies", w->path, n, BAND, !w->inherited, s->band,
+                            &mark);
+    w->given |= rc != 0;
+    if (rc <= 0) return;
+    set_band_key(w, "frequencies", mark);
+    const double *f = s->band;
+    if (n == 4 && !(f[0] < f[1] && f[1] <= f[2] && f[2] < f[3]))
+        cfg_problem(w->r, mark.line, mark.column, full, "Ormsby corners [f1, f2, f3, f4] must "
+                    "satisfy f1 < f2 <= f3 < f4 (Hz); got [%g, %g, %g, %g]", f[0], f[1], f[2],
+                    f[3]);
+    if (n == 2 && (f[0] <= 0.0 || f[1] <= 0.0 || f[0] == f[1]))
+        cfg_problem(w->r, mark.line, mark.column, full, "a sweep's [start, end] frequencies "
+                    "must be positive and differ (Hz); got [%g, %g]", f[0], f[1]);
+}
+
+/* length: a number, or auto (the default) for the 1% window. */
+static void read_length(wavelet_reader *w)
+{
+    if (!takes(w, "length", ORMSBY | KLAUDER)) return;
+    const sf_yaml_node *n = sf_yaml_peek(w->map, "length");
+    if (cfg_is_auto(n)) {
+        sf_yaml_take(w->map, "length");
+        w->spec->length = 0.0;
+        w->given = 1;
+    } else if (n) {
+        w->given = 1;
+        cfg_number(w->r, w->map, "length", w->path, SECONDS, 0, &w->spec->length, NULL);
+    } else if (!w->inherited) {
+        w->spec->length = 0.0;
+    }
+}
+
+static void read_sweep(wavelet_reader *w)
+{
+    sf_wavelet_spec *s = w->spec;
+    read_number(w, "sweep_length", KLAUDER, SECONDS, 1, &s->sweep_length, 0);
+    if (!takes(w, "sweep_taper", KLAUDER)) return;
+    sf_mark mark = cfg_mark(w->map);
+    int rc = cfg_number(w->r, w->map, "sweep_taper", w->path, TAPER, 0, &s->sweep_taper, &mark);
+    w->given |= rc != 0;
+    if (rc == 0 && !w->inherited) s->sweep_taper = fmin(0.25, 0.25 * s->sweep_length);
+    if (s->sweep_length > 0.0 && 2.0 * s->sweep_taper > s->sweep_length) {
+        char full[128];
+        snprintf(full, sizeof full, "%s.sweep_taper", w->path);
+        cfg_problem(w->r, mark.line, mark.column, full, "tapers of %g s at both ends do not fit "
+                    "a sweep of %g s", s->sweep_taper, s->sweep_length);
+    }
+}
+
+static void read_text_key(wavelet_reader *w, const char *key, int required, char **out,
+                          sf_mark *mark)
+{
+    char *value = NULL;
+    int rc = cfg_string(w->r, w->map, key, w->path, required && !w->inherited, &value, mark);
+    w->given |= rc != 0;
+    if (rc <= 0) return;
+    free(*out);
+    *out = value;
+}
+
+static void read_file_keys(wavelet_reader *w)
+{
+    sf_wavelet_spec *s = w->spec;
+    if (takes(w, "file", FILE_KIND)) {
+        sf_mark mark;
+        char *before = s->file;
+        read_text_key(w, "file", 1, &s->file, &mark);
+        if (s->file != before) set_band_key(w, "file", mark);
+    }
+    if (takes(w, "dataset", FILE_KIND)) read_text_key(w, "dataset", 0, &s->dataset, NULL);
+    if (takes(w, "trace", FILE_KIND)) {
+        int rc = cfg_integer(w->r, w->map, "trace", w->path, 0, 2147483646L, 0, &s->trace, NULL);
+        w->given |= rc != 0;
+    }
+    if (takes(w, "format", FILE_KIND)) {
+        int format = s->format;
+        int rc = cfg_choice(w->r, w->map, "format", w->path, "auto|hdf5|segy|text", 0, &format,
+                            NULL);
+        w->given |= rc != 0;
+        if (rc > 0) s->format = (sf_signature_format)format;
+    }
+}
+
+int cfg_read_wavelet(cfg_reader *r, sf_yaml_node *map, const char *path,
+                     const sf_wavelet_spec *base, sf_wavelet_spec *spec)
+{
+    int kind = base ? (int)base->kind : SF_WAVELET_RICKER;
+    int named = cfg_choice(r, map, "wavelet", path,
+                           "ricker|gaussian|gaussian_derivative|ormsby|klauder|file", 0, &kind,
+                           NULL);
+    wavelet_reader w = {.r = r, .map = map, .path = path, .spec = spec, .given = named != 0};
+    memset(spec, 0, sizeof *spec);
+    if (base && (int)base->kind == kind) {
+        sf_wavelet_spec_copy(spec, base);
+        spec->built = NULL;
+        w.inherited = 1;
+    }
+    spec->kind = (sf_wavelet_kind)kind;
+    if (!w.inherited) {
+        /* Messages about the band point at the wavelet's section. */
+        sf_mark mark = cfg_mark(map);
+        snprintf(spec->key, sizeof spec->key, "%s.wavelet", path);
+        spec->line = mark.line, spec->column = mark.column;
+    }
+    read_number(&w, "frequency", RICKERS, CFG_FREQUENCY, 1, &spec->frequency, 1);
+    read_band(&w);
+    read_sweep(&w);
+    read_length(&w);
+    read_file_keys(&w);
+    return w.given;
+}
+
+/* ---- loading: files, builds, delays -------------------------------------- */
+
+/* Signatures sampled so coarsely that more of their energy than this lies
+ * above COARSE_FRACTION of their Nyquist frequency are refused: the file
+ * does not tell what it holds there. */
+static const double COARSE_SHARE = 0.01, COARSE_FRACTION = 0.8;
+
+static sf_signature_format format_of(const sf_wavelet_spec *s)
+{
+    return s->format != SF_SIGNATURE_AUTO ? s->format : sf_signature_format_of(s->file);
+}
+
+/* Rank 0 reads the file and broadcasts it; -1 (reported) when it fails. */
+static int read_signature(cfg_reader *r, sf_wavelet_spec *s, sf_signature *sig)
+{
+    int rank = 0;
+    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+    s->format = format_of(s);
+    if (s->format == SF_SIGNATURE_HDF5 && !s->dataset) s->dataset = sf_strdup("wavelet");
+    char reason[1024];
+    memset(sig, 0, sizeof *sig);
+    long count = -1;
+    if (rank == 0 &&
+        sf_signature_read(s->file, s->format, s->dataset, s->trace, sig, reason, sizeof reason) == 0)
+        count = sig->count;
+    SF_MPI_CHECK(MPI_Bcast(&count, 1, MPI_LONG, 0, MPI_COMM_WORLD), "broadcasting a signature");
+    if (count < 0) {
+        cfg_problem(r, s->line, s->column, s->key, "%s", reason);
+        return -1;
+    }
+    double times[2] = {sig->interval, sig->start};
+    SF_MPI_CHECK(MPI_Bcast(times, 2, MPI_DOUBLE, 0, MPI_COMM_WORLD), "broadcasting a signature");
+    if (rank != 0) {
+        sig->count = count, sig->interval = times[0], sig->start = times[1];
+        sig->value = sf_malloc((size_t)count * sizeof(double), "a signature");
+    }
+    for (long at = 0; at < count; at += 1 << 28) {
+        long n = count - at < (1L << 28) ? count - at : 1L << 28;
+        SF_MPI_CHECK(MPI_Bcast(sig->value + at, (int)n, MPI_DOUBLE, 0, MPI_COMM_WORLD),
+                     "broadcasting a signature");
+    }
+    return 0;
+}
+
+static int check_sampling(cfg_reader *r, const sf_wavelet_spec *s, const sf_wavelet *w)
+{
+    double nyquist = w->top, share = sf_wavelet_energy_share_above(w, COARSE_FRACTION * nyquist);
+    if (share <= COARSE_SHARE) return 0;
+    cfg_problem(r, s->line, s->column, s->key, "'%s' is sampled too coarsely for what it "
+                "holds: %.3g%% of its energy lies above %g Hz, %.0f%% of its Nyquist frequency "
+                "(%g Hz at %g s); give it sampled finer", s->file, 100.0 * share,
+                COARSE_FRACTION * nyquist, 100.0 * COARSE_FRACTION, nyquist,
+                0.5 / nyquist);
+    return -1;
+}
+
+static int build(cfg_reader *r, sf_config *c, sf_wavelet_spec *s, unsigned long long *hash)
+{
+    sf_signature sig = {0};
+    if (s->kind == SF_WAVELET_FILE && read_signature(r, s, &sig) != 0) return -1;
+    sf_wavelet *w = sf_calloc(1, sizeof *w, "a wavelet");
+    char reason[512];
+    int rc = sf_wavelet_build(w, s, s->kind == SF_WAVELET_FILE ? &sig : NULL, reason,
+                              sizeof reason);
+    free(sig.value);
+    if (rc != 0) {
+        cfg_problem(r, s->line, s->column, s->key, "%s", reason);
+        free(w);
+        return -1;
+    }
+    c->wavelets = realloc(c->wavelets, (size_t)(c->nwavelets + 1) * sizeof *c->wavelets);
+    if (!c->wavelets) sf_fatal("out of memory building the wavelets");
+    c->wavelets[c->nwavelets++] = w;
+    s->built = w;
+    if (s->kind != SF_WAVELET_FILE) return 0;
+    /* A changed file changes the results: the job's fingerprint says so. */
+    *hash = sf_fnv1a(*hash, w->samples.value, (size_t)w->samples.count * sizeof(double));
+    *hash = sf_fnv1a(*hash, &w->samples.interval, sizeof w->samples.interval);
+    *hash = sf_fnv1a(*hash, &w->samples.start, sizeof w->samples.start);
+    return check_sampling(r, s, w);
+}
+
+int cfg_load_wavelets(sf_config *c)
+{
+    int rank = 0;
+    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+    cfg_reader r = {.file = c->source_path, .print = rank == 0};
+    unsigned long long hash = strtoull(c->hash, NULL, 16);
+    build(&r, c, &c->source.wavelet, &hash);
+    for (long n = 0; c->survey.enabled && n < c->survey.count; ++n)
+        if (c->survey.shots[n].wavelet) build(&r, c, c->survey.shots[n].wavelet, &hash);
+    if (c->source.delay_auto && c->source.wavelet.built)
+        c->source.delay = sf_wavelet_auto_delay(c->source.wavelet.built);
+    sf_hash_text(hash, c->hash);
+    return r.problems;
+}
