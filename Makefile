@@ -168,7 +168,7 @@ SANITIZE_BUILD := -fsanitize=address,undefined -fno-sanitize-recover=undefined \
 # Left out (make test runs them unsanitized): the CPML reflection studies
 # (over 5 minutes sanitized, the code paths of physics.homogeneous) and the
 # kill and full-disk surveys, whose subject is the processes around seisfd.
-SANITIZE_TESTS ?= unit. physics. config. output. models. segy. snapshots. survey. fuzz. \
+SANITIZE_TESTS ?= unit. physics. wavelets. config. output. models. segy. snapshots. survey. fuzz. \
                   elastic.rank_invariance elastic_outputs. plot.gather \
                   -physics.cpml_reflection -survey.killed -survey.full_disk
 test-sanitize:

@@ -121,10 +121,15 @@ static void write_phases(FILE *f, const sf_shot_result *s, sf_halo_transport tra
     fputc('}', f);
 }
 
-static void write_shot(FILE *f, const sf_shot_result *s, sf_halo_transport transport, int last)
+static void write_shot(FILE *f, const sf_shot_result *s, const sf_config *c,
+                       sf_halo_transport transport, int last)
 {
     fprintf(f, "    {\"index\": %ld, ", s->index);
     key_string(f, "status", sf_shot_status_name(s->status), 1);
+    char wavelet[1200];
+    sf_wavelet_describe(c->survey.enabled ? sf_shot_wavelet(c, s->index - 1) : &c->source.wavelet,
+                        wavelet, sizeof wavelet);
+    key_string(f, "wavelet", wavelet, 1);
     fprintf(f, "\"group\": %d, ", s->group);
     key_number(f, "seconds", s->seconds, 1);
     key_number(f, "loop_seconds", s->loop_seconds, 1);
@@ -187,7 +192,7 @@ static void write_report(FILE *f, const sf_run_report *r)
     for (int p = 0; p < r->ranks; ++p) write_process(f, &r->processes[p], p + 1 == r->ranks);
     fputs("  ],\n  \"shots\": [\n", f);
     for (long n = 0; n < r->nshots; ++n)
-        write_shot(f, &r->shots[n], r->placement->transport, n + 1 == r->nshots);
+        write_shot(f, &r->shots[n], r->cfg, r->placement->transport, n + 1 == r->nshots);
     fputs("  ],\n", f);
     write_totals(f, r);
     fputs("}\n", f);

@@ -337,7 +337,14 @@ def test_survey_shots_take_their_own_signatures(tmp):
         single = gather_and_wavelet(tmp, job, f"single{n + 1}")
         e = relative(traces, single["traces"])
         check(e <= 1e-6, f"shot {n + 1} ({kind}) differs from its single-shot job by {e:.2e}")
-    return "ricker, file and ormsby shots each equal their single-shot jobs"
+    import json
+    with open(os.path.join(tmp, "shots", "report.json")) as f:
+        report = json.load(f)
+    named = [shot["wavelet"] for shot in report["shots"]]
+    check(named[0] == "Ricker 12 Hz" and named[1] == "file 'shot2.txt'" and
+          named[2].startswith("Ormsby 4-8-25-35 Hz") and report["config"]["shots_with_own_wavelet"] == 2,
+          f"the run report names the shots' wavelets {named}")
+    return "ricker, file and ormsby shots each equal their single-shot jobs; the report names them"
 
 
 def errors_of(tmp, job, name):
