@@ -150,7 +150,8 @@ typedef struct sf_config {
     sf_survey_config survey;
     long shot_number;         /* the shot this configuration describes, from 1 */
     const struct sf_config *survey_job;   /* a shot's survey job (its receivers as given); else NULL */
-    sf_wavelet **wavelets;    /* the job's wavelets built, once loaded (sf_config_load) */
+    sf_wavelet **wavelets;    /* the job's wavelets built, once loaded (sf_config_load), */
+    const sf_wavelet_spec **wavelets_spec;   /* and the specs they were built from */
     long nwavelets;
 
     char *gather_path;

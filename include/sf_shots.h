@@ -28,8 +28,8 @@ void sf_shot_file_name(const sf_config *job, long number, const char *ext, char 
 void sf_shot_source(sf_source_config *src, const sf_shot_spec *shot);
 
 /* The shot of index (from 0) as a job; its source follows the job's
- * source section except where the shot overrides it (a new frequency
- * with an automatic delay gets 1.5 / frequency). Valid while job is. */
+ * source section except where the shot overrides it (a wavelet of its
+ * own with an automatic delay gets that wavelet's). Valid while job is. */
 void sf_shot_job_make(const sf_config *job, long index, sf_shot_job *out);
 void sf_shot_job_free(sf_shot_job *shot);
 

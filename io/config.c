@@ -915,6 +915,7 @@ void sf_config_free(sf_config *c)
         free(c->wavelets[k]);
     }
     free(c->wavelets);
+    free(c->wavelets_spec);
     memset(c, 0, sizeof *c);
 }
 

@@ -79,7 +79,7 @@ static void write_wavelet_metadata(sf_h5_output *o, const sf_gather_info *info)
         sf_h5_attr_double(o, root, "source_wavelet_length", w->built->length);
         if (w->kind == SF_WAVELET_KLAUDER) {
             sf_h5_attr_double(o, root, "source_sweep_length", w->sweep_length);
-            sf_h5_attr_double(o, root, "source_sweep_taper", w->sweep_taper);
+            sf_h5_attr_double(o, root, "source_sweep_taper", w->built->sweep_taper);
         }
         break;
     default:

@@ -18,9 +18,10 @@
 #include <strings.h>
 
 /* The most samples a signature may hold, and the most bytes of a text one. */
-enum { MAX_SAMPLES = 10000000, MAX_TEXT_BYTES = 1 << 28 };
-/* Text times are uniform when each interval is within this of the first. */
-static const double UNIFORM_TOLERANCE = 1e-6;
+enum { MAX_SAMPLES = 1000000, MAX_TEXT_BYTES = 1 << 28 };
+/* Text times are uniform when each lies within this share of an interval
+ * of the line through the first and last: times printed rounded pass. */
+static const double UNIFORM_TOLERANCE = 0.01;
 
 sf_signature_format sf_signature_format_of(const char *path)
 {
@@ -49,6 +50,8 @@ static int read_hdf5(const char *path, const char *name, sf_signature *out, char
     hid_t space = rc == 0 ? H5Dget_space(d) : -1;
     int rank = space >= 0 ? H5Sget_simple_extent_ndims(space) : -1;
     hsize_t n = 0;
+    if (rc == 0 && rank < 0)
+        rc = sf_h5_failed(reason, len, "cannot read the shape of the dataset in", path);
     if (rc == 0 && rank != 1) {
         snprintf(reason, len, "'%s': dataset '%s' has %d dimensions; a signature is a "
                  "1-dimensional list of samples", path, name, rank);
@@ -63,9 +66,11 @@ static int read_hdf5(const char *path, const char *name, sf_signature *out, char
     if (rc == 0) {
         out->count = (long)n;
         out->value = sf_malloc((size_t)n * sizeof(double), "a signature");
-        if (H5Dread(d, H5T_NATIVE_DOUBLE, H5S_ALL, H5S_ALL, H5P_DEFAULT, out->value) < 0)
-            rc = sf_h5_failed(reason, len, "cannot read the samples (numbers) of dataset in",
-                              path);
+        if (H5Dread(d, H5T_NATIVE_DOUBLE, H5S_ALL, H5S_ALL, H5P_DEFAULT, out->value) < 0) {
+            char what[512];
+            snprintf(what, sizeof what, "cannot read dataset '%.400s' as numbers in", name);
+            rc = sf_h5_failed(reason, len, what, path);
+        }
     }
     const char *attrs[2] = {"sample_interval", "start_time"};
     double *values[2] = {&out->interval, &out->start};
@@ -115,7 +120,7 @@ static int read_segy(const char *path, long trace, sf_signature *out, char *reas
     }
     char bin[SEGY_BINARY_HEADER_SIZE], header[SEGY_TRACE_HEADER_SIZE];
     int rc = -1, traces = 0;
-    float interval_us = 0.0f;
+    float interval_us;
     if (segy_binheader(fp, bin) != SEGY_OK) {
         segy_failed(path, "cannot read the binary header", reason, len);
         goto done;
@@ -138,21 +143,25 @@ static int read_segy(const char *path, long trace, sf_signature *out, char *reas
                  path, traces, traces == 1 ? "" : "s", traces - 1, trace);
         goto done;
     }
-    int32_t delay_ms = 0;
+    int32_t delay_ms = 0, scalar = 0, trace_us = 0, bin_us = 0;
     float *values = sf_malloc((size_t)samples * sizeof(float), "a SEG-Y trace");
-    if (segy_sample_interval(fp, 0.0f, &interval_us) != SEGY_OK ||
-        segy_traceheader(fp, (int)trace, header, trace0, size) != SEGY_OK ||
+    if (segy_traceheader(fp, (int)trace, header, trace0, size) != SEGY_OK ||
         segy_get_field(header, SEGY_TR_DELAY_REC_TIME, &delay_ms) != SEGY_OK ||
+        segy_get_field(header, SEGY_TR_SCALAR_TRACE_HEADER, &scalar) != SEGY_OK ||
+        segy_get_field(header, SEGY_TR_SAMPLE_INTER, &trace_us) != SEGY_OK ||
+        segy_get_bfield(bin, SEGY_BIN_INTERVAL, &bin_us) != SEGY_OK ||
         segy_readtrace(fp, (int)trace, values, trace0, size) != SEGY_OK ||
         segy_to_native(format, samples, values) != SEGY_OK) {
         free(values);
         segy_failed(path, "cannot read the trace and its header", reason, len);
         goto done;
     }
-    if (!(interval_us > 0.0f)) {
+    /* The binary header's interval, else the trace's; both given must agree. */
+    interval_us = (float)(bin_us > 0 ? bin_us : trace_us);
+    if (bin_us > 0 && trace_us > 0 && bin_us != trace_us) {
         free(values);
-        snprintf(reason, len, "'%s': neither the binary nor the trace header gives a sample "
-                 "interval", path);
+        snprintf(reason, len, "'%s': the binary header gives a sample interval of %d us and "
+                 "trace %ld's header %d us", path, (int)bin_us, trace, (int)trace_us);
         goto done;
     }
     out->count = samples;
@@ -167,19 +176,21 @@ done:
     return rc;
 }
 
-/* Lines "time value" (spaces, tabs or a comma between), '#' comments. */
+/* Lines "time value" (spaces, tabs or a comma between), '#' comments;
+ * the times increasing and uniform. */
 static int read_text(const char *path, sf_signature *out, char *reason, size_t len)
 {
     size_t length = 0;
     char *text = sf_file_read_text(path, MAX_TEXT_BYTES, &length, reason, len);
     if (!text) return -1;
-    long capacity = 0, n = 0, line = 0;
-    double *t = NULL, *v = NULL, first_step = 0.0;
+    long capacity = 0, n = 0, number = 0;
+    double *t = NULL, *v = NULL;
+    long *line = NULL;
     int rc = 0;
     for (char *p = text, *next; p && *p && rc == 0; p = next) {
         next = strchr(p, '\n');
         if (next) *next++ = '\0';
-        ++line;
+        ++number;
         char *hash = strchr(p, '#');
         if (hash) *hash = '\0';
         for (char *c = p; *c; ++c)
@@ -196,31 +207,25 @@ static int read_text(const char *path, sf_signature *out, char *reason, size_t l
         if (!fields && !*end) continue;   /* a blank or comment line */
         if (fields != 2 || *end) {
             snprintf(reason, len, "'%s' line %ld: expected two numbers, time (s) and value", path,
-                     line);
+                     number);
             rc = -1;
-            break;
-        }
-        if (n == capacity) {
-            capacity = capacity ? 2 * capacity : 1024;
-            if (capacity > MAX_SAMPLES) capacity = MAX_SAMPLES + 1;
-            t = realloc(t, (size_t)capacity * sizeof *t);
-            v = realloc(v, (size_t)capacity * sizeof *v);
-            if (!t || !v) sf_fatal("out of memory reading the signature '%s'", path);
-        }
-        if (n >= MAX_SAMPLES) {
+        } else if (n >= MAX_SAMPLES) {
             snprintf(reason, len, "'%s' holds more than %d samples", path, MAX_SAMPLES);
             rc = -1;
-            break;
-        }
-        t[n] = time, v[n] = value;
-        if (n == 1) first_step = t[1] - t[0];
-        if (n >= 1 && (!(t[n] > t[n - 1]) ||
-                       fabs((t[n] - t[n - 1]) - first_step) > UNIFORM_TOLERANCE * fabs(first_step))) {
-            snprintf(reason, len, "'%s' line %ld: time %g s does not follow %g s by the first "
-                     "interval, %g s; a signature's samples must be uniform and increasing",
-                     path, line, t[n], t[n - 1], first_step);
+        } else if (n > 0 && !(time > t[n - 1])) {
+            snprintf(reason, len, "'%s' line %ld: time %.9g s does not follow %.9g s; a "
+                     "signature's times must increase", path, number, time, t[n - 1]);
             rc = -1;
         }
+        if (rc != 0) break;
+        if (n == capacity) {
+            capacity = capacity ? 2 * capacity : 1024;
+            t = realloc(t, (size_t)capacity * sizeof *t);
+            v = realloc(v, (size_t)capacity * sizeof *v);
+            line = realloc(line, (size_t)capacity * sizeof *line);
+            if (!t || !v || !line) sf_fatal("out of memory reading the signature '%s'", path);
+        }
+        t[n] = time, v[n] = value, line[n] = number;
         ++n;
     }
     free(text);
@@ -229,15 +234,24 @@ static int read_text(const char *path, sf_signature *out, char *reason, size_t l
                  n == 1 ? "" : "s");
         rc = -1;
     }
+    double interval = rc == 0 ? (t[n - 1] - t[0]) / (double)(n - 1) : 0.0;
+    for (long k = 1; rc == 0 && k < n - 1; ++k)
+        if (fabs(t[k] - (t[0] + (double)k * interval)) > UNIFORM_TOLERANCE * interval) {
+            snprintf(reason, len, "'%s' line %ld: time %.9g s is off the uniform sampling of its "
+                     "first and last samples (%.9g s + %ld x %.9g s); a signature's samples must "
+                     "be uniform", path, line[k], t[k], t[0], k, interval);
+            rc = -1;
+        }
     if (rc == 0) {
         out->count = n;
         out->start = t[0];
-        out->interval = (t[n - 1] - t[0]) / (double)(n - 1);
+        out->interval = interval;
         out->value = v;
         v = NULL;
     }
     free(t);
     free(v);
+    free(line);
     return rc;
 }
 

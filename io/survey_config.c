@@ -344,9 +344,11 @@ const sf_wavelet_spec *sf_widest_band_wavelet(const sf_config *job, long *shot_n
 
 double sf_highest_band_edge(const sf_config *job, double fraction)
 {
-    const sf_wavelet *last = job->source.wavelet.built;
+    /* A survey's source section is only the shots' default: its shots
+     * alone count. */
+    const sf_wavelet *last = sf_shot_wavelet(job, 0)->built;
     double top = sf_wavelet_band_edge(last, fraction);
-    for (long n = 0; job->survey.enabled && n < job->survey.count; ++n) {
+    for (long n = 1; job->survey.enabled && n < job->survey.count; ++n) {
         const sf_wavelet *w = sf_shot_wavelet(job, n)->built;
         if (w != last) top = fmax(top, sf_wavelet_band_edge(w, fraction));
         last = w;

@@ -37,6 +37,7 @@ static const char *owners(int mask)
     case RICKERS: return "ricker, gaussian or gaussian_derivative";
     case ORMSBY: return "ormsby";
     case KLAUDER: return "klauder";
+    case ORMSBY | KLAUDER: return "ormsby or klauder";
     default: return "file";
     }
 }
@@ -113,16 +114,32 @@ static void read_length(wavelet_reader *w)
     }
 }
 
+/* sweep_taper: a number, or the default (-1 until built: a quarter of a
+ * sweep shorter than 1 s, else 0.25 s); a sweep of at least one period
+ * of its lower frequency. */
 static void read_sweep(wavelet_reader *w)
 {
     sf_wavelet_spec *s = w->spec;
-    read_number(w, "sweep_length", KLAUDER, SECONDS, 1, &s->sweep_length, 0);
+    sf_mark length_mark = cfg_mark(w->map);
+    if (takes(w, "sweep_length", KLAUDER)) {
+        int rc = cfg_number(w->r, w->map, "sweep_length", w->path, SECONDS, !w->inherited,
+                            &s->sweep_length, &length_mark);
+        w->given |= rc != 0;
+        double lowest = fmin(s->band[0], s->band[1]);
+        if (rc > 0 && lowest > 0.0 && s->sweep_length * lowest < 1.0) {
+            char full[128];
+            snprintf(full, sizeof full, "%s.sweep_length", w->path);
+            cfg_problem(w->r, length_mark.line, length_mark.column, full, "a sweep of %g s holds "
+                        "less than one period of its lower frequency, %g Hz", s->sweep_length,
+                        lowest);
+        }
+    }
     if (!takes(w, "sweep_taper", KLAUDER)) return;
     sf_mark mark = cfg_mark(w->map);
     int rc = cfg_number(w->r, w->map, "sweep_taper", w->path, TAPER, 0, &s->sweep_taper, &mark);
     w->given |= rc != 0;
-    if (rc == 0 && !w->inherited) s->sweep_taper = fmin(0.25, 0.25 * s->sweep_length);
-    if (s->sweep_length > 0.0 && 2.0 * s->sweep_taper > s->sweep_length) {
+    if (rc == 0 && !w->inherited) s->sweep_taper = -1.0;
+    if (rc > 0 && s->sweep_length > 0.0 && 2.0 * s->sweep_taper > s->sweep_length) {
         char full[128];
         snprintf(full, sizeof full, "%s.sweep_taper", w->path);
         cfg_problem(w->r, mark.line, mark.column, full, "tapers of %g s at both ends do not fit "
@@ -141,26 +158,33 @@ static void read_text_key(wavelet_reader *w, const char *key, int required, char
     *out = value;
 }
 
+/* Any of the file keys given makes it the key messages about the file
+ * name: a shot that changes only its dataset is named by that. */
 static void read_file_keys(wavelet_reader *w)
 {
     sf_wavelet_spec *s = w->spec;
+    sf_mark mark;
     if (takes(w, "file", FILE_KIND)) {
-        sf_mark mark;
         char *before = s->file;
         read_text_key(w, "file", 1, &s->file, &mark);
         if (s->file != before) set_band_key(w, "file", mark);
     }
-    if (takes(w, "dataset", FILE_KIND)) read_text_key(w, "dataset", 0, &s->dataset, NULL);
+    if (takes(w, "dataset", FILE_KIND)) {
+        char *before = s->dataset;
+        read_text_key(w, "dataset", 0, &s->dataset, &mark);
+        if (s->dataset != before) set_band_key(w, "dataset", mark);
+    }
     if (takes(w, "trace", FILE_KIND)) {
-        int rc = cfg_integer(w->r, w->map, "trace", w->path, 0, 2147483646L, 0, &s->trace, NULL);
+        int rc = cfg_integer(w->r, w->map, "trace", w->path, 0, 2147483646L, 0, &s->trace, &mark);
         w->given |= rc != 0;
+        if (rc > 0) set_band_key(w, "trace", mark);
     }
     if (takes(w, "format", FILE_KIND)) {
         int format = s->format;
         int rc = cfg_choice(w->r, w->map, "format", w->path, "auto|hdf5|segy|text", 0, &format,
-                            NULL);
+                            &mark);
         w->given |= rc != 0;
-        if (rc > 0) s->format = (sf_signature_format)format;
+        if (rc > 0) s->format = (sf_signature_format)format, set_band_key(w, "format", mark);
     }
 }
 
@@ -210,9 +234,7 @@ static int read_signature(cfg_reader *r, sf_wavelet_spec *s, sf_signature *sig)
 {
     int rank = 0;
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);
-    s->format = format_of(s);
-    if (s->format == SF_SIGNATURE_HDF5 && !s->dataset) s->dataset = sf_strdup("wavelet");
-    char reason[1024];
+    char reason[1024] = "";
     memset(sig, 0, sizeof *sig);
     long count = -1;
     if (rank == 0 &&
@@ -249,8 +271,34 @@ static int check_sampling(cfg_reader *r, const sf_wavelet_spec *s, const sf_wave
     return -1;
 }
 
+static int same_text(const char *a, const char *b)
+{
+    return (!a && !b) || (a && b && !strcmp(a, b));
+}
+
+/* Two specs that build the same wavelet (their keys aside). */
+static int same_spec(const sf_wavelet_spec *a, const sf_wavelet_spec *b)
+{
+    return a->kind == b->kind && a->frequency == b->frequency &&
+           !memcmp(a->band, b->band, sizeof a->band) && a->sweep_length == b->sweep_length &&
+           a->sweep_taper == b->sweep_taper && a->length == b->length && a->trace == b->trace &&
+           a->format == b->format && same_text(a->file, b->file) &&
+           same_text(a->dataset, b->dataset);
+}
+
 static int build(cfg_reader *r, sf_config *c, sf_wavelet_spec *s, unsigned long long *hash)
 {
+    if (s->kind == SF_WAVELET_FILE) {
+        s->format = format_of(s);
+        if (s->format == SF_SIGNATURE_HDF5 && !s->dataset) s->dataset = sf_strdup("wavelet");
+    }
+    /* Shots that all give the same wavelet share one (its tables are
+     * 64 KiB and more). */
+    for (long k = c->nwavelets - 1; k >= 0 && k >= c->nwavelets - 2; --k)
+        if (c->wavelets_spec[k] && same_spec(c->wavelets_spec[k], s)) {
+            s->built = c->wavelets[k];
+            return 0;
+        }
     sf_signature sig = {0};
     if (s->kind == SF_WAVELET_FILE && read_signature(r, s, &sig) != 0) return -1;
     sf_wavelet *w = sf_calloc(1, sizeof *w, "a wavelet");
@@ -264,7 +312,10 @@ static int build(cfg_reader *r, sf_config *c, sf_wavelet_spec *s, unsigned long 
         return -1;
     }
     c->wavelets = realloc(c->wavelets, (size_t)(c->nwavelets + 1) * sizeof *c->wavelets);
-    if (!c->wavelets) sf_fatal("out of memory building the wavelets");
+    c->wavelets_spec = realloc(c->wavelets_spec,
+                               (size_t)(c->nwavelets + 1) * sizeof *c->wavelets_spec);
+    if (!c->wavelets || !c->wavelets_spec) sf_fatal("out of memory building the wavelets");
+    c->wavelets_spec[c->nwavelets] = s;
     c->wavelets[c->nwavelets++] = w;
     s->built = w;
     if (s->kind != SF_WAVELET_FILE) return 0;

@@ -61,7 +61,9 @@ typedef struct {
 static void misfit_spectrum_fill(misfit_spectrum *m, const sf_accuracy_setup *a,
                                  const sf_wavelet *w)
 {
-    double df = w->top / SPECTRUM_POINTS;
+    /* The band that matters: 2.4 upper frequencies (a Ricker's 6 f0),
+     * not a finely sampled file's whole Nyquist range. */
+    double df = fmin(w->top, 2.4 * w->upper_frequency) / SPECTRUM_POINTS;
     m->power = 0.0;
     for (int i = 1; i <= SPECTRUM_POINTS; ++i) {
         double f = i * df, s = sf_wavelet_spectrum(w, f);

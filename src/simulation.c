@@ -208,17 +208,37 @@ static void check_dispersion(const sf_simulation *s)
     sf_simulation_check_wavelet(s, &s->cfg->source.wavelet, 0);
 }
 
+/* A windowed wavelet whose delay is under half its window starts cut;
+ * returns 1 when it warned. */
+static int warn_window_cut(const sf_simulation *s, const sf_source_config *src, long shot)
+{
+    const sf_wavelet_spec *spec = &src->wavelet;
+    double half = 0.5 * spec->built->length;
+    if (src->delay >= half - 1e-9 * s->dt) return 0;
+    if (sf_error_rank() != 0) return 1;
+    char which[32] = "";
+    if (shot > 0) snprintf(which, sizeof which, " (shot %ld)", shot);
+    sf_warn("%s:%d:%d: %s%s: a delay of %g s cuts the first %g s of the %g s window: the "
+            "wavelet starts at t = 0 where it is not zero (a delay of %g s injects it whole)",
+            s->cfg->source_path, spec->line, spec->column, spec->key, which, src->delay,
+            half - src->delay, spec->built->length, half);
+    return 1;
+}
+
 /* A signature file must lie within the run: after its time 0 and ended
- * by its last step. */
+ * by its last step; a windowed wavelet cut at time 0 is warned of. */
 static int check_signature_spans(const sf_simulation *s)
 {
     const sf_config *job = job_of(s->cfg);
     const double run = (double)s->steps * s->dt, slack = 1e-9 * s->dt;
     long shots = job->survey.enabled ? job->survey.count : 1;
+    int warned = 0;   /* a survey's first cut window is warned of, not each */
     for (long n = 0; n < shots; ++n) {
         sf_source_config src = job->source;
         if (job->survey.enabled) sf_shot_source(&src, &job->survey.shots[n]);
         const sf_wavelet_spec *spec = &src.wavelet;
+        if (!warned && (spec->kind == SF_WAVELET_ORMSBY || spec->kind == SF_WAVELET_KLAUDER))
+            warned = warn_window_cut(s, &src, job->survey.enabled ? n + 1 : 0);
         if (spec->kind != SF_WAVELET_FILE) continue;
         const sf_signature *sig = &spec->built->samples;
         double begin = sig->start + src.delay;

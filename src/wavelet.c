@@ -15,8 +15,9 @@ static const double WINDOW_LEVEL = 0.01;
 /* Sampled kinds are sampled at 8 points per period of their top
  * frequency: the interpolation is exact to 1e-6 there. */
 enum { POINTS_PER_PERIOD = 8 };
-/* The most samples a Klauder sweep may take (80 MB of doubles). */
-enum { MAX_SWEEP_SAMPLES = 10000000 };
+/* The most samples a Klauder sweep or an Ormsby window is sampled with
+ * (its spectrum's transform then takes at most 64 MiB). */
+enum { MAX_TABLE_SAMPLES = 1000000 };
 
 double sf_ricker(double tau, double f)
 {
@@ -75,7 +76,8 @@ static double ormsby_auto_length(const double f[4])
 {
     double bound = sqrt((1.0 / (f[3] - f[2]) + 1.0 / (f[1] - f[0])) /
                         (M_PI * M_PI * WINDOW_LEVEL * (f[2] + f[3] - f[0] - f[1])));
-    double step = 1.0 / (20.0 * f[3]);
+    /* At most a million evaluations, however close the corners are. */
+    double step = fmax(1.0 / (20.0 * f[3]), bound * 1e-6);
     for (double t = bound; t > 0.0; t -= step)
         if (fabs(sf_ormsby(t, f)) >= WINDOW_LEVEL) return 2.0 * (t + step);
     return 2.0 * step;
@@ -100,9 +102,14 @@ static int build_klauder(sf_wavelet *w, double given_length, char *reason, size_
 {
     const double dt = 1.0 / (POINTS_PER_PERIOD * fmax(w->band[0], w->band[1]));
     double count = floor(w->sweep_length / dt) + 1.0;
-    if (count > MAX_SWEEP_SAMPLES) {
+    if (count > MAX_TABLE_SAMPLES) {
         snprintf(reason, len, "a sweep of %g s up to %g Hz takes %.0f samples; at most %d are "
-                 "made", w->sweep_length, fmax(w->band[0], w->band[1]), count, MAX_SWEEP_SAMPLES);
+                 "made", w->sweep_length, fmax(w->band[0], w->band[1]), count, MAX_TABLE_SAMPLES);
+        return -1;
+    }
+    if (2.0 * w->sweep_taper > w->sweep_length) {
+        snprintf(reason, len, "tapers of %g s at both ends do not fit a sweep of %g s",
+                 w->sweep_taper, w->sweep_length);
         return -1;
     }
     long n = (long)count;
@@ -116,6 +123,11 @@ static int build_klauder(sf_wavelet *w, double given_length, char *reason, size_
     for (size_t k = 0; k < size; ++k) x[k] = creal(x[k] * conj(x[k]));
     sf_fft(x, size, +1);
     double zero = creal(x[0]);
+    if (n < 2 || !(zero > 0.0)) {
+        free(x);
+        snprintf(reason, len, "a sweep of %g s is too short to sample at %g s", w->sweep_length, dt);
+        return -1;
+    }
     long last = 0;
     for (long k = 0; k < n; ++k)
         if (fabs(creal(x[k])) >= WINDOW_LEVEL * zero) last = k;
@@ -133,9 +145,14 @@ static int build_klauder(sf_wavelet *w, double given_length, char *reason, size_
 }
 
 /* The Ormsby wavelet sampled over its window: for its spectrum only. */
-static void ormsby_samples(const sf_wavelet *w, sf_signature *out)
+static int ormsby_samples(const sf_wavelet *w, sf_signature *out, char *reason, size_t len)
 {
     double dt = 1.0 / (POINTS_PER_PERIOD * w->band[3]);
+    if (w->length / dt + 1.0 > MAX_TABLE_SAMPLES) {
+        snprintf(reason, len, "a window of %g s up to %g Hz takes %.0f samples; at most %d are "
+                 "made", w->length, w->band[3], w->length / dt + 1.0, MAX_TABLE_SAMPLES);
+        return -1;
+    }
     long half = (long)floor(0.5 * w->length / dt);
     out->count = 2 * half + 1;
     out->interval = dt;
@@ -143,6 +160,7 @@ static void ormsby_samples(const sf_wavelet *w, sf_signature *out)
     out->value = sf_malloc((size_t)out->count * sizeof(double), "an Ormsby wavelet");
     for (long k = -half; k <= half; ++k)
         out->value[k + half] = sf_ormsby((double)k * dt, w->band) * hann((double)k * dt, w->length);
+    return 0;
 }
 
 int sf_wavelet_build(sf_wavelet *w, const sf_wavelet_spec *spec, const sf_signature *sig,
@@ -153,12 +171,13 @@ int sf_wavelet_build(sf_wavelet *w, const sf_wavelet_spec *spec, const sf_signat
     w->frequency = spec->frequency;
     memcpy(w->band, spec->band, sizeof w->band);
     w->sweep_length = spec->sweep_length;
-    w->sweep_taper = spec->sweep_taper;
+    w->sweep_taper = spec->sweep_taper >= 0.0 ? spec->sweep_taper
+                                              : fmin(0.25, 0.25 * spec->sweep_length);
     switch (spec->kind) {
     case SF_WAVELET_ORMSBY: {
         w->length = spec->length > 0.0 ? spec->length : ormsby_auto_length(w->band);
         sf_signature tabled;
-        ormsby_samples(w, &tabled);
+        if (ormsby_samples(w, &tabled, reason, len) != 0) return -1;
         sf_wavelet_spectrum_build(w, &tabled);
         free(tabled.value);
         break;
@@ -235,7 +254,7 @@ void sf_wavelet_describe(const sf_wavelet_spec *s, char *out, size_t len)
         break;
     case SF_WAVELET_KLAUDER:
         snprintf(out, len, "Klauder %g-%g Hz sweep of %g s (taper %g s), window %.4g s",
-                 s->band[0], s->band[1], s->sweep_length, s->sweep_taper,
+                 s->band[0], s->band[1], s->sweep_length, w ? w->sweep_taper : s->sweep_taper,
                  w ? w->length : s->length);
         break;
     default:

@@ -384,7 +384,8 @@ def test_bad_signature_files_are_refused(tmp):
         ("length", {"file": "one.h5"}, r"holds 1 samples \(allowed: 2 to"),
         ("nan", {"file": "nan.txt"}, r"nan\.txt': sample 17 \(t = 0\.017 s\) is NaN"),
         ("columns", {"file": "onecolumn.txt"}, r"onecolumn\.txt' line 1: expected two numbers"),
-        ("uneven", {"file": "uneven.txt"}, r"uneven\.txt' line 3: time 0\.003 s does not follow"),
+        ("uneven", {"file": "uneven.txt"}, r"uneven\.txt' line 2: time 0\.001 s is off the uniform "
+                                         r"sampling"),
         ("format", {"file": "sig.bin"}, r"sig\.bin': unknown format"),
         ("zeros", {"file": "zeros.txt"}, r"every sample is zero"),
         ("coarse", {"file": "noise.txt"}, r"noise\.txt' is sampled too coarsely .* of its energy "
@@ -404,7 +405,7 @@ def test_bad_signature_files_are_refused(tmp):
         job_name = name.replace(" ", "_")
         rc, err = errors_of(tmp, tiny_job(dict(keys, wavelet="file")), job_name)
         check(rc != 0, f"{name}: the job ran")
-        check(re.search(job_name + r"\.yaml:\d+:\d+: source\.(file|frequency): ", err)
+        check(re.search(job_name + r"\.yaml:\d+:\d+: source\.(file|dataset|trace|frequency): ", err)
               and re.search(pattern, err), f"{name}: no error matching {pattern!r}:\n{err[-1500:]}")
         check(err.count(".yaml:") == 1 and "MPI_ABORT" not in err, f"{name}: not one clean error")
         check(not os.path.exists(os.path.join(tmp, "gather.h5")), f"{name}: a gather was written")
@@ -442,6 +443,11 @@ def test_wavelet_keys_are_checked(tmp):
         "foreign": (tiny_job({"wavelet": "gaussian", "frequency": 10, "sweep_length": 2}),
                     [r"source\.sweep_length: only for wavelet: klauder \(this one is gaussian\)"]),
         "file": (tiny_job({"wavelet": "file"}), [r"source\.file: required key is missing"]),
+        "length": (tiny_job({"frequency": 10, "length": 0.3}),
+                   [r"source\.length: only for wavelet: ormsby or klauder \(this one is ricker\)"]),
+        "short": (tiny_job({"wavelet": "klauder", "frequencies": [5, 40], "sweep_length": 0.001}),
+                  [r"source\.sweep_length: a sweep of 0\.001 s holds less than one period of its "
+                   r"lower frequency, 5 Hz"]),
     }
     survey = tiny_job({"frequency": 10})
     del survey["source"]["position"]
@@ -461,3 +467,69 @@ def test_wavelet_keys_are_checked(tmp):
             check(re.search(name + r"\.yaml:\d+:\d+: " + pattern, err),
                   f"{name}: no /{pattern}/ in:\n{err}")
     return f"{len(cases)} jobs refused with every problem named"
+
+
+def test_shot_wavelets_resolve_their_own_defaults_and_names(tmp):
+    """A shot changing only a sweep's length gets its own default taper; a
+    shot changing only a file's dataset is named by that key in the error;
+    a survey's time step follows its shots' wavelets, not the source
+    section's default that no shot uses; a windowed wavelet cut at t = 0
+    is warned of; a SEG-Y file whose headers disagree on the interval and
+    a text file of rounded times are told apart."""
+    from testlib import run, write_job
+
+    def survey_of(source, shots):
+        job = tiny_job(source)
+        del job["source"]["position"]
+        del job["output"]["gather"]
+        job["output"]["directory"] = "shots"
+        job["survey"] = {"shots": shots}
+        job["time"]["dt"] = "auto"
+        return job
+
+    def check_of(job, name):
+        path = write_job(os.path.join(tmp, name + ".yaml"), job)
+        return run(["check", os.path.basename(path)], cwd=tmp)
+
+    klauder = {"wavelet": "klauder", "frequencies": [5, 30], "sweep_length": 8}
+    rc, out, err = check_of(survey_of(klauder, [{"position": [150, 150, 150]},
+                                                {"position": [150, 150, 140],
+                                                 "sweep_length": 0.4}]), "taper")
+    check(rc == 0, f"a shot's short sweep took the source's taper:\n{err}")
+    write_hdf5(os.path.join(tmp, "sig.h5"), ricker_samples(12.0, 0.1, 0.001, 0.2), 0.001)
+    rc, out, err = check_of(survey_of({"wavelet": "file", "file": "sig.h5"},
+                                      [{"position": [150, 150, 150]},
+                                       {"position": [150, 150, 140], "dataset": "nope"}]),
+                            "dataset")
+    check(rc != 0 and re.search(r"dataset\.yaml:\d+:\d+: survey\.shots\[1\]\.dataset: 'sig\.h5' "
+                                r"has no dataset 'nope'", err), f"dataset error:\n{err}")
+    steps = {}
+    for name, source, shots in [
+            ("unused", {"frequency": 40.0}, [{"position": [150, 150, 150], "frequency": 8.0}]),
+            ("used", {"frequency": 8.0}, [{"position": [150, 150, 150]}])]:
+        rc, out, err = check_of(survey_of(source, shots), name)
+        check(rc == 0, f"{name}: {err}")
+        steps[name] = re.search(r"dt = ([\d.e-]+) s", out).group(1)
+    check(steps["unused"] == steps["used"],
+          f"dt follows the unused source section: {steps['unused']} against {steps['used']}")
+    rc, out, err = check_of(tiny_job({"wavelet": "ormsby", "frequencies": [5, 10, 30, 45],
+                                      "length": 0.2, "delay": 0.05}), "cut")
+    check(rc == 0 and re.search(r"source\.frequencies: a delay of 0\.05 s cuts the first 0\.05 s "
+                                r"of the 0\.2 s window", err), f"no cut-window warning:\n{err}")
+    with open(os.path.join(tmp, "rounded.txt"), "w") as f:
+        for k, v in enumerate(ricker_samples(12.0, 0.1, 0.001 / 3, 0.2)):
+            f.write(f"{k * 0.001 / 3:.6f} {v!r}\n")
+    rc, out, err = check_of(tiny_job({"wavelet": "file", "file": "rounded.txt", "delay": 0}),
+                            "rounded")
+    check(rc == 0, f"times rounded to 1 us refused:\n{err}")
+    notes = "taper, dataset, dt, cut window and rounded times"
+    if segyio is not None:
+        path = os.path.join(tmp, "clash.sgy")
+        write_segy(path, ricker_samples(12.0, 0.1, 0.001, 0.2), 0.001)
+        with segyio.open(path, "r+", ignore_geometry=True) as f:
+            f.header[0] = {segyio.TraceField.TRACE_SAMPLE_INTERVAL: 2000}
+        rc, out, err = check_of(tiny_job({"wavelet": "file", "file": "clash.sgy"}), "clash")
+        check(rc != 0 and re.search(r"binary header gives a sample interval of 1000 us and trace "
+                                    r"0's header 2000 us", err), f"interval clash:\n{err}")
+        notes += ", SEG-Y interval clash"
+    return notes
