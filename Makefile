@@ -71,12 +71,13 @@ LDFLAGS  += $(SANITIZE_FLAGS)
 
 BUILD    ?= build
 BIN      ?= bin
-GPU_SRC  := $(wildcard src/gpu_*.c)
-CORE_SRC := $(wildcard src/*.c halo/*.c io/*.c)
+GPU_SRC  := $(wildcard src/gpu/*.c)
+CORE_SRC := $(wildcard src/*.c src/physics/*/*.c src/backends/cpu/*.c halo/*.c io/*.c)
 CORE_SRC := $(filter-out src/main.c $(GPU_SRC),$(CORE_SRC))
 ifeq ($(CUDA),1)
 CORE_SRC += $(GPU_SRC)
-CU_OBJ   := $(patsubst %.cu,$(BUILD)/%.o,$(wildcard src/*.cu))
+CU_OBJ   := $(patsubst %.cu,$(BUILD)/%.o,$(wildcard src/backends/cuda/*.cu \
+                                                     src/backends/cuda/kernels/*.cu))
 CFLAGS   += -DSF_HAVE_CUDA=1 $(CUDA_CFLAGS)
 LDLIBS   += $(CUDA_LIBS)
 ifeq ($(HWLOC),1)

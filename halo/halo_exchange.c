@@ -17,23 +17,26 @@ static int boundary_in_layer(const sf_cpml_axis *z_axis, long z)
     return 0;
 }
 
-void sf_halo_init(sf_halo *h, const sf_slab *slab, const sf_cpml_axis *z_axis)
+void sf_halo_init(sf_halo *h, const sf_slab *slab, const sf_cpml_axis *z_axis, int groups,
+                  const int *in_z_layers)
 {
+    if (groups > SF_MAX_HALO_GROUPS) sf_fatal("internal: %d halo groups", groups);
     h->slab = slab;
-    h->peer[SF_HALO_WAVEFIELD][SF_SIDE_LOWER] = slab->lower;
-    h->peer[SF_HALO_WAVEFIELD][SF_SIDE_UPPER] = slab->upper;
-    h->peer[SF_HALO_CPML_Z][SF_SIDE_LOWER] =
-        boundary_in_layer(z_axis, slab->z0) ? slab->lower : MPI_PROC_NULL;
-    h->peer[SF_HALO_CPML_Z][SF_SIDE_UPPER] =
-        boundary_in_layer(z_axis, slab->z0 + slab->nz) ? slab->upper : MPI_PROC_NULL;
+    h->groups = groups;
+    for (int g = 0; g < groups; ++g) {
+        int lower = !in_z_layers[g] || boundary_in_layer(z_axis, slab->z0);
+        int upper = !in_z_layers[g] || boundary_in_layer(z_axis, slab->z0 + slab->nz);
+        h->peer[g][SF_SIDE_LOWER] = lower ? slab->lower : MPI_PROC_NULL;
+        h->peer[g][SF_SIDE_UPPER] = upper ? slab->upper : MPI_PROC_NULL;
+    }
 }
 
-static int has_peer(const sf_halo *h, sf_halo_group g)
+static int has_peer(const sf_halo *h, int g)
 {
     return h->peer[g][SF_SIDE_LOWER] != MPI_PROC_NULL || h->peer[g][SF_SIDE_UPPER] != MPI_PROC_NULL;
 }
 
-void sf_halo_begin(const sf_halo *h, const sf_backend_ops *ops, sf_backend *b, sf_halo_group g)
+void sf_halo_begin(const sf_halo *h, const sf_backend_ops *ops, sf_backend *b, int g)
 {
     for (int s = 0; s < 2; ++s)
         if (h->peer[g][s] != MPI_PROC_NULL) ops->halo_pack(b, g, (sf_side)s);
@@ -76,7 +79,7 @@ void sf_halo_swap(const sf_slab *slab, const int peer[2], int tag, size_t count,
     sf_timer_stop(t, SF_PHASE_HALO_MPI);
 }
 
-void sf_halo_finish(const sf_halo *h, const sf_backend_ops *ops, sf_backend *b, sf_halo_group g,
+void sf_halo_finish(const sf_halo *h, const sf_backend_ops *ops, sf_backend *b, int g,
                     sf_timers *t)
 {
     if (!has_peer(h, g)) return;
@@ -86,13 +89,13 @@ void sf_halo_finish(const sf_halo *h, const sf_backend_ops *ops, sf_backend *b, 
                             ops->halo_send_buffer(b, g, SF_SIDE_UPPER)};
     float *const recv[2] = {ops->halo_recv_buffer(b, g, SF_SIDE_LOWER),
                             ops->halo_recv_buffer(b, g, SF_SIDE_UPPER)};
-    sf_halo_swap(h->slab, h->peer[g], 2 * (int)g, count, send, recv, t);
+    sf_halo_swap(h->slab, h->peer[g], 2 * g, count, send, recv, t);
     for (int s = 0; s < 2; ++s)
         if (h->peer[g][s] != MPI_PROC_NULL) ops->halo_unpack(b, g, (sf_side)s);
 }
 
 void sf_halo_exchange(const sf_halo *h, const sf_backend_ops *ops, sf_backend *b,
-                      sf_halo_group g, sf_timers *t)
+                      int g, sf_timers *t)
 {
     sf_halo_begin(h, ops, b, g);
     sf_halo_finish(h, ops, b, g, t);

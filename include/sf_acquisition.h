@@ -10,12 +10,13 @@
 #include "sf_hicks.h"
 
 typedef struct {
-    sf_point_weight *source;
+    sf_field_weight *source;  /* on the pressure, field 0 */
     long source_count;
     sf_point_weight *receiver_points;
     long *receiver_offset;    /* receiver_count + 1 entries */
     long receiver_count;      /* receivers sampled by this rank */
     long *receiver_global;    /* their indices in the job's receiver list */
+    sf_component *receiver_component;   /* each p */
 } sf_acquisition;
 
 void sf_acquisition_build(sf_acquisition *a, const sf_config *c, const sf_slab *slab);

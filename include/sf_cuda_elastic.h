@@ -9,6 +9,7 @@
 #include <cuda_runtime.h>
 
 extern "C" {
+#include "sf_backend.h"
 #include "sf_elastic_backend.h"
 #include "sf_layout.h"
 }

@@ -5,7 +5,6 @@
 
 #include "sf_backend.h"
 #include "sf_config.h"
-#include "sf_elastic_backend.h"
 #include "sf_gpu_aware_mpi.h"
 
 #include <mpi.h>
@@ -20,8 +19,7 @@ typedef struct {
 enum { SF_TRANSPORT_TEXT = SF_GPU_AWARE_TEXT + 160 };
 
 typedef struct {
-    const sf_backend_ops *acoustic;          /* the job's physics' backend; */
-    const sf_elastic_backend_ops *elastic;   /* the other is NULL */
+    const sf_backend_ops *ops;               /* the job's physics on that backend */
     const char *name;                        /* "cpu" or "cuda" */
     int cuda;
     sf_gpu_aware_setting gpu_aware;          /* as requested */

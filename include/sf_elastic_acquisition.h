@@ -8,6 +8,7 @@
 
 #include "sf_config.h"
 #include "sf_decomp.h"
+#include "sf_backend.h"
 #include "sf_elastic_backend.h"
 
 typedef struct {

@@ -11,22 +11,29 @@
 #include "sf_decomp.h"
 #include "sf_timers.h"
 
+/* The most halo groups a physics has (one per stage of its step). */
+enum { SF_MAX_HALO_GROUPS = 4 };
+
 typedef struct {
     const sf_slab *slab;
     /* Neighbour rank per side for each group, MPI_PROC_NULL where nothing
-     * crosses: the CPML z memory variable only crosses a boundary that
-     * lies inside a z absorbing layer. */
-    int peer[SF_HALO_GROUPS][2];
+     * crosses: a group of CPML z memory variables only crosses a boundary
+     * that lies inside a z absorbing layer. */
+    int peer[SF_MAX_HALO_GROUPS][2];
+    int groups;
 } sf_halo;
 
-void sf_halo_init(sf_halo *h, const sf_slab *slab, const sf_cpml_axis *z_axis);
+/* groups halo groups; in_z_layers[g]: group g crosses only where the
+ * boundary lies in a z layer of z_axis. */
+void sf_halo_init(sf_halo *h, const sf_slab *slab, const sf_cpml_axis *z_axis, int groups,
+                  const int *in_z_layers);
 
 /* Starts packing group g's boundary planes for the neighbours that take
  * them; the backend may go on computing while the packs complete. */
-void sf_halo_begin(const sf_halo *h, const sf_backend_ops *ops, sf_backend *b, sf_halo_group g);
+void sf_halo_begin(const sf_halo *h, const sf_backend_ops *ops, sf_backend *b, int g);
 /* Waits for the packs, swaps them with the neighbours (MPI time goes to
  * t) and queues the unpacking of what arrived. */
-void sf_halo_finish(const sf_halo *h, const sf_backend_ops *ops, sf_backend *b, sf_halo_group g,
+void sf_halo_finish(const sf_halo *h, const sf_backend_ops *ops, sf_backend *b, int g,
                     sf_timers *t);
 /* The MPI part, for any backend: send[s] goes to peer[s] and recv[s]
  * comes from it, both sides and both directions in flight at once (tag
@@ -35,6 +42,6 @@ void sf_halo_swap(const sf_slab *slab, const int peer[2], int tag, size_t count,
                   float *const send[2], float *const recv[2], sf_timers *t);
 /* Both, back to back. */
 void sf_halo_exchange(const sf_halo *h, const sf_backend_ops *ops, sf_backend *b,
-                      sf_halo_group g, sf_timers *t);
+                      int g, sf_timers *t);
 
 #endif

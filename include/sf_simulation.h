@@ -1,7 +1,7 @@
 /* One shot: set-up from a validated job, the time loop, and the gather.
- * The loop is the same for every physics; what a time step does is the
- * physics' driver (acoustic in simulation.c, elastic in
- * elastic_simulation.c), which talks to its backend's operations only. */
+ * The loop is the same for every physics: a physics (sf_physics_plugin) lists
+ * its stages and what is its own, and the loop drives its backend's
+ * operations only. */
 #ifndef SF_SIMULATION_H
 #define SF_SIMULATION_H
 
@@ -28,44 +28,71 @@ typedef struct sf_simulation sf_simulation;
 /* Time levels of receiver samples a backend keeps before the loop fetches them. */
 enum { SF_SAMPLE_BLOCK = 64 };
 
-/* Step n of the loop is before_sampling(n), the sample of every channel
- * at t = n dt, then after_sampling(n) unless n is the last level. */
+enum { SF_MAX_STAGES = SF_MAX_HALO_GROUPS };
+
+/* A physics as the time loop drives it. Step n is its stages in order,
+ * stage g followed by the exchange of halo group g; the receivers sample
+ * t = n dt after the first sample_after stages. The loop, the overlap of
+ * exchanges with the interior, the guard, snapshots, energy and surveys
+ * are the driver's (simulation.c); what is the physics' own is here and
+ * in its backends' kernels. */
 typedef struct {
-    const char *name;         /* the physics */
-    /* snapshot: non-NULL when step n stores one (fields at t = n dt). */
-    void (*before_sampling)(sf_simulation *s, long n, sf_snapshot_file *snapshot,
-                            float *const *samples);
-    void (*sample)(sf_simulation *s, int slot);
-    void (*fetch_samples)(sf_simulation *s, int count, float *block);
-    void (*after_sampling)(sf_simulation *s, long n);
-    void (*synchronize)(sf_simulation *s);
-    void (*take_timers)(sf_simulation *s, double *seconds);
-    size_t (*memory_bytes)(const sf_simulation *s);
-    /* A new shot (s->cfg): the acquisition rebuilt, the backend reset. */
-    void (*begin_shot)(sf_simulation *s);
-    /* The backend's guard: 1 and where when some owned value is not finite. */
-    int (*find_nonfinite)(sf_simulation *s, sf_nonfinite *where);
+    const char *name;
+    /* First derivatives on a staggered grid: the CFL limit and the
+     * accuracy estimate use the staggered stencil. */
+    int staggered;
+    /* The gather: a leading component axis, and what the traces hold. */
+    int component_axis;
+    const char *trace_units;
+    int stages;
+    /* Planes at each slab end that stage g updates before its exchange
+     * (the planes its neighbours read). */
+    int edge_planes[SF_MAX_STAGES];
+    /* The source signal stage g injects: at t = (n + source_half[g] / 2)
+     * dt, or none for -1. */
+    int source_half[SF_MAX_STAGES];
+    /* 1: stage g's interior may wait for the next stage's exchange (the
+     * next stage's edge planes read only its edge planes). */
+    int interior_waits[SF_MAX_STAGES];
+    /* 1: halo group g crosses only a boundary inside a z layer (CPML
+     * memory variables differentiated across z). */
+    int in_z_layers[SF_MAX_STAGES];
+    int sample_after;
+    /* 1 for a component that lives half a step off t = n dt at the sample
+     * (elastic velocities): a snapshot averages it over the stages before
+     * the sample. */
+    int (*half_step_component)(sf_component c);
     /* The name of a field index of sf_nonfinite ("p", "vx", "sxz", ...). */
     const char *(*field_name)(int field);
+    /* The slowest wave the dispersion check speaks of ("vp_min", ...),
+     * and the summary's line of the model. */
+    const char *(*slowest_wave_name)(const sf_model *m);
+    void (*model_summary)(const sf_model *m);
+    /* The medium, the source and receivers placed, and the backend
+     * created from s->ops; sets the channels. */
+    void (*setup)(sf_simulation *s);
+    /* A new shot (s->cfg): the acquisition rebuilt, the backend reset. */
+    void (*begin_shot)(sf_simulation *s);
+    /* Its lines of the set-up summary: source and receivers. */
+    void (*summary)(const sf_simulation *s);
     void (*free)(sf_simulation *s);
-} sf_physics_driver;
+} sf_physics_plugin;
+
+/* The physics of a job (acoustic_physics.c, elastic_physics.c). */
+const sf_physics_plugin *sf_physics_acoustic(void);
+const sf_physics_plugin *sf_physics_elastic(void);
 
 /* Seconds per phase of a shot as reports give them: the sf_phase
  * phases, then the halo time the steps waited for ("halo exposed"). */
 enum { SF_PHASE_EXPOSED = SF_PHASE_COUNT, SF_REPORT_PHASES };
 
-/* What the elastic driver keeps. */
-typedef struct {
-    const sf_elastic_backend_ops *ops;
-    sf_elastic_backend *backend;
-    sf_elastic_acquisition acq;
-    double *energy;           /* [steps][2]: this slab's kinetic and strain energy */
-    float *velocity_before[3];/* snapshots: velocities half a step before */
-} sf_elastic_state;
 
 struct sf_simulation {
     const sf_config *cfg;
-    const sf_physics_driver *driver;
+    const sf_physics_plugin *physics;
+    const sf_backend_ops *ops;
+    sf_backend *backend;
+    sf_halo halo;
     sf_slab slab;
     sf_stencil stencil;
     sf_model model;
@@ -81,13 +108,10 @@ struct sf_simulation {
     const long *channel_global;
     sf_resampler resampler;
     sf_source_signal source;  /* the shot's source at every half step, as injected */
-    /* acoustic */
-    sf_acquisition acq;
-    const sf_backend_ops *ops;
-    sf_backend *backend;
-    sf_halo halo;
-    /* elastic */
-    sf_elastic_state elastic;
+    sf_acquisition acq;       /* acoustic: the source and receivers placed */
+    sf_elastic_acquisition elastic_acq;   /* elastic: the same on the staggered grid */
+    double *energy;           /* [steps][2]: this slab's energy diagnostic, when asked for */
+    float *half_step_before[SF_COMPONENTS];   /* snapshots: half-step components before */
     sf_timers timers;         /* from the start of the timed steps */
     sf_timers setup_timers;   /* model reading, before the time loop */
     sf_timers loop_timers;    /* the timed steps alone */
@@ -158,11 +182,6 @@ void sf_simulation_report(const sf_simulation *s);
 long sf_simulation_timed_steps(const sf_simulation *s);
 void sf_simulation_free(sf_simulation *s);
 
-/* The elastic driver's set-up (elastic_simulation.c): medium, source and
- * receivers, backend; sets s->driver and the channels. */
-void sf_elastic_setup(sf_simulation *s, const sf_elastic_backend_ops *ops);
-/* Its lines of the set-up summary. */
-void sf_elastic_summary(const sf_simulation *s);
 /* Collective: writes output.energy under its temporary name; 0, or -1
  * with s->failure. */
 int sf_elastic_write_energy(sf_simulation *s);

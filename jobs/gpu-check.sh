@@ -70,7 +70,7 @@ if wants build; then
     # shellcheck disable=SC2086  # $arch may hold several -gencode flags
     # shellcheck disable=SC2046  # one flag per word
     nvcc -O3 -std=c++17 $arch -Iinclude -DOMPI_SKIP_MPICXX -DMPICH_SKIP_MPICXX $(mpicc --showme:compile | tr ' ' '\n' | grep -E '^-[ID]') \
-        -Xptxas -v -c src/cuda_stencil.cu -o /tmp/stencil.o 2>"$out/ptxas.txt"
+        -Xptxas -v -c src/backends/cuda/kernels/stencil.cu -o /tmp/stencil.o 2>"$out/ptxas.txt"
     python3 - "$out/ptxas.txt" <<'PY' | tee -a "$summary"
 import re, sys
 name, report = None, {}
@@ -84,8 +84,8 @@ for line in open(sys.argv[1]):
         print(f"  ptxas {name}: {line.split(':')[-1].split(',')[0].strip()}, {report[name]}")
 PY
     for kernel in frame interior; do
-        symbol=$(cuobjdump -sass build/src/cuda_stencil.o | grep -oE "_Z[0-9]+${kernel}_kernelILi4E[A-Za-z0-9_]*" | head -1)
-        cuobjdump -sass -fun "$symbol" build/src/cuda_stencil.o >"$out/sass-$kernel.txt" 2>&1
+        symbol=$(cuobjdump -sass build/src/backends/cuda/kernels/stencil.o | grep -oE "_Z[0-9]+${kernel}_kernelILi4E[A-Za-z0-9_]*" | head -1)
+        cuobjdump -sass -fun "$symbol" build/src/backends/cuda/kernels/stencil.o >"$out/sass-$kernel.txt" 2>&1
         note "  SASS R4 $kernel: $(grep -oE '(LDG|STG|LDS|STS|LDL|STL|BAR)[.A-Z0-9]*' \
             "$out/sass-$kernel.txt" | sort | uniq -c | tr -s ' ' | tr '\n' ',')"
     done

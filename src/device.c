@@ -81,16 +81,14 @@ void sf_placement_choose(const sf_placement_request *r, MPI_Comm comm, sf_placem
 #if SF_HAVE_CUDA
     if (out->cuda) {
         out->name = "cuda";
-        out->acoustic = elastic ? NULL : sf_backend_cuda();
-        out->elastic = elastic ? sf_elastic_backend_cuda() : NULL;
+        out->ops = elastic ? sf_backend_cuda_elastic() : sf_backend_cuda_acoustic();
         out->transport = sf_gpu_halo_transport(&r->gpu_aware, comm, out->transport_reason,
                                                sizeof out->transport_reason);
         return;
     }
 #endif
     out->name = "cpu";
-    out->acoustic = elastic ? NULL : sf_backend_cpu();
-    out->elastic = elastic ? sf_elastic_backend_cpu() : NULL;
+    out->ops = elastic ? sf_backend_cpu_elastic() : sf_backend_cpu_acoustic();
     out->transport = SF_HALO_HOST_MEMORY;
     snprintf(out->transport_reason, sizeof out->transport_reason,
              "host memory: the CPU backend's buffers (gpu_aware_mpi does not apply)");

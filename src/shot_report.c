@@ -50,7 +50,7 @@ void sf_shot_result_fill(sf_simulation *s, int failed, long number, int group, d
 void sf_run_report_finish(sf_run_report *report, const char *path, MPI_Comm world, int group,
                           const sf_simulation *s)
 {
-    double memory = (double)s->driver->memory_bytes(s) +
+    double memory = (double)s->ops->memory_bytes(s->backend) +
                     (double)s->channel_count * (double)s->resampler.nsamples * sizeof(float);
     sf_process_info *all = sf_report_processes(world, group, report->placement, memory,
                                                s->model_seconds);

@@ -58,9 +58,8 @@ static const sf_config *job_of(const sf_config *c) { return c->survey_job ? c->s
 static int resolve_time_step(sf_simulation *s)
 {
     const sf_config *c = s->cfg;
-    s->dt_max = c->physics == SF_PHYSICS_ELASTIC
-                    ? sf_staggered_dt_max(&s->stencil, c->spacing, s->model.vmax)
-                    : sf_cfl_dt_max(&s->stencil, c->spacing, s->model.vmax);
+    s->dt_max = s->physics->staggered ? sf_staggered_dt_max(&s->stencil, c->spacing, s->model.vmax)
+                                      : sf_cfl_dt_max(&s->stencil, c->spacing, s->model.vmax);
     if (c->dt_auto) {
         s->dt = c->cfl_safety * s->dt_max;
         /* The corrected records keep frequencies below 1/dt rad/s (see
@@ -97,8 +96,7 @@ static double points_per_wavelength(const sf_simulation *s, double f)
 
 static const char *slowest_wave_name(const sf_simulation *s)
 {
-    if (s->cfg->physics != SF_PHYSICS_ELASTIC) return "vp_min";
-    return s->model.vs_min > 0.0 ? "vs_min" : "slowest of vs (vp where vs = 0)";
+    return s->physics->slowest_wave_name(&s->model);
 }
 
 void sf_simulation_check_wavelet(const sf_simulation *s, const sf_wavelet_spec *spec,
@@ -135,7 +133,7 @@ static const double MISFIT_TARGET = 0.01;
 static sf_accuracy_setup accuracy_setup(const sf_simulation *s, int time_corrected)
 {
     const sf_config *c = s->cfg;
-    sf_accuracy_setup a = {.stencil = &s->stencil, .staggered = c->physics == SF_PHYSICS_ELASTIC,
+    sf_accuracy_setup a = {.stencil = &s->stencil, .staggered = s->physics->staggered,
                            .dt = s->dt, .v = s->model.slowest, .time_corrected = time_corrected};
     memcpy(a.h, c->spacing, sizeof a.h);
     return a;
@@ -288,16 +286,11 @@ static sf_gather_info gather_info_of(const sf_simulation *s, const sf_config *c)
                                : "not corrected (time.dispersion_correction: false)",
         .config_text = c->text,
         .config_path = c->source_path,
-        .physics = c->physics == SF_PHYSICS_ELASTIC ? "elastic" : "acoustic",
+        .physics = s->physics->name,
         .order = c->order,
-        .component_axis = c->physics == SF_PHYSICS_ELASTIC,
+        .component_axis = s->physics->component_axis,
         .ncomponents = c->receivers.ncomponents,
-        .trace_units = c->physics == SF_PHYSICS_ELASTIC
-                           ? "per unit source amplitude (force: N; explosive and moment: N m/s "
-                             "of moment rate): vx, vy, vz particle velocity in m/s, p pressure "
-                             "-(sxx + syy + szz)/3 in Pa"
-                           : "pressure per unit source amplitude per metre: p = s(t - r/v) / "
-                             "(4 pi r) in a homogeneous medium",
+        .trace_units = s->physics->trace_units,
         .shot_number = c->shot_number > 0 ? c->shot_number : 1,
         .survey_shots = c->survey.enabled ? c->survey.count : 0,
     };
@@ -418,165 +411,108 @@ static void build_cpml(sf_simulation *s)
     s->cpml_frequency = c->source.wavelet.built->dominant_frequency;
 }
 
-/* ---- the acoustic driver -------------------------------------------------- */
+/* ---- the time step ----------------------------------------------------- */
 
-static void describe_problem(const sf_simulation *s, sf_problem *problem)
+static void snapshot_fields(sf_simulation *s, sf_snapshot_file *f, float *const *out, int before)
 {
-    const sf_config *c = s->cfg;
-    sf_problem p = {0};
-    p.nx = c->n[0];
-    p.ny = c->n[1];
-    p.nz = s->slab.nz;
-    p.z0 = s->slab.z0;
-    p.stencil = s->stencil;
-    memcpy(p.h, c->spacing, sizeof p.h);
-    p.dt = s->dt;
-    p.vp = s->model.vp;
-    p.cpml = s->cpml;
-    p.free_surface = c->free_surface;
-    p.source = s->acq.source;
-    p.source_count = s->acq.source_count;
-    p.receiver_points = s->acq.receiver_points;
-    p.receiver_offset = s->acq.receiver_offset;
-    p.receiver_count = s->acq.receiver_count;
-    p.sample_block = SF_SAMPLE_BLOCK;
-    p.halo_transport = s->halo_transport;
-    *problem = p;
+    for (int q = 0; q < f->nfields; ++q) {
+        sf_component c = s->cfg->snapshot_field[q];
+        int half = s->physics->half_step_component && s->physics->half_step_component(c);
+        if (before && !half) continue;
+        if (before && !s->half_step_before[c])
+            s->half_step_before[c] = sf_malloc(sf_snapshot_local_count(f) * sizeof(float),
+                                               "a half-step snapshot of this slab");
+        s->ops->fetch_field(s->backend, c, &f->lattice, before ? s->half_step_before[c] : out[q]);
+    }
 }
 
-static void create_backend(sf_simulation *s)
-{
-    sf_problem p;
-    describe_problem(s, &p);
-    s->backend = s->ops->create(&p);
-}
-
-/* Stores the current time level of step n in the snapshot file. */
-static void take_snapshot(sf_simulation *s, sf_snapshot_file *f, long n, float *const *samples)
+/* The fields at t = n dt: a half-step component is the mean of its values
+ * before and after the stages that precede the sample. */
+static void write_snapshot(sf_simulation *s, sf_snapshot_file *f, long n, float *const *samples)
 {
     sf_timer_start(&s->timers);
-    s->ops->fetch_wavefield(s->backend, &f->lattice, samples[0]);
+    snapshot_fields(s, f, samples, 0);
+    size_t count = sf_snapshot_local_count(f);
+    for (int q = 0; q < f->nfields; ++q) {
+        const float *before = s->half_step_before[s->cfg->snapshot_field[q]];
+        if (!before || !s->physics->half_step_component(s->cfg->snapshot_field[q])) continue;
+        for (size_t i = 0; i < count; ++i) samples[q][i] = 0.5f * (samples[q][i] + before[i]);
+    }
     sf_snapshot_write(f, n, (double)n * s->dt, samples);
     sf_timer_stop(&s->timers, SF_PHASE_IO);
 }
 
-static void acoustic_before_sampling(sf_simulation *s, long n, sf_snapshot_file *snapshot,
-                                     float *const *samples)
+/* Stage g of step n over planes [k0, k1), with its source. */
+static void update_planes(sf_simulation *s, int g, long n, long k0, long k1)
 {
-    s->ops->mirror_free_surface(s->backend);
-    if (snapshot) take_snapshot(s, snapshot, n, samples);
+    s->ops->update(s->backend, g, k0, k1);
+    int half = s->physics->source_half[g];
+    if (half >= 0)
+        s->ops->inject_source(s->backend, g, sf_source_signal_at(&s->source, 2 * n + half), k0, k1);
 }
 
-static void acoustic_sample(sf_simulation *s, int slot) { s->ops->sample_receivers(s->backend, slot); }
-
-static void acoustic_fetch_samples(sf_simulation *s, int count, float *block)
+/* Stages [first, last) of step n. Each updates the planes its neighbours
+ * read first, so that their exchange overlaps the interior; a stage whose
+ * interior may wait does it during the next stage's exchange instead. A
+ * rank with no neighbour has no exchange to overlap and goes in one piece
+ * (on a GPU the edge pieces were launches of a few planes). */
+static void run_stages(sf_simulation *s, long n, int first, int last)
 {
-    s->ops->fetch_receivers(s->backend, count, block);
-}
-
-static void advance_planes(sf_simulation *s, long k0, long k1, float amplitude)
-{
-    s->ops->advance(s->backend, k0, k1);
-    s->ops->inject_source(s->backend, amplitude, k0, k1);
-}
-
-/* One leapfrog step. The planes that neighbours read are updated first so
- * that their exchange overlaps the update of the interior; the CPML memory
- * of the 2R edge planes comes first because an edge plane's update reads
- * it R half-planes inward. */
-static void time_step(sf_simulation *s, long n)
-{
-    const sf_backend_ops *ops = s->ops;
-    sf_backend *b = s->backend;
-    const long nz = s->slab.nz, R = SF_HALO;
-    const long mem_lo = nz < 2 * R ? nz : 2 * R, mem_hi = nz - 2 * R > mem_lo ? nz - 2 * R : mem_lo;
-    const long adv_lo = nz < R ? nz : R, adv_hi = nz - R > adv_lo ? nz - R : adv_lo;
-    float amplitude = sf_source_signal_at(&s->source, 2 * n);
-
+    const sf_physics_plugin *ph = s->physics;
+    const long nz = s->slab.nz;
     if (s->slab.lower == MPI_PROC_NULL && s->slab.upper == MPI_PROC_NULL) {
-        /* No neighbour: no exchange to overlap, so the slab goes in one
-         * piece (on a GPU the edge pieces were launches of a few planes). */
-        ops->update_cpml_memory(b, 0, nz);
-        advance_planes(s, 0, nz, amplitude);
-        ops->swap_time_levels(b);
+        for (int g = first; g < last; ++g) {
+            update_planes(s, g, n, 0, nz);
+            s->ops->finish_stage(s->backend, g);
+        }
         return;
     }
-    ops->update_cpml_memory(b, 0, mem_lo);
-    ops->update_cpml_memory(b, mem_hi, nz);
-    sf_halo_exchange(&s->halo, ops, b, SF_HALO_CPML_Z, &s->timers);
-    advance_planes(s, 0, adv_lo, amplitude);
-    advance_planes(s, adv_hi, nz, amplitude);
-    sf_halo_begin(&s->halo, ops, b, SF_HALO_WAVEFIELD);
-    ops->update_cpml_memory(b, mem_lo, mem_hi);
-    advance_planes(s, adv_lo, adv_hi, amplitude);
-    sf_halo_finish(&s->halo, ops, b, SF_HALO_WAVEFIELD, &s->timers);
-    ops->swap_time_levels(b);
+    long lo[SF_MAX_STAGES], hi[SF_MAX_STAGES];
+    int waiting[SF_MAX_STAGES], nwaiting = 0;
+    for (int g = first; g < last; ++g) {
+        long e = ph->edge_planes[g];
+        lo[g] = nz < e ? nz : e;
+        hi[g] = nz - e > lo[g] ? nz - e : lo[g];
+        update_planes(s, g, n, 0, lo[g]);
+        update_planes(s, g, n, hi[g], nz);
+        if (ph->interior_waits[g] && g + 1 < last) {
+            sf_halo_exchange(&s->halo, s->ops, s->backend, g, &s->timers);
+            waiting[nwaiting++] = g;
+            continue;
+        }
+        sf_halo_begin(&s->halo, s->ops, s->backend, g);
+        for (int w = 0; w < nwaiting; ++w) {
+            update_planes(s, waiting[w], n, lo[waiting[w]], hi[waiting[w]]);
+            s->ops->finish_stage(s->backend, waiting[w]);
+        }
+        nwaiting = 0;
+        update_planes(s, g, n, lo[g], hi[g]);
+        sf_halo_finish(&s->halo, s->ops, s->backend, g, &s->timers);
+        s->ops->finish_stage(s->backend, g);
+    }
 }
 
-static void acoustic_synchronize(sf_simulation *s) { s->ops->synchronize(s->backend); }
-
-static void acoustic_take_timers(sf_simulation *s, double *seconds)
+/* Step n up to the sample of t = n dt, with the snapshot of that time. */
+static void before_sampling(sf_simulation *s, long n, sf_snapshot_file *snapshot,
+                            float *const *samples)
 {
-    s->ops->take_timers(s->backend, seconds);
+    if (snapshot && s->physics->sample_after > 0) {
+        sf_timer_start(&s->timers);
+        snapshot_fields(s, snapshot, samples, 1);
+        sf_timer_stop(&s->timers, SF_PHASE_IO);
+    }
+    run_stages(s, n, 0, s->physics->sample_after);
+    if (snapshot) write_snapshot(s, snapshot, n, samples);
 }
 
-static size_t acoustic_memory_bytes(const sf_simulation *s)
+/* The rest of step n, and the energy diagnostic of its end. */
+static void after_sampling(sf_simulation *s, long n)
 {
-    return s->ops->memory_bytes(s->backend);
-}
-
-static void acoustic_free(sf_simulation *s)
-{
-    if (s->backend) s->ops->destroy(s->backend);
-    sf_acquisition_free(&s->acq);
-}
-
-static void acoustic_begin_shot(sf_simulation *s)
-{
-    sf_acquisition_free(&s->acq);
-    sf_acquisition_build(&s->acq, s->cfg, &s->slab);
-    sf_problem p;
-    describe_problem(s, &p);
-    s->ops->reset(s->backend, &p);
-    s->channel_count = s->acq.receiver_count;
-    s->channel_global = s->acq.receiver_global;
-}
-
-static int acoustic_find_nonfinite(sf_simulation *s, sf_nonfinite *where)
-{
-    return s->ops->find_nonfinite(s->backend, where);
-}
-
-static const char *acoustic_field_name(int field)
-{
-    (void)field;
-    return "p";
-}
-
-static const sf_physics_driver ACOUSTIC = {
-    .name = "acoustic",
-    .before_sampling = acoustic_before_sampling,
-    .sample = acoustic_sample,
-    .fetch_samples = acoustic_fetch_samples,
-    .after_sampling = time_step,
-    .synchronize = acoustic_synchronize,
-    .take_timers = acoustic_take_timers,
-    .memory_bytes = acoustic_memory_bytes,
-    .begin_shot = acoustic_begin_shot,
-    .find_nonfinite = acoustic_find_nonfinite,
-    .field_name = acoustic_field_name,
-    .free = acoustic_free,
-};
-
-static void acoustic_setup(sf_simulation *s, const sf_backend_ops *ops)
-{
-    s->driver = &ACOUSTIC;
-    s->ops = ops;
-    sf_acquisition_build(&s->acq, s->cfg, &s->slab);
-    create_backend(s);
-    sf_halo_init(&s->halo, &s->slab, &s->cpml[2]);
-    s->channel_count = s->acq.receiver_count;
-    s->channel_global = s->acq.receiver_global;
+    run_stages(s, n, s->physics->sample_after, s->physics->stages);
+    if (!s->energy) return;
+    sf_timer_start(&s->timers);
+    s->ops->energy(s->backend, s->energy + 2 * n);
+    sf_timer_stop(&s->timers, SF_PHASE_IO);
 }
 
 /* ---- the shot ---------------------------------------------------------------- */
@@ -586,6 +522,7 @@ void sf_simulation_setup(sf_simulation *s, const sf_config *cfg, MPI_Comm comm,
 {
     memset(s, 0, sizeof *s);
     s->cfg = cfg;
+    s->physics = cfg->physics == SF_PHYSICS_ELASTIC ? sf_physics_elastic() : sf_physics_acoustic();
     s->halo_transport = placement->transport;
     if (sf_stencil_init(&s->stencil, cfg->order) != 0)
         sf_fail_collective("unsupported spatial order %d", cfg->order);
@@ -610,10 +547,12 @@ void sf_simulation_setup(sf_simulation *s, const sf_config *cfg, MPI_Comm comm,
     sf_source_signal_build(&s->source, &cfg->source, s->dt, s->steps, cfg->dispersion_correction,
                            &s->resampler);
     build_cpml(s);
-    if (cfg->physics == SF_PHYSICS_ELASTIC)
-        sf_elastic_setup(s, placement->elastic);
-    else
-        acoustic_setup(s, placement->acoustic);
+    s->ops = placement->ops;
+    s->physics->setup(s);
+    sf_halo_init(&s->halo, &s->slab, &s->cpml[2], s->physics->stages, s->physics->in_z_layers);
+    if (cfg->energy_path && s->ops->energy)
+        s->energy = sf_calloc((size_t)(s->steps ? s->steps : 1) * 2, sizeof(double),
+                              "the energy series");
     s->traces = sf_calloc((size_t)(s->channel_count ? s->channel_count : 1) *
                               (size_t)s->resampler.stored,
                           sizeof(float), "receiver traces");
@@ -621,14 +560,13 @@ void sf_simulation_setup(sf_simulation *s, const sf_config *cfg, MPI_Comm comm,
 
 static void print_memory(const sf_simulation *s)
 {
-    double mine = (double)s->driver->memory_bytes(s) +
+    double mine = (double)s->ops->memory_bytes(s->backend) +
                   (double)s->channel_count * (double)s->resampler.nsamples * sizeof(float);
     double lo, hi;
     SF_MPI_CHECK(MPI_Reduce(&mine, &lo, 1, MPI_DOUBLE, MPI_MIN, 0, s->slab.comm), "memory stats");
     SF_MPI_CHECK(MPI_Reduce(&mine, &hi, 1, MPI_DOUBLE, MPI_MAX, 0, s->slab.comm), "memory stats");
     sf_info("  memory per rank   %.1f MiB (min) .. %.1f MiB (max), %s backend", lo / 1048576.0,
-            hi / 1048576.0, s->cfg->physics == SF_PHYSICS_ELASTIC ? s->elastic.ops->name
-                                                                  : s->ops->name);
+            hi / 1048576.0, s->ops->name);
 }
 
 /* The z planes of every rank, on lines of a readable length. */
@@ -656,7 +594,7 @@ void sf_simulation_summary(const sf_simulation *s)
     const sf_slab *sl = &s->slab;
     long thick = sf_slab_planes(c->n[2], sl->nranks, 0, NULL);
     long thin = sf_slab_planes(c->n[2], sl->nranks, sl->nranks - 1, NULL);
-    sf_info("seisfd: %s, order %d, job %s", s->driver->name, c->order, c->source_path);
+    sf_info("seisfd: %s, order %d, job %s", s->physics->name, c->order, c->source_path);
     sf_info("  grid              %ld x %ld x %ld points, spacing %g x %g x %g m, origin "
             "(%g, %g, %g) m",
             c->n[0], c->n[1], c->n[2], c->spacing[0], c->spacing[1], c->spacing[2], c->origin[0],
@@ -664,12 +602,7 @@ void sf_simulation_summary(const sf_simulation *s)
     sf_info("  decomposition     %d rank%s along z, slabs of %ld..%ld planes", sl->nranks,
             sl->nranks == 1 ? "" : "s", thin, thick);
     print_slabs(c->n[2], sl->nranks);
-    if (c->physics == SF_PHYSICS_ELASTIC)
-        sf_info("  model             vp %g .. %g m/s, vs %g .. %g m/s, rho %g .. %g kg/m^3",
-                s->model.vmin, s->model.vmax, s->model.vs_min, s->model.vs_max, s->model.rho_min,
-                s->model.rho_max);
-    else
-        sf_info("  model             vp %g .. %g m/s", s->model.vmin, s->model.vmax);
+    s->physics->model_summary(&s->model);
     sf_info("  time step         dt = %.6g s = %.3f of the CFL limit %.6g s, %ld steps "
             "(%.4g s)",
             s->dt, s->dt / s->dt_max, s->dt_max, s->steps, (double)s->steps * s->dt);
@@ -680,16 +613,7 @@ void sf_simulation_summary(const sf_simulation *s)
     sf_info("  boundaries        CPML x %d/%d, y %d/%d, z %d/%d points%s", c->cpml[0], c->cpml[1],
             c->cpml[2], c->cpml[3], c->cpml[4], c->cpml[5],
             c->free_surface ? ", free surface on top" : "");
-    if (c->physics == SF_PHYSICS_ELASTIC) {
-        sf_elastic_summary(s);
-    } else {
-        char wavelet[1200];
-        sf_wavelet_describe(&c->source.wavelet, wavelet, sizeof wavelet);
-        sf_info("  source            %s, delay %g s at (%g, %g, %g) m", wavelet, c->source.delay,
-                c->source.position[0], c->source.position[1], c->source.position[2]);
-        sf_info("  receivers         %ld, %ld samples at %.6g s", c->receivers.count,
-                s->resampler.nsamples, s->interval);
-    }
+    s->physics->summary(s);
     print_memory(s);
 }
 
@@ -698,9 +622,9 @@ static void flush_samples(sf_simulation *s, long level, int count, float *block)
 {
     /* A queuing backend first finishes the steps queued so far, so that
      * wait is not booked as receiver time (the device phases hold it). */
-    s->driver->synchronize(s);
+    s->ops->synchronize(s->backend);
     sf_timer_start(&s->timers);
-    s->driver->fetch_samples(s, count, block);
+    s->ops->fetch_receivers(s->backend, count, block);
     sf_resampler_accumulate(&s->resampler, level - count + 1, count, s->channel_count, block,
                             s->traces);
     sf_timer_stop(&s->timers, SF_PHASE_ACQUISITION);
@@ -710,7 +634,7 @@ static void flush_samples(sf_simulation *s, long level, int count, float *block)
 static void start_timing(sf_simulation *s)
 {
     double discarded[SF_PHASE_COUNT] = {0};
-    s->driver->take_timers(s, discarded);
+    s->ops->take_timers(s->backend, discarded);
     memset(&s->timers, 0, sizeof s->timers);
 }
 
@@ -753,7 +677,7 @@ static void describe_nonfinite(sf_simulation *s, long step, int field, long i, l
     snprintf(s->failure, sizeof s->failure,
              "unstable: a non-finite value (NaN or Inf) in %s at step %ld (t = %.6g s; checked "
              "%s), first at grid point (i=%ld, j=%ld, k=%ld) = (%g, %g, %g) m",
-             s->driver->field_name(field), step, (double)step * s->dt, every, i, j, k,
+             s->physics->field_name(field), step, (double)step * s->dt, every, i, j, k,
              c->origin[0] + (double)i * c->spacing[0], c->origin[1] + (double)j * c->spacing[1],
              c->origin[2] + (double)k * c->spacing[2]);
 }
@@ -763,10 +687,10 @@ static void describe_nonfinite(sf_simulation *s, long step, int field, long i, l
  * point (k, j, i), so every rank names the same one. */
 static int check_finite(sf_simulation *s, long step)
 {
-    s->driver->synchronize(s);   /* queued steps are not booked as guard time */
+    s->ops->synchronize(s->backend);   /* queued steps are not booked as guard time */
     sf_timer_start(&s->timers);
     sf_nonfinite where = {0, 0, 0, 0};
-    int found = s->driver->find_nonfinite(s, &where);
+    int found = s->ops->find_nonfinite(s->backend, &where);
     int field = found ? where.field : INT_MAX, first_field = INT_MAX;
     SF_MPI_CHECK(MPI_Allreduce(&field, &first_field, 1, MPI_INT, MPI_MIN, s->slab.comm),
                  "agreeing on the instability check");
@@ -798,8 +722,8 @@ static void correct_time_dispersion(sf_simulation *s)
                               "the channels' kinds");
     for (long q = 0; q < s->channel_count; ++q) {
         long component = s->channel_global[q] / c->receivers.count;
-        averaged[q] = c->physics == SF_PHYSICS_ELASTIC &&
-                      c->receivers.component[component] != SF_COMPONENT_P;
+        const sf_physics_plugin *ph = s->physics;
+        averaged[q] = ph->half_step_component && ph->half_step_component(c->receivers.component[component]);
     }
     const long stored = s->resampler.stored, kept = s->resampler.nsamples;
     sf_tdt_correct_traces(s->traces, s->channel_count, stored, s->interval, s->dt, averaged);
@@ -842,7 +766,6 @@ static int close_snapshots(sf_simulation *s, sf_snapshot_file *f, float **snapsh
 
 int sf_simulation_run(sf_simulation *s, int progress)
 {
-    const sf_physics_driver *d = s->driver;
     float *block = sf_malloc((size_t)SF_SAMPLE_BLOCK *
                                  (size_t)(s->channel_count ? s->channel_count : 1) * sizeof(float),
                              "a block of receiver samples");
@@ -859,22 +782,22 @@ int sf_simulation_run(sf_simulation *s, int progress)
     for (long n = 0; n <= s->steps; ++n) {
         if (n == s->warmup_steps && n > 0) {
             /* Benchmarks time only the steps after the warm-up. */
-            d->synchronize(s);
+            s->ops->synchronize(s->backend);
             SF_MPI_CHECK(MPI_Barrier(s->slab.comm), "ending the warm-up");
             start_timing(s);
             started = sf_now();
         }
         int snap = snapshot[0] && n > 0 && n % c->snapshot_every == 0;
-        d->before_sampling(s, n, snap ? &snapshots : NULL, snapshot);
+        before_sampling(s, n, snap ? &snapshots : NULL, snapshot);
 
         sf_timer_start(&s->timers);
         int slot = (int)(n % SF_SAMPLE_BLOCK);
-        d->sample(s, slot);
+        s->ops->sample_receivers(s->backend, slot);
         sf_timer_stop(&s->timers, SF_PHASE_ACQUISITION);
         if (slot == SF_SAMPLE_BLOCK - 1 || n == s->steps) flush_samples(s, n, slot + 1, block);
         if (n == s->steps) break;
 
-        d->after_sampling(s, n);
+        after_sampling(s, n);
         if (guard_due(s, n + 1) && check_finite(s, n + 1) != 0) {
             failed = 1;
             break;
@@ -885,10 +808,10 @@ int sf_simulation_run(sf_simulation *s, int progress)
             last_print = sf_now();
         }
     }
-    d->synchronize(s);
+    s->ops->synchronize(s->backend);
     SF_MPI_CHECK(MPI_Barrier(s->slab.comm), "finishing the time loop");
     s->loop_seconds = sf_now() - started;
-    d->take_timers(s, s->timers.seconds);
+    s->ops->take_timers(s->backend, s->timers.seconds);
     s->loop_timers = s->timers;
     free(block);
     if (close_snapshots(s, &snapshots, snapshot, !failed) != 0) failed = 1;
@@ -985,7 +908,7 @@ int sf_simulation_finish(sf_simulation *s, int failed, int verify)
 static void restart_timers(sf_simulation *s)
 {
     double discarded[SF_PHASE_COUNT] = {0};
-    s->driver->take_timers(s, discarded);
+    s->ops->take_timers(s->backend, discarded);
     memset(&s->timers, 0, sizeof s->timers);
     memset(&s->setup_timers, 0, sizeof s->setup_timers);
     memset(&s->loop_timers, 0, sizeof s->loop_timers);
@@ -1005,7 +928,8 @@ void sf_simulation_begin_shot(sf_simulation *s, const sf_config *shot)
     }
     sf_source_signal_build(&s->source, &shot->source, s->dt, s->steps, shot->dispersion_correction,
                            &s->resampler);
-    s->driver->begin_shot(s);
+    s->physics->begin_shot(s);
+    if (s->energy) memset(s->energy, 0, (size_t)(s->steps ? s->steps : 1) * 2 * sizeof(double));
     free(s->traces);
     s->traces = sf_calloc((size_t)(s->channel_count ? s->channel_count : 1) *
                               (size_t)s->resampler.stored,
@@ -1094,7 +1018,10 @@ long sf_simulation_timed_steps(const sf_simulation *s) { return s->steps - s->wa
 
 void sf_simulation_free(sf_simulation *s)
 {
-    if (s->driver) s->driver->free(s);
+    if (s->physics) s->physics->free(s);
+    if (s->backend) s->ops->destroy(s->backend);
+    free(s->energy);
+    for (int c = 0; c < SF_COMPONENTS; ++c) free(s->half_step_before[c]);
     for (int a = 0; a < 3; ++a) sf_cpml_axis_free(&s->cpml[a]);
     sf_model_free(&s->model);
     sf_source_signal_free(&s->source);

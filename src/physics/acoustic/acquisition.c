@@ -64,16 +64,24 @@ static long base_plane(const sf_config *c, const double pos[3])
 
 void sf_acquisition_build(sf_acquisition *a, const sf_config *c, const sf_slab *slab)
 {
-    long capacity = 0;
-    a->source = NULL;
-    a->source_count = 0;
+    long capacity = 0, count = 0;
+    sf_point_weight *points_of_source = NULL;
     double cell = c->spacing[0] * c->spacing[1] * c->spacing[2];
     append_points(c, c->source.position, slab->z0, slab->z0 + slab->nz, slab->z0, 1.0 / cell,
-                  &a->source, &a->source_count, &capacity);
+                  &points_of_source, &count, &capacity);
+    a->source = sf_malloc((size_t)(count ? count : 1) * sizeof *a->source, "source points");
+    for (long n = 0; n < count; ++n)
+        a->source[n] = (sf_field_weight){0, points_of_source[n].i, points_of_source[n].j,
+                                         points_of_source[n].k, points_of_source[n].weight};
+    a->source_count = count;
+    free(points_of_source);
 
     long nrec = c->receivers.count;
     a->receiver_offset = sf_malloc((size_t)(nrec + 1) * sizeof(long), "receiver offsets");
     a->receiver_global = sf_malloc((size_t)(nrec ? nrec : 1) * sizeof(long), "receiver indices");
+    a->receiver_component = sf_malloc((size_t)(nrec ? nrec : 1) * sizeof(sf_component),
+                                      "receiver components");
+    for (long r = 0; r < nrec; ++r) a->receiver_component[r] = SF_COMPONENT_P;
     a->receiver_points = NULL;
     a->receiver_count = 0;
     a->receiver_offset[0] = 0;
@@ -96,4 +104,5 @@ void sf_acquisition_free(sf_acquisition *a)
     free(a->receiver_points);
     free(a->receiver_offset);
     free(a->receiver_global);
+    free(a->receiver_component);
 }

@@ -22,7 +22,7 @@ extern "C" {
 
 enum { ROW_ALIGN = 32, MAX_HALO_FIELDS = 5 };
 
-struct sf_elastic_backend {
+struct sf_backend {
     sf_layout L;
     sf_cuda_elastic_step step;       /* kernel arguments, device pointers */
     double h[3], dt;
@@ -62,7 +62,7 @@ struct sf_elastic_backend {
 static_assert((int)SF_HALF_STEPS == (int)SF_CUDA_HALO_GROUPS, "one halo buffer set per group");
 
 /* Requests a device array of this backend (allocated by sf_cuda_allocate). */
-static void want(sf_elastic_backend *b, void *slot, size_t count, size_t size, const char *what)
+static void want(sf_backend *b, void *slot, size_t count, size_t size, const char *what)
 {
     sf_cuda_want(&b->arrays, slot, count, size, what);
 }
@@ -78,7 +78,7 @@ static const int TERM_AXIS[SF_HALF_STEPS][SF_ELASTIC_TERMS] = {
     {0, 1, 2, 0, 1, 2, 0, 1, 2}, {0, 1, 2, 1, 0, 2, 0, 2, 1}};
 
 /* The CPU backend's layer spans, so both update the same memory variables. */
-static void plan_layer(sf_elastic_backend *b, const sf_elastic_problem *p, int a, int side)
+static void plan_layer(sf_backend *b, const sf_problem *p, int a, int side)
 {
     const sf_cpml_axis *ax = &p->cpml[a];
     sf_cuda_elastic_layer *ly = &b->step.layer[a][side];
@@ -97,7 +97,7 @@ static void plan_layer(sf_elastic_backend *b, const sf_elastic_problem *p, int a
                 sf_cuda_want_state(&b->arrays, &ly->psi[g][q], count, sizeof(float), "CPML memory");
 }
 
-static void plan_halos(sf_elastic_backend *b, const sf_elastic_problem *p)
+static void plan_halos(sf_backend *b, const sf_problem *p)
 {
     b->halo_fields[SF_HALF_VELOCITY].count = 3;
     b->halo_fields[SF_HALF_STRESS].count = p->exchange_normal_stresses ? 5 : 3;
@@ -107,7 +107,7 @@ static void plan_halos(sf_elastic_backend *b, const sf_elastic_problem *p)
     sf_cuda_halo_plan(&b->xfer, &b->arrays, counts);
 }
 
-static void plan_arrays(sf_elastic_backend *b, const sf_elastic_problem *p)
+static void plan_arrays(sf_backend *b, const sf_problem *p)
 {
     const sf_layout *L = &b->L;
     sf_cuda_want_state(&b->arrays, &b->fields, L->field_size * SF_ELASTIC_FIELDS, sizeof(float),
@@ -130,7 +130,7 @@ static void plan_arrays(sf_elastic_backend *b, const sf_elastic_problem *p)
 
 /* The source and channel tables live in arrays of their own, replaced for
  * every shot (their sizes change with the shot's geometry). */
-static void plan_acquisition(sf_elastic_backend *b, const sf_elastic_problem *p)
+static void plan_acquisition(sf_backend *b, const sf_problem *p)
 {
     sf_cuda_arrays *a = &b->acquisition;
     size_t n = (size_t)p->source_count;
@@ -150,7 +150,7 @@ static void plan_acquisition(sf_elastic_backend *b, const sf_elastic_problem *p)
 static double inverse_or_zero(double x) { return x > 0.0 ? 1.0 / x : 0.0; }
 
 /* The CPU backend's energy weights, from the same dt-scaled floats. */
-static void energy_weights(const sf_elastic_backend *b, float *const *m, float *const *w)
+static void energy_weights(const sf_backend *b, float *const *m, float *const *w)
 {
     const double dt = b->dt;
     for (size_t q = 0; q < b->L.plane_size; ++q) {
@@ -167,7 +167,7 @@ static void energy_weights(const sf_elastic_backend *b, float *const *m, float *
 /* The node arrays in the field layout, mu and lambda times dt; padding
  * rows and columns repeat the edge nodes and plane nz is the medium's
  * next plane, which is what the CPU medium's averages take past the edges. */
-static void upload_nodes(sf_elastic_backend *b, const sf_elastic_problem *p)
+static void upload_nodes(sf_backend *b, const sf_problem *p)
 {
     const sf_layout *L = &b->L;
     float *host = (float *)sf_calloc(L->field_size * SF_NODE_ARRAYS, sizeof(float), "the medium");
@@ -190,7 +190,7 @@ static void upload_nodes(sf_elastic_backend *b, const sf_elastic_problem *p)
 
 /* The CPU backend's medium times dt in the owned-planes layout, on the
  * host only: the source and energy weights come from it. */
-static float *host_medium(sf_elastic_backend *b, const sf_elastic_problem *p)
+static float *host_medium(sf_backend *b, const sf_problem *p)
 {
     const sf_layout *L = &b->L;
     float *host = (float *)sf_calloc(L->plane_size * SF_MEDIUM_ARRAYS, sizeof(float), "the medium");
@@ -204,7 +204,7 @@ static float *host_medium(sf_elastic_backend *b, const sf_elastic_problem *p)
     return host;
 }
 
-static void upload_energy_weights(sf_elastic_backend *b, float *const *m)
+static void upload_energy_weights(sf_backend *b, float *const *m)
 {
     const sf_layout *L = &b->L;
     float *w = (float *)sf_malloc(L->plane_size * SF_ENERGY_WEIGHTS * sizeof(float), "energy weights");
@@ -219,7 +219,7 @@ static void upload_energy_weights(sf_elastic_backend *b, float *const *m)
     for (int q = 0; q < 6; ++q) b->step.before[q] = b->before + L->plane_size * (size_t)q;
 }
 
-static void upload_cpml(sf_elastic_backend *b, const sf_elastic_problem *p)
+static void upload_cpml(sf_backend *b, const sf_problem *p)
 {
     for (int a = 0; a < 3; ++a) {
         const sf_cpml_axis *ax = &p->cpml[a];
@@ -237,7 +237,7 @@ static int is_velocity(sf_elastic_field f) { return f <= SF_FIELD_VZ; }
  * host copy of the medium during create (m), afterwards formed as the CPU
  * medium does from the two densities around it, read back from the
  * device's node arrays (which hold the same floats). */
-static float buoyancy_at(const sf_elastic_backend *b, float *const *m, sf_elastic_field f, long i,
+static float buoyancy_at(const sf_backend *b, float *const *m, sf_elastic_field f, long i,
                          long j, long k)
 {
     const sf_layout *L = &b->L;
@@ -252,7 +252,7 @@ static float buoyancy_at(const sf_elastic_backend *b, float *const *m, sf_elasti
     return (float)(b->dt * (float)(2.0 / ((double)rho[0] + (double)rho[1])));
 }
 
-static void upload_source(sf_elastic_backend *b, const sf_elastic_problem *p, float *const *m)
+static void upload_source(sf_backend *b, const sf_problem *p, float *const *m)
 {
     const sf_layout *L = &b->L;
     b->source_in[SF_HALF_VELOCITY] = b->source_in[SF_HALF_STRESS] = 0;
@@ -265,12 +265,12 @@ static void upload_source(sf_elastic_backend *b, const sf_elastic_problem *p, fl
     for (long s = 0; s < n; ++s) {
         const sf_field_weight *w = &p->source[s];
         if (b->step.free_surface_here && w->field == SF_FIELD_SZZ && w->k == 0) continue;
-        float scale = is_velocity(w->field) ? buoyancy_at(b, m, w->field, w->i, w->j, w->k)
+        float scale = is_velocity((sf_elastic_field)w->field) ? buoyancy_at(b, m, (sf_elastic_field)w->field, w->i, w->j, w->k)
                                             : (float)p->dt;
         offset[count] = (long)(L->field_size * (size_t)w->field + sf_field_index(L, w->i, w->j, w->k));
         coef[count] = w->weight * scale;
         b->source_plane_host[count] = w->k;
-        b->source_group_host[count] = is_velocity(w->field) ? SF_HALF_VELOCITY : SF_HALF_STRESS;
+        b->source_group_host[count] = is_velocity((sf_elastic_field)w->field) ? SF_HALF_VELOCITY : SF_HALF_STRESS;
         b->source_in[b->source_group_host[count]]++;
         ++count;
     }
@@ -283,7 +283,7 @@ static void upload_source(sf_elastic_backend *b, const sf_elastic_problem *p, fl
     free(coef);
 }
 
-static void upload_channels(sf_elastic_backend *b, const sf_elastic_problem *p)
+static void upload_channels(sf_backend *b, const sf_problem *p)
 {
     long nc = p->channel_count, np = nc ? p->channel_offset[nc] : 0;
     int *component = (int *)sf_malloc((size_t)(nc + 1) * sizeof(int), "receiver channels");
@@ -305,7 +305,7 @@ static void upload_channels(sf_elastic_backend *b, const sf_elastic_problem *p)
     b->sample_block = p->sample_block;
 }
 
-static void setup_step(sf_elastic_backend *b, const sf_elastic_problem *p)
+static void setup_step(sf_backend *b, const sf_problem *p)
 {
     sf_cuda_elastic_step *s = &b->step;
     for (int f = 0; f < SF_ELASTIC_FIELDS; ++f) s->f[f] = b->fields + b->L.field_size * (size_t)f;
@@ -325,7 +325,7 @@ static void setup_step(sf_elastic_backend *b, const sf_elastic_problem *p)
     }
 }
 
-static void setup_host_buffers(sf_elastic_backend *b)
+static void setup_host_buffers(sf_backend *b)
 {
     b->samples_host = (float *)sf_cuda_pinned((size_t)b->channels.count * (size_t)b->sample_block * sizeof(float),
                                       "pinned receiver samples");
@@ -333,7 +333,7 @@ static void setup_host_buffers(sf_elastic_backend *b)
 
 /* The shot's source and channels; m: the host medium during create, NULL
  * afterwards. */
-static void setup_acquisition(sf_elastic_backend *b, const sf_elastic_problem *p, float *const *m)
+static void setup_acquisition(sf_backend *b, const sf_problem *p, float *const *m)
 {
     plan_acquisition(b, p);
     sf_cuda_allocate(&b->acquisition, b->L.nx, b->L.ny, b->L.nz);
@@ -342,7 +342,7 @@ static void setup_acquisition(sf_elastic_backend *b, const sf_elastic_problem *p
     setup_host_buffers(b);
 }
 
-static void free_acquisition(sf_elastic_backend *b)
+static void free_acquisition(sf_backend *b)
 {
     sf_cuda_free_arrays(&b->acquisition);
     SF_CUDA_CHECK(cudaFreeHost(b->samples_host), "freeing pinned buffers");
@@ -352,15 +352,15 @@ static void free_acquisition(sf_elastic_backend *b)
     b->source_plane_host = b->source_group_host = NULL;
 }
 
-static void setup_streams(sf_elastic_backend *b, sf_halo_transport transport)
+static void setup_streams(sf_backend *b, sf_halo_transport transport)
 {
     sf_cuda_halo_start(&b->xfer, transport);
     b->timers = sf_gpu_timers_create();
 }
 
-static sf_elastic_backend *cuda_create(const sf_elastic_problem *p)
+static sf_backend *cuda_create(const sf_problem *p)
 {
-    sf_elastic_backend *b = (sf_elastic_backend *)sf_calloc(1, sizeof *b, "the elastic CUDA backend");
+    sf_backend *b = (sf_backend *)sf_calloc(1, sizeof *b, "the elastic CUDA backend");
     sf_layout_init(&b->L, p->nx, p->ny, p->nz, ROW_ALIGN);
     b->dt = p->dt;
     memcpy(b->h, p->h, sizeof b->h);
@@ -382,7 +382,7 @@ static sf_elastic_backend *cuda_create(const sf_elastic_problem *p)
     return b;
 }
 
-static void cuda_destroy(sf_elastic_backend *b)
+static void cuda_destroy(sf_backend *b)
 {
     if (!b) return;
     SF_CUDA_CHECK(cudaDeviceSynchronize(), "finishing before teardown");
@@ -394,14 +394,14 @@ static void cuda_destroy(sf_elastic_backend *b)
     free(b);
 }
 
-static size_t cuda_memory_bytes(const sf_elastic_backend *b)
+static size_t cuda_memory_bytes(const sf_backend *b)
 {
     return b->arrays.bytes + b->acquisition.bytes;
 }
 
 /* ---- shots --------------------------------------------------------------- */
 
-static void cuda_reset(sf_elastic_backend *b, const sf_elastic_problem *p)
+static void cuda_reset(sf_backend *b, const sf_problem *p)
 {
     sf_cuda_halo_synchronize(&b->xfer);
     sf_cuda_zero_state(&b->arrays, b->xfer.compute);
@@ -415,7 +415,7 @@ static void cuda_reset(sf_elastic_backend *b, const sf_elastic_problem *p)
 }
 
 /* Every field is checked, in sf_elastic_field order. */
-static int cuda_find_nonfinite(sf_elastic_backend *b, sf_nonfinite *where)
+static int cuda_find_nonfinite(sf_backend *b, sf_nonfinite *where)
 {
     const sf_cuda_grid grid = {b->step.nx, b->step.ny, b->step.nz, b->step.gx, b->step.sx, b->step.sp};
     for (int f = 0; f < SF_ELASTIC_FIELDS; ++f) {
@@ -429,19 +429,19 @@ static int cuda_find_nonfinite(sf_elastic_backend *b, sf_nonfinite *where)
 
 /* ---- halo planes and the free surface ----------------------------------- */
 
-static size_t cuda_halo_count(const sf_elastic_backend *b, sf_half_step g) { return b->xfer.count[g]; }
+static size_t cuda_halo_count(const sf_backend *b, int g) { return b->xfer.count[g]; }
 
-static float *cuda_send(sf_elastic_backend *b, sf_half_step g, sf_side s)
+static float *cuda_send(sf_backend *b, int g, sf_side s)
 {
     return sf_cuda_halo_send_buffer(&b->xfer, g, s);
 }
 
-static float *cuda_recv(sf_elastic_backend *b, sf_half_step g, sf_side s)
+static float *cuda_recv(sf_backend *b, int g, sf_side s)
 {
     return sf_cuda_halo_recv_buffer(&b->xfer, g, s);
 }
 
-static void cuda_halo_pack(sf_elastic_backend *b, sf_half_step g, sf_side s)
+static void cuda_halo_pack(sf_backend *b, int g, sf_side s)
 {
     int k0 = s == SF_SIDE_LOWER ? 0 : (int)b->L.nz - SF_HALO;
     sf_cuda_halo_after_edges(&b->xfer);
@@ -451,12 +451,12 @@ static void cuda_halo_pack(sf_elastic_backend *b, sf_half_step g, sf_side s)
     sf_cuda_halo_to_host(&b->xfer, b->timers, g, s);
 }
 
-static void cuda_halo_wait_packed(sf_elastic_backend *b)
+static void cuda_halo_wait_packed(sf_backend *b)
 {
     sf_cuda_halo_wait_packed(&b->xfer);
 }
 
-static void cuda_halo_unpack(sf_elastic_backend *b, sf_half_step g, sf_side s)
+static void cuda_halo_unpack(sf_backend *b, int g, sf_side s)
 {
     int k0 = s == SF_SIDE_LOWER ? -SF_HALO : (int)b->L.nz;
     sf_cuda_halo_from_host(&b->xfer, b->timers, g, s);
@@ -468,7 +468,7 @@ static void cuda_halo_unpack(sf_elastic_backend *b, sf_half_step g, sf_side s)
 }
 
 /* Node planes mirror about k = 0, half planes about k = -1/2. */
-static void cuda_mirror_free_surface(sf_elastic_backend *b, sf_half_step g)
+static void cuda_mirror_free_surface(sf_backend *b, int g)
 {
     if (!b->step.free_surface_here) return;
     float *const *f = b->step.f;
@@ -482,15 +482,15 @@ static void cuda_mirror_free_surface(sf_elastic_backend *b, sf_half_step g)
 
 /* ---- the half-steps ----------------------------------------------------- */
 
-static void cuda_update(sf_elastic_backend *b, sf_half_step g, long k0, long k1)
+static void cuda_update(sf_backend *b, int g, long k0, long k1)
 {
     if (k1 <= k0) return;
     sf_gpu_timers_begin(b->timers, SF_PHASE_STENCIL, b->xfer.compute);
-    sf_cuda_elastic_update(&b->step, g, (int)k0, (int)k1, b->xfer.compute);
+    sf_cuda_elastic_update(&b->step, (sf_half_step)g, (int)k0, (int)k1, b->xfer.compute);
     sf_gpu_timers_end(b->timers, b->xfer.compute);
 }
 
-static void cuda_inject_source(sf_elastic_backend *b, sf_half_step g, float amplitude, long k0, long k1)
+static void cuda_inject_source(sf_backend *b, int g, float amplitude, long k0, long k1)
 {
     int any = 0;
     for (int n = 0; n < b->source_count && !any; ++n)
@@ -506,7 +506,7 @@ static void cuda_inject_source(sf_elastic_backend *b, sf_half_step g, float ampl
 
 /* ---- receivers, snapshots, energy ---------------------------------------- */
 
-static void cuda_sample_receivers(sf_elastic_backend *b, int slot)
+static void cuda_sample_receivers(sf_backend *b, int slot)
 {
     if (b->channels.count == 0) return;
     sf_gpu_timers_begin(b->timers, SF_PHASE_ACQUISITION, b->xfer.compute);
@@ -515,7 +515,7 @@ static void cuda_sample_receivers(sf_elastic_backend *b, int slot)
     sf_gpu_timers_end(b->timers, b->xfer.compute);
 }
 
-static void cuda_fetch_receivers(sf_elastic_backend *b, int count, float *out)
+static void cuda_fetch_receivers(sf_backend *b, int count, float *out)
 {
     size_t bytes = (size_t)count * (size_t)b->channels.count * sizeof(float);
     if (bytes == 0) return;
@@ -523,7 +523,7 @@ static void cuda_fetch_receivers(sf_elastic_backend *b, int count, float *out)
     memcpy(out, b->samples_host, bytes);
 }
 
-static void cuda_fetch_field(sf_elastic_backend *b, sf_component c, const sf_sampling_lattice *s, float *out)
+static void cuda_fetch_field(sf_backend *b, sf_component c, const sf_sampling_lattice *s, float *out)
 {
     const long planes = sf_lattice_points(b->L.nz, s->k0, s->dk);
     const long rows = sf_lattice_points(b->L.ny, 0, s->dj), columns = sf_lattice_points(b->L.nx, 0, s->di);
@@ -535,7 +535,7 @@ static void cuda_fetch_field(sf_elastic_backend *b, sf_component c, const sf_sam
     sf_cuda_download(out, lattice, count * sizeof(float), b->xfer.compute, "a snapshot");
 }
 
-static void cuda_energy(sf_elastic_backend *b, double out[2])
+static void cuda_energy(sf_backend *b, double out[2])
 {
     if (!b->before) sf_fatal("internal: energy asked of a backend created without it");
     double sums[2];
@@ -547,16 +547,16 @@ static void cuda_energy(sf_elastic_backend *b, double out[2])
     out[1] = sums[1] * cell;
 }
 
-static void cuda_synchronize(sf_elastic_backend *b)
+static void cuda_synchronize(sf_backend *b)
 {
     sf_cuda_halo_synchronize(&b->xfer);
 }
 
-static void cuda_take_timers(sf_elastic_backend *b, double *seconds) { sf_gpu_timers_take(b->timers, seconds); }
+static void cuda_take_timers(sf_backend *b, double *seconds) { sf_gpu_timers_take(b->timers, seconds); }
 
-extern "C" const sf_elastic_backend_ops *sf_elastic_backend_cuda(void)
+extern "C" const sf_backend_ops *sf_backend_cuda_elastic(void)
 {
-    static sf_elastic_backend_ops ops;
+    static sf_backend_ops ops;
     if (!ops.name) {
         ops.name = "cuda";
         ops.create = cuda_create;
@@ -568,9 +568,9 @@ extern "C" const sf_elastic_backend_ops *sf_elastic_backend_cuda(void)
         ops.halo_pack = cuda_halo_pack;
         ops.halo_wait_packed = cuda_halo_wait_packed;
         ops.halo_unpack = cuda_halo_unpack;
-        ops.mirror_free_surface = cuda_mirror_free_surface;
         ops.update = cuda_update;
         ops.inject_source = cuda_inject_source;
+        ops.finish_stage = cuda_mirror_free_surface;
         ops.sample_receivers = cuda_sample_receivers;
         ops.fetch_receivers = cuda_fetch_receivers;
         ops.fetch_field = cuda_fetch_field;

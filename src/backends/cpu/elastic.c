@@ -3,6 +3,7 @@
  * the staggered derivatives a field needs go to small buffers, the CPML
  * memory variables correct those inside absorbing layers, and the field
  * is updated once. */
+#include "sf_backend.h"
 #include "sf_elastic_backend.h"
 #include "sf_error.h"
 #include "sf_layout.h"
@@ -75,7 +76,7 @@ enum { MAX_HALO_FIELDS = 5 };
  * stresses): reset zeroes them for the next shot. */
 enum { MAX_STATE_ARRAYS = 64 };
 
-struct sf_elastic_backend {
+struct sf_backend {
     sf_layout L;
     float *field_block, *medium_block;  /* the arrays below live in these */
     long z0;
@@ -123,12 +124,12 @@ struct sf_elastic_backend {
 };
 
 static double phase_started(void) { return MPI_Wtime(); }
-static void phase_done(sf_elastic_backend *b, sf_phase phase, double started)
+static void phase_done(sf_backend *b, sf_phase phase, double started)
 {
     b->seconds[phase] += MPI_Wtime() - started;
 }
 
-static void *take(sf_elastic_backend *b, size_t count, size_t size, const char *what)
+static void *take(sf_backend *b, size_t count, size_t size, const char *what)
 {
     void *p = NULL;
     size_t bytes = count * size;
@@ -141,7 +142,7 @@ static void *take(sf_elastic_backend *b, size_t count, size_t size, const char *
 }
 
 /* Registers an array of per-shot state, zeroed by reset. */
-static void keep_as_state(sf_elastic_backend *b, float *data, size_t count)
+static void keep_as_state(sf_backend *b, float *data, size_t count)
 {
     if (!data) return;
     if (b->states == MAX_STATE_ARRAYS)
@@ -158,7 +159,7 @@ static int is_velocity(sf_elastic_field f) { return f <= SF_FIELD_VZ; }
 /* ---- set-up ------------------------------------------------------------- */
 
 /* count arrays of n floats each, skewed as explained above. */
-static float *take_skewed(sf_elastic_backend *b, int count, size_t n, size_t skew, float **arrays,
+static float *take_skewed(sf_backend *b, int count, size_t n, size_t skew, float **arrays,
                           const char *what)
 {
     size_t stride = (n + PAGE_FLOATS - 1) / PAGE_FLOATS * PAGE_FLOATS + skew;
@@ -167,7 +168,7 @@ static float *take_skewed(sf_elastic_backend *b, int count, size_t n, size_t ske
     return block;
 }
 
-static void setup_layout(sf_elastic_backend *b, const sf_elastic_problem *p)
+static void setup_layout(sf_backend *b, const sf_problem *p)
 {
     sf_layout *L = &b->L;
     sf_layout_init(L, p->nx, p->ny, p->nz, ROW_ALIGN);
@@ -176,7 +177,7 @@ static void setup_layout(sf_elastic_backend *b, const sf_elastic_problem *p)
     L->plane_size = (size_t)L->sp * (size_t)L->nz;
 }
 
-static void setup_medium(sf_elastic_backend *b, const sf_elastic_problem *p)
+static void setup_medium(sf_backend *b, const sf_problem *p)
 {
     const sf_layout *L = &b->L;
     b->medium_block = take_skewed(b, SF_MEDIUM_ARRAYS, L->plane_size, MEDIUM_SKEW, b->m,
@@ -191,7 +192,7 @@ static void setup_medium(sf_elastic_backend *b, const sf_elastic_problem *p)
     }
 }
 
-static float *copy_floats(sf_elastic_backend *b, const float *src, long n)
+static float *copy_floats(sf_backend *b, const float *src, long n)
 {
     float *dst = take(b, (size_t)n, sizeof(float), "CPML coefficients");
     memcpy(dst, src, (size_t)n * sizeof(float));
@@ -209,7 +210,7 @@ static void layer_span(const sf_cpml_axis *ax, int side, long *lo, long *hi)
     else *lo = ax->n - 1 - t, *hi = ax->n;
 }
 
-static void setup_layer(sf_elastic_backend *b, const sf_cpml_axis *ax, int a, int side)
+static void setup_layer(sf_backend *b, const sf_cpml_axis *ax, int a, int side)
 {
     const sf_layout *L = &b->L;
     layer *ly = &b->layers[a][side];
@@ -231,7 +232,7 @@ static void setup_layer(sf_elastic_backend *b, const sf_cpml_axis *ax, int a, in
             }
 }
 
-static void setup_cpml(sf_elastic_backend *b, const sf_elastic_problem *p)
+static void setup_cpml(sf_backend *b, const sf_problem *p)
 {
     for (int a = 0; a < 3; ++a) {
         const sf_cpml_axis *ax = &p->cpml[a];
@@ -249,7 +250,7 @@ static size_t skewed_floats(int count, size_t n, size_t skew)
     return ((n + PAGE_FLOATS - 1) / PAGE_FLOATS * PAGE_FLOATS + skew) * (size_t)count;
 }
 
-static void setup_source(sf_elastic_backend *b, const sf_elastic_problem *p)
+static void setup_source(sf_backend *b, const sf_problem *p)
 {
     const sf_layout *L = &b->L;
     long n = p->source_count;
@@ -263,7 +264,7 @@ static void setup_source(sf_elastic_backend *b, const sf_elastic_problem *p)
         /* szz stays zero on a free surface. */
         if (b->free_surface_here && w->field == SF_FIELD_SZZ && w->k == 0) continue;
         long q = b->source_count++;
-        b->source_field[q] = w->field;
+        b->source_field[q] = (sf_elastic_field)w->field;
         b->source_index[q] = sf_field_index(L, w->i, w->j, w->k);
         b->source_plane[q] = w->k;
         float scale = is_velocity(w->field)
@@ -273,7 +274,7 @@ static void setup_source(sf_elastic_backend *b, const sf_elastic_problem *p)
     }
 }
 
-static void setup_channels(sf_elastic_backend *b, const sf_elastic_problem *p)
+static void setup_channels(sf_backend *b, const sf_problem *p)
 {
     const sf_layout *L = &b->L;
     long nc = p->channel_count, np = nc ? p->channel_offset[nc] : 0;
@@ -297,7 +298,7 @@ static void setup_channels(sf_elastic_backend *b, const sf_elastic_problem *p)
 }
 
 /* The source and channel tables (and the channels' state): per shot. */
-static void setup_acquisition(sf_elastic_backend *b, const sf_elastic_problem *p)
+static void setup_acquisition(sf_backend *b, const sf_problem *p)
 {
     size_t before = b->bytes;
     setup_source(b, p);
@@ -305,7 +306,7 @@ static void setup_acquisition(sf_elastic_backend *b, const sf_elastic_problem *p
     b->acquisition_bytes = b->bytes - before;
 }
 
-static void free_acquisition(sf_elastic_backend *b)
+static void free_acquisition(sf_backend *b)
 {
     free(b->source_field), free(b->source_index), free(b->source_plane), free(b->source_coef);
     free(b->channel_component), free(b->channel_offset), free(b->channel_index);
@@ -314,7 +315,7 @@ static void free_acquisition(sf_elastic_backend *b)
     b->acquisition_bytes = 0;
 }
 
-static void setup_halos(sf_elastic_backend *b, const sf_elastic_problem *p)
+static void setup_halos(sf_backend *b, const sf_problem *p)
 {
     static const sf_elastic_field velocity[] = {SF_FIELD_VX, SF_FIELD_VY, SF_FIELD_VZ};
     static const sf_elastic_field stress[] = {SF_FIELD_SZZ, SF_FIELD_SXZ, SF_FIELD_SYZ,
@@ -334,7 +335,7 @@ static void setup_halos(sf_elastic_backend *b, const sf_elastic_problem *p)
 
 static double inverse_or_zero(double x) { return x > 0.0 ? 1.0 / x : 0.0; }
 
-static void setup_energy(sf_elastic_backend *b)
+static void setup_energy(sf_backend *b)
 {
     const size_t n = b->L.plane_size;
     b->energy_block = take_skewed(b, ENERGY_WEIGHTS, n, MEDIUM_SKEW, b->energy_weight,
@@ -353,9 +354,9 @@ static void setup_energy(sf_elastic_backend *b)
     }
 }
 
-static sf_elastic_backend *cpu_create(const sf_elastic_problem *p)
+static sf_backend *cpu_create(const sf_problem *p)
 {
-    sf_elastic_backend *b = sf_calloc(1, sizeof *b, "the elastic CPU backend");
+    sf_backend *b = sf_calloc(1, sizeof *b, "the elastic CPU backend");
     setup_layout(b, p);
     b->z0 = p->z0;
     b->radius = p->stencil.radius;
@@ -384,7 +385,7 @@ static sf_elastic_backend *cpu_create(const sf_elastic_problem *p)
     return b;
 }
 
-static void cpu_destroy(sf_elastic_backend *b)
+static void cpu_destroy(sf_backend *b)
 {
     if (!b) return;
     free(b->field_block);
@@ -406,7 +407,7 @@ static void cpu_destroy(sf_elastic_backend *b)
 
 /* ---- shots --------------------------------------------------------------- */
 
-static void cpu_reset(sf_elastic_backend *b, const sf_elastic_problem *p)
+static void cpu_reset(sf_backend *b, const sf_problem *p)
 {
     for (int n = 0; n < b->states; ++n)
         memset(b->state[n].data, 0, b->state[n].count * sizeof(float));
@@ -423,7 +424,7 @@ static void cpu_reset(sf_elastic_backend *b, const sf_elastic_problem *p)
 }
 
 /* Every field is checked: a stress can overflow before the velocities. */
-static int cpu_find_nonfinite(sf_elastic_backend *b, sf_nonfinite *where)
+static int cpu_find_nonfinite(sf_backend *b, sf_nonfinite *where)
 {
     for (int f = 0; f < SF_ELASTIC_FIELDS; ++f) {
         const long first = sf_first_nonfinite(&b->L, b->f[f]);
@@ -434,17 +435,17 @@ static int cpu_find_nonfinite(sf_elastic_backend *b, sf_nonfinite *where)
     return 0;
 }
 
-static size_t cpu_memory_bytes(const sf_elastic_backend *b) { return b->bytes; }
+static size_t cpu_memory_bytes(const sf_backend *b) { return b->bytes; }
 
 /* ---- halo planes and the free surface ----------------------------------- */
 
-static size_t cpu_halo_count(const sf_elastic_backend *b, sf_half_step g) { return b->halo_count[g]; }
-static float *cpu_send(sf_elastic_backend *b, sf_half_step g, sf_side s) { return b->send[g][s]; }
-static float *cpu_recv(sf_elastic_backend *b, sf_half_step g, sf_side s) { return b->recv[g][s]; }
+static size_t cpu_halo_count(const sf_backend *b, int g) { return b->halo_count[g]; }
+static float *cpu_send(sf_backend *b, int g, sf_side s) { return b->send[g][s]; }
+static float *cpu_recv(sf_backend *b, int g, sf_side s) { return b->recv[g][s]; }
 
 /* Copies SF_HALO planes from k0 of each of the group's fields to or from
  * the compact buffer, field after field. */
-static void copy_planes(sf_elastic_backend *b, sf_half_step g, long k0, float *buffer, int out)
+static void copy_planes(sf_backend *b, int g, long k0, float *buffer, int out)
 {
     const sf_layout *L = &b->L;
     const long nf = b->halo_fields[g];
@@ -459,16 +460,16 @@ static void copy_planes(sf_elastic_backend *b, sf_half_step g, long k0, float *b
             }
 }
 
-static void cpu_halo_pack(sf_elastic_backend *b, sf_half_step g, sf_side s)
+static void cpu_halo_pack(sf_backend *b, int g, sf_side s)
 {
     double t = phase_started();
     copy_planes(b, g, s == SF_SIDE_LOWER ? 0 : b->L.nz - SF_HALO, b->send[g][s], 1);
     phase_done(b, SF_PHASE_HALO_PACK, t);
 }
 
-static void cpu_halo_wait_packed(sf_elastic_backend *b) { (void)b; }
+static void cpu_halo_wait_packed(sf_backend *b) { (void)b; }
 
-static void cpu_halo_unpack(sf_elastic_backend *b, sf_half_step g, sf_side s)
+static void cpu_halo_unpack(sf_backend *b, int g, sf_side s)
 {
     double t = phase_started();
     copy_planes(b, g, s == SF_SIDE_LOWER ? -SF_HALO : b->L.nz, b->recv[g][s], 0);
@@ -476,7 +477,7 @@ static void cpu_halo_unpack(sf_elastic_backend *b, sf_half_step g, sf_side s)
 }
 
 /* Ghost plane -m of a field takes plane `from` times sign. */
-static void image_plane(sf_elastic_backend *b, sf_elastic_field f, long m, long from, float sign)
+static void image_plane(sf_backend *b, sf_elastic_field f, long m, long from, float sign)
 {
     const long sp = b->L.sp;
     const float *src = b->f[f] + (from + SF_HALO) * sp;
@@ -486,7 +487,7 @@ static void image_plane(sf_elastic_backend *b, sf_elastic_field f, long m, long 
 
 /* Planes k of the nodes mirror about k = 0, half planes k (at k + 1/2)
  * about k = -1/2. */
-static void cpu_mirror_free_surface(sf_elastic_backend *b, sf_half_step g)
+static void cpu_mirror_free_surface(sf_backend *b, int g)
 {
     if (!b->free_surface_here) return;
     for (long m = 1; m <= SF_HALO; ++m) {
@@ -549,7 +550,7 @@ static inline void memory_varying(float *restrict d, float *restrict psi, long n
 
 /* The memory-variable correction of term t of half-step g on a chunk of
  * row (j, k) starting at column i0. */
-static void absorb(const sf_elastic_backend *b, sf_half_step g, int t, long j, long k, long i0,
+static void absorb(const sf_backend *b, int g, int t, long j, long k, long i0,
                    long len, float *d)
 {
     const sf_layout *L = &b->L;
@@ -583,7 +584,7 @@ typedef struct {
 } chunk;
 
 /* Does any absorbing layer reach the chunk [i0, i0 + len) of row (j, k)? */
-static int chunk_absorbs(const sf_elastic_backend *b, long j, long k, long i0, long len)
+static int chunk_absorbs(const sf_backend *b, long j, long k, long i0, long len)
 {
     for (int s = 0; s < 2; ++s) {
         const layer *x = &b->layers[0][s], *y = &b->layers[1][s], *z = &b->layers[2][s];
@@ -595,7 +596,7 @@ static int chunk_absorbs(const sf_elastic_backend *b, long j, long k, long i0, l
 }
 
 /* Term t of half-step g on a chunk, into d. */
-static inline void chunk_term(const sf_elastic_backend *b, sf_half_step g, int t, const chunk *c,
+static inline void chunk_term(const sf_backend *b, int g, int t, const chunk *c,
                               float *d, const int R)
 {
     const term *tm = &TERM_TABLE[g][t];
@@ -604,7 +605,7 @@ static inline void chunk_term(const sf_elastic_backend *b, sf_half_step g, int t
     if (c->absorbs) absorb(b, g, t, c->j, c->k, c->i0, c->len, d);
 }
 
-static inline void velocity_chunk(const sf_elastic_backend *b, const chunk *c, const int R)
+static inline void velocity_chunk(const sf_backend *b, const chunk *c, const int R)
 {
     float d[3][ROW_CHUNK];
     for (int v = 0; v < 3; ++v) {
@@ -616,7 +617,7 @@ static inline void velocity_chunk(const sf_elastic_backend *b, const chunk *c, c
     }
 }
 
-static inline void normal_stress_chunk(const sf_elastic_backend *b, const chunk *c, const int R)
+static inline void normal_stress_chunk(const sf_backend *b, const chunk *c, const int R)
 {
     float d[3][ROW_CHUNK];
     for (int q = 0; q < 3; ++q) chunk_term(b, SF_HALF_STRESS, q, c, d[q], R);
@@ -634,7 +635,7 @@ static inline void normal_stress_chunk(const sf_elastic_backend *b, const chunk 
     }
 }
 
-static inline void shear_stress_chunk(const sf_elastic_backend *b, const chunk *c, const int R)
+static inline void shear_stress_chunk(const sf_backend *b, const chunk *c, const int R)
 {
     float d[2][ROW_CHUNK];
     for (int s = 0; s < 3; ++s) {
@@ -647,7 +648,7 @@ static inline void shear_stress_chunk(const sf_elastic_backend *b, const chunk *
     }
 }
 
-static inline void update_row(const sf_elastic_backend *b, sf_half_step g, long j, long k,
+static inline void update_row(const sf_backend *b, int g, long j, long k,
                               const int R)
 {
     const sf_layout *L = &b->L;
@@ -666,7 +667,7 @@ static inline void update_row(const sf_elastic_backend *b, sf_half_step g, long 
 
 /* Blocks of rows streamed through the planes; the radius reaches each row
  * kernel as a constant. */
-static void update_planes(const sf_elastic_backend *b, sf_half_step g, long k0, long k1)
+static void update_planes(const sf_backend *b, int g, long k0, long k1)
 {
     const sf_layout *L = &b->L;
     const long block = b->rows_per_block;
@@ -686,7 +687,7 @@ static void update_planes(const sf_elastic_backend *b, sf_half_step g, long k0, 
 }
 
 /* The energy diagnostic pairs the stresses before and after the update. */
-static void keep_stresses(sf_elastic_backend *b, long k0, long k1)
+static void keep_stresses(sf_backend *b, long k0, long k1)
 {
     const long sp = b->L.sp;
     for (int s = 0; s < 6; ++s)
@@ -694,7 +695,7 @@ static void keep_stresses(sf_elastic_backend *b, long k0, long k1)
                (size_t)((k1 - k0) * sp) * sizeof(float));
 }
 
-static void cpu_update(sf_elastic_backend *b, sf_half_step g, long k0, long k1)
+static void cpu_update(sf_backend *b, int g, long k0, long k1)
 {
     if (k1 <= k0) return;
     double t = phase_started();
@@ -705,7 +706,7 @@ static void cpu_update(sf_elastic_backend *b, sf_half_step g, long k0, long k1)
     phase_done(b, SF_PHASE_STENCIL, t);
 }
 
-static void cpu_inject_source(sf_elastic_backend *b, sf_half_step g, float amplitude, long k0,
+static void cpu_inject_source(sf_backend *b, int g, float amplitude, long k0,
                               long k1)
 {
     double t = phase_started();
@@ -720,7 +721,7 @@ static void cpu_inject_source(sf_elastic_backend *b, sf_half_step g, float ampli
 
 /* ---- receivers, snapshots, energy ---------------------------------------- */
 
-static float channel_value(const sf_elastic_backend *b, long c)
+static float channel_value(const sf_backend *b, long c)
 {
     float sum = 0.0f;
     if (b->channel_component[c] == SF_COMPONENT_P) {
@@ -737,7 +738,7 @@ static float channel_value(const sf_elastic_backend *b, long c)
     return sum;
 }
 
-static void cpu_sample_receivers(sf_elastic_backend *b, int slot)
+static void cpu_sample_receivers(sf_backend *b, int slot)
 {
     double t = phase_started();
     float *out = b->samples + (size_t)slot * (size_t)b->channel_count;
@@ -753,13 +754,13 @@ static void cpu_sample_receivers(sf_elastic_backend *b, int slot)
     phase_done(b, SF_PHASE_ACQUISITION, t);
 }
 
-static void cpu_fetch_receivers(sf_elastic_backend *b, int count, float *out)
+static void cpu_fetch_receivers(sf_backend *b, int count, float *out)
 {
     size_t bytes = (size_t)count * (size_t)b->channel_count * sizeof(float);
     if (bytes) memcpy(out, b->samples, bytes);   /* a rank with no receivers has no samples */
 }
 
-static float node_value(const sf_elastic_backend *b, sf_component c, long i, long j, long k)
+static float node_value(const sf_backend *b, sf_component c, long i, long j, long k)
 {
     const sf_layout *L = &b->L;
     size_t n = sf_field_index(L, i, j, k);
@@ -771,7 +772,7 @@ static float node_value(const sf_elastic_backend *b, sf_component c, long i, lon
     return 0.5f * (f[n - below[c]] + f[n]);
 }
 
-static void cpu_fetch_field(sf_elastic_backend *b, sf_component c, const sf_sampling_lattice *s,
+static void cpu_fetch_field(sf_backend *b, sf_component c, const sf_sampling_lattice *s,
                             float *out)
 {
     const sf_layout *L = &b->L;
@@ -781,7 +782,7 @@ static void cpu_fetch_field(sf_elastic_backend *b, sf_component c, const sf_samp
             for (long i = 0; i < L->nx; i += s->di) out[n++] = node_value(b, c, i, j, k);
 }
 
-static double point_energy(const sf_elastic_backend *b, size_t f, size_t p, double *kinetic)
+static double point_energy(const sf_backend *b, size_t f, size_t p, double *kinetic)
 {
     float *const *w = b->energy_weight;
     for (int v = 0; v < 3; ++v) {
@@ -801,7 +802,7 @@ static double point_energy(const sf_elastic_backend *b, size_t f, size_t p, doub
     return w[W_BULK][p] * trb * tra + w[W_DEVIATORIC][p] * deviatoric + shear;
 }
 
-static void cpu_energy(sf_elastic_backend *b, double out[2])
+static void cpu_energy(sf_backend *b, double out[2])
 {
     const sf_layout *L = &b->L;
     if (!b->stress_before[0]) sf_fatal("internal: energy asked of a backend created without it");
@@ -817,17 +818,17 @@ static void cpu_energy(sf_elastic_backend *b, double out[2])
     out[1] = strain * cell;
 }
 
-static void cpu_synchronize(sf_elastic_backend *b) { (void)b; }
+static void cpu_synchronize(sf_backend *b) { (void)b; }
 
-static void cpu_take_timers(sf_elastic_backend *b, double *seconds)
+static void cpu_take_timers(sf_backend *b, double *seconds)
 {
     for (int p = 0; p < SF_PHASE_COUNT; ++p) seconds[p] += b->seconds[p];
     memset(b->seconds, 0, sizeof b->seconds);
 }
 
-const sf_elastic_backend_ops *sf_elastic_backend_cpu(void)
+const sf_backend_ops *sf_backend_cpu_elastic(void)
 {
-    static const sf_elastic_backend_ops ops = {
+    static const sf_backend_ops ops = {
         .name = "cpu",
         .create = cpu_create,
         .destroy = cpu_destroy,
@@ -838,9 +839,9 @@ const sf_elastic_backend_ops *sf_elastic_backend_cpu(void)
         .halo_pack = cpu_halo_pack,
         .halo_wait_packed = cpu_halo_wait_packed,
         .halo_unpack = cpu_halo_unpack,
-        .mirror_free_surface = cpu_mirror_free_surface,
         .update = cpu_update,
         .inject_source = cpu_inject_source,
+        .finish_stage = cpu_mirror_free_surface,
         .sample_receivers = cpu_sample_receivers,
         .fetch_receivers = cpu_fetch_receivers,
         .fetch_field = cpu_fetch_field,

@@ -14,6 +14,7 @@
 #include <string.h>
 
 extern "C" {
+#include "sf_acoustic.h"
 #include "sf_backend.h"
 #include "sf_error.h"
 #include "sf_gpu.h"
@@ -64,7 +65,7 @@ struct sf_backend {
 };
 
 /* Requests a device array of this backend (allocated by sf_cuda_allocate). */
-static_assert((int)SF_HALO_GROUPS == (int)SF_CUDA_HALO_GROUPS, "one halo buffer set per group");
+static_assert((int)SF_ACOUSTIC_STAGES == (int)SF_CUDA_HALO_GROUPS, "one halo buffer set per group");
 
 /* Requests a device array of this backend (allocated by sf_cuda_allocate). */
 static void want(sf_backend *b, void *slot, size_t count, size_t size, const char *what)
@@ -155,14 +156,14 @@ static void plan_arrays(sf_backend *b, const sf_problem *p)
 static void plan_acquisition(sf_backend *b, const sf_problem *p)
 {
     sf_cuda_arrays *a = &b->acquisition;
-    long points = p->receiver_count ? p->receiver_offset[p->receiver_count] : 0;
+    long points = p->channel_count ? p->channel_offset[p->channel_count] : 0;
     sf_cuda_want(a, &b->source_index, (size_t)p->source_count, sizeof(long), "source points");
     sf_cuda_want(a, &b->source_coef, (size_t)p->source_count, sizeof(float), "source points");
     sf_cuda_want(a, &b->source_plane, (size_t)p->source_count, sizeof(int), "source points");
-    sf_cuda_want(a, &b->receiver_offset, (size_t)p->receiver_count + 1, sizeof(long), "receivers");
+    sf_cuda_want(a, &b->receiver_offset, (size_t)p->channel_count + 1, sizeof(long), "receivers");
     sf_cuda_want(a, &b->receiver_index, (size_t)points, sizeof(long), "receivers");
     sf_cuda_want(a, &b->receiver_weight, (size_t)points, sizeof(float), "receivers");
-    sf_cuda_want(a, &b->samples, (size_t)(p->receiver_count * p->sample_block), sizeof(float),
+    sf_cuda_want(a, &b->samples, (size_t)(p->channel_count * p->sample_block), sizeof(float),
                  "receiver samples");
 }
 
@@ -201,13 +202,13 @@ static void upload_cpml(sf_backend *b, const sf_problem *p)
 static void upload_acquisition(sf_backend *b, const sf_problem *p)
 {
     const sf_layout *L = &b->L;
-    long n_src = p->source_count, points = p->receiver_count ? p->receiver_offset[p->receiver_count] : 0;
+    long n_src = p->source_count, points = p->channel_count ? p->channel_offset[p->channel_count] : 0;
     long *index = (long *)sf_malloc((size_t)(max_long(n_src, points) + 1) * sizeof(long), "indices");
     float *value = (float *)sf_malloc((size_t)(max_long(n_src, points) + 1) * sizeof(float), "weights");
     b->source_count = n_src;
     b->source_plane_host = (int *)sf_malloc((size_t)(n_src + 1) * sizeof(int), "source planes");
     for (long n = 0; n < n_src; ++n) {
-        const sf_point_weight *w = &p->source[n];
+        const sf_field_weight *w = &p->source[n];
         double v = p->vp[((long)w->k * L->ny + w->j) * L->nx + w->i];
         index[n] = (long)sf_field_index(L, w->i, w->j, w->k);
         value[n] = w->weight * (float)(v * v * p->dt * p->dt);
@@ -217,15 +218,15 @@ static void upload_acquisition(sf_backend *b, const sf_problem *p)
     sf_cuda_upload(b->source_coef, value, (size_t)n_src * sizeof(float), "uploading the source");
     sf_cuda_upload(b->source_plane, b->source_plane_host, (size_t)n_src * sizeof(int), "uploading the source");
 
-    b->receiver_count = p->receiver_count;
+    b->receiver_count = p->channel_count;
     b->sample_block = p->sample_block;
     for (long n = 0; n < points; ++n) {
-        const sf_point_weight *w = &p->receiver_points[n];
+        const sf_point_weight *w = &p->channel_points[n];
         index[n] = (long)sf_field_index(L, w->i, w->j, w->k);
         value[n] = w->weight;
     }
-    if (p->receiver_count)
-        sf_cuda_upload(b->receiver_offset, p->receiver_offset, (size_t)(p->receiver_count + 1) * sizeof(long),
+    if (p->channel_count)
+        sf_cuda_upload(b->receiver_offset, p->channel_offset, (size_t)(p->channel_count + 1) * sizeof(long),
                "uploading the receivers");
     sf_cuda_upload(b->receiver_index, index, (size_t)points * sizeof(long), "uploading the receivers");
     sf_cuda_upload(b->receiver_weight, value, (size_t)points * sizeof(float), "uploading the receivers");
@@ -356,14 +357,14 @@ static int cuda_find_nonfinite(sf_backend *b, sf_nonfinite *where)
 
 /* ---- halo planes ------------------------------------------------------ */
 
-static size_t cuda_halo_count(const sf_backend *b, sf_halo_group g) { return b->xfer.count[g]; }
+static size_t cuda_halo_count(const sf_backend *b, int g) { return b->xfer.count[g]; }
 
-static float *cuda_send(sf_backend *b, sf_halo_group g, sf_side s)
+static float *cuda_send(sf_backend *b, int g, sf_side s)
 {
     return sf_cuda_halo_send_buffer(&b->xfer, g, s);
 }
 
-static float *cuda_recv(sf_backend *b, sf_halo_group g, sf_side s)
+static float *cuda_recv(sf_backend *b, int g, sf_side s)
 {
     return sf_cuda_halo_recv_buffer(&b->xfer, g, s);
 }
@@ -380,7 +381,7 @@ static float *psi_z_plane(const sf_backend *b, long k)
 }
 
 /* The group's SF_HALO planes from local plane k0 on; returns their row stride. */
-static long group_planes(const sf_backend *b, sf_halo_group g, long k0, float *plane[SF_HALO])
+static long group_planes(const sf_backend *b, int g, long k0, float *plane[SF_HALO])
 {
     for (long q = 0; q < SF_HALO; ++q)
         plane[q] = g == SF_HALO_WAVEFIELD ? b->p_prev + sf_field_index(&b->L, 0, 0, k0 + q)
@@ -388,7 +389,7 @@ static long group_planes(const sf_backend *b, sf_halo_group g, long k0, float *p
     return g == SF_HALO_WAVEFIELD ? b->L.sx : b->L.nx;
 }
 
-static void cuda_halo_pack(sf_backend *b, sf_halo_group g, sf_side s)
+static void cuda_halo_pack(sf_backend *b, int g, sf_side s)
 {
     sf_cuda_plane_sources from;
     float *plane[SF_HALO];
@@ -406,7 +407,7 @@ static void cuda_halo_wait_packed(sf_backend *b)
     sf_cuda_halo_wait_packed(&b->xfer);
 }
 
-static void cuda_halo_unpack(sf_backend *b, sf_halo_group g, sf_side s)
+static void cuda_halo_unpack(sf_backend *b, int g, sf_side s)
 {
     sf_cuda_plane_targets to;
     float *plane[SF_HALO];
@@ -516,11 +517,28 @@ static void cuda_inject_source(sf_backend *b, float amplitude, long k0, long k1)
     sf_gpu_timers_end(b->timers, b->xfer.compute);
 }
 
-static void cuda_swap_time_levels(sf_backend *b)
+static void cuda_update(sf_backend *b, int stage, long k0, long k1)
 {
+    if (stage == SF_ACOUSTIC_MEMORY)
+        cuda_update_cpml_memory(b, k0, k1);
+    else
+        cuda_advance(b, k0, k1);
+}
+
+static void cuda_inject_stage(sf_backend *b, int stage, float amplitude, long k0, long k1)
+{
+    if (stage == SF_ACOUSTIC_ADVANCE) cuda_inject_source(b, amplitude, k0, k1);
+}
+
+/* The new level becomes the current one, with its images above a free
+ * surface (the next step's memory update reads them). */
+static void cuda_finish_stage(sf_backend *b, int stage)
+{
+    if (stage != SF_ACOUSTIC_ADVANCE) return;
     float *t = b->p_prev;
     b->p_prev = b->p_cur;
     b->p_cur = t;
+    cuda_mirror_free_surface(b);
 }
 
 /* ---- receivers and snapshots ------------------------------------------ */
@@ -542,8 +560,10 @@ static void cuda_fetch_receivers(sf_backend *b, int count, float *out)
     memcpy(out, b->samples_host, bytes);
 }
 
-static void cuda_fetch_wavefield(sf_backend *b, const sf_sampling_lattice *s, float *out)
+static void cuda_fetch_field(sf_backend *b, sf_component c, const sf_sampling_lattice *s,
+                             float *out)
 {
+    (void)c;   /* the pressure is the only one */
     const long planes = sf_lattice_points(b->L.nz, s->k0, s->dk);
     const long rows = sf_lattice_points(b->L.ny, 0, s->dj), columns = sf_lattice_points(b->L.nx, 0, s->di);
     const size_t count = (size_t)(planes * rows * columns);
@@ -561,7 +581,7 @@ static void cuda_synchronize(sf_backend *b)
 
 static void cuda_take_timers(sf_backend *b, double *seconds) { sf_gpu_timers_take(b->timers, seconds); }
 
-extern "C" const sf_backend_ops *sf_backend_cuda(void)
+extern "C" const sf_backend_ops *sf_backend_cuda_acoustic(void)
 {
     static sf_backend_ops ops;
     if (!ops.name) {
@@ -575,14 +595,12 @@ extern "C" const sf_backend_ops *sf_backend_cuda(void)
         ops.halo_pack = cuda_halo_pack;
         ops.halo_wait_packed = cuda_halo_wait_packed;
         ops.halo_unpack = cuda_halo_unpack;
-        ops.mirror_free_surface = cuda_mirror_free_surface;
-        ops.update_cpml_memory = cuda_update_cpml_memory;
-        ops.advance = cuda_advance;
-        ops.inject_source = cuda_inject_source;
-        ops.swap_time_levels = cuda_swap_time_levels;
+        ops.update = cuda_update;
+        ops.inject_source = cuda_inject_stage;
+        ops.finish_stage = cuda_finish_stage;
         ops.sample_receivers = cuda_sample_receivers;
         ops.fetch_receivers = cuda_fetch_receivers;
-        ops.fetch_wavefield = cuda_fetch_wavefield;
+        ops.fetch_field = cuda_fetch_field;
         ops.reset = cuda_reset;
         ops.find_nonfinite = cuda_find_nonfinite;
         ops.synchronize = cuda_synchronize;

@@ -1,6 +1,7 @@
 /* CPU backend: OpenMP threads over cache-sized blocks of rows, each block
  * streamed through its z range so the (2R+1) planes the stencil touches
  * stay in cache. */
+#include "sf_acoustic.h"
 #include "sf_backend.h"
 #include "sf_error.h"
 #include "sf_nonfinite.h"
@@ -64,8 +65,8 @@ struct sf_backend {
     float *samples;
     int sample_block;
 
-    size_t halo_count[SF_HALO_GROUPS];
-    float *send[SF_HALO_GROUPS][2], *recv[SF_HALO_GROUPS][2];
+    size_t halo_count[SF_ACOUSTIC_STAGES];
+    float *send[SF_ACOUSTIC_STAGES][2], *recv[SF_ACOUSTIC_STAGES][2];
     size_t bytes;
     size_t acquisition_bytes;         /* of the source and receiver tables */
     struct {
@@ -195,26 +196,26 @@ static void setup_acquisition(sf_backend *b, const sf_problem *p)
     b->source_plane = take(b, (size_t)p->source_count, sizeof(long), "source points");
     b->source_coef = take(b, (size_t)p->source_count, sizeof(float), "source points");
     for (long n = 0; n < p->source_count; ++n) {
-        const sf_point_weight *w = &p->source[n];
+        const sf_field_weight *w = &p->source[n];
         b->source_index[n] = sf_field_index(L, w->i, w->j, w->k);
         b->source_plane[n] = w->k;
         b->source_coef[n] = w->weight * b->vdt2[sf_plane_index(L, w->i, w->j, w->k)];
     }
-    b->receiver_count = p->receiver_count;
+    b->receiver_count = p->channel_count;
     b->sample_block = p->sample_block;
-    long npoints = p->receiver_count ? p->receiver_offset[p->receiver_count] : 0;
-    b->receiver_offset = take(b, (size_t)p->receiver_count + 1, sizeof(long), "receiver offsets");
-    if (p->receiver_count)
-        memcpy(b->receiver_offset, p->receiver_offset,
-               (size_t)(p->receiver_count + 1) * sizeof(long));
+    long npoints = p->channel_count ? p->channel_offset[p->channel_count] : 0;
+    b->receiver_offset = take(b, (size_t)p->channel_count + 1, sizeof(long), "receiver offsets");
+    if (p->channel_count)
+        memcpy(b->receiver_offset, p->channel_offset,
+               (size_t)(p->channel_count + 1) * sizeof(long));
     b->receiver_index = take(b, (size_t)npoints, sizeof(size_t), "receiver points");
     b->receiver_weight = take(b, (size_t)npoints, sizeof(float), "receiver points");
     for (long n = 0; n < npoints; ++n) {
-        const sf_point_weight *w = &p->receiver_points[n];
+        const sf_point_weight *w = &p->channel_points[n];
         b->receiver_index[n] = sf_field_index(L, w->i, w->j, w->k);
         b->receiver_weight[n] = w->weight;
     }
-    b->samples = take(b, (size_t)(p->receiver_count * p->sample_block), sizeof(float),
+    b->samples = take(b, (size_t)(p->channel_count * p->sample_block), sizeof(float),
                       "receiver samples");
     b->acquisition_bytes = b->bytes - bytes_before;
 }
@@ -231,7 +232,7 @@ static void free_acquisition(sf_backend *b)
 static void setup_halos(sf_backend *b)
 {
     size_t count = (size_t)(SF_HALO * b->L.nx * b->L.ny);
-    for (int g = 0; g < SF_HALO_GROUPS; ++g) {
+    for (int g = 0; g < SF_ACOUSTIC_STAGES; ++g) {
         b->halo_count[g] = count;
         for (int s = 0; s < 2; ++s) {
             b->send[g][s] = take(b, count, sizeof(float), "halo buffers");
@@ -276,7 +277,7 @@ static void cpu_destroy(sf_backend *b)
         free(b->z[s].psi), free(b->z[s].zeta);
     }
     free_acquisition(b);
-    for (int g = 0; g < SF_HALO_GROUPS; ++g)
+    for (int g = 0; g < SF_ACOUSTIC_STAGES; ++g)
         for (int s = 0; s < 2; ++s) free(b->send[g][s]), free(b->recv[g][s]);
     free(b);
 }
@@ -312,9 +313,9 @@ static size_t cpu_memory_bytes(const sf_backend *b) { return b->bytes; }
 
 /* ---- halo planes ------------------------------------------------------ */
 
-static size_t cpu_halo_count(const sf_backend *b, sf_halo_group g) { return b->halo_count[g]; }
-static float *cpu_send(sf_backend *b, sf_halo_group g, sf_side s) { return b->send[g][s]; }
-static float *cpu_recv(sf_backend *b, sf_halo_group g, sf_side s) { return b->recv[g][s]; }
+static size_t cpu_halo_count(const sf_backend *b, int g) { return b->halo_count[g]; }
+static float *cpu_send(sf_backend *b, int g, sf_side s) { return b->send[g][s]; }
+static float *cpu_recv(sf_backend *b, int g, sf_side s) { return b->recv[g][s]; }
 
 /* psi of x layer s at half point hlo for row (j, k); half point h is at [h - hlo]. */
 static float *psi_x_row(const layer_xy *lx, const sf_layout *L, long j, long k)
@@ -363,7 +364,7 @@ static void copy_planes_in(sf_backend *b, float *field, long k0, const float *sr
                    (size_t)L->nx * sizeof(float));
 }
 
-static void pack_planes(sf_backend *b, sf_halo_group g, sf_side s)
+static void pack_planes(sf_backend *b, int g, sf_side s)
 {
     long k0 = s == SF_SIDE_LOWER ? 0 : b->L.nz - SF_HALO;
     float *dst = b->send[g][s];
@@ -381,7 +382,7 @@ static void pack_planes(sf_backend *b, sf_halo_group g, sf_side s)
     }
 }
 
-static void unpack_planes(sf_backend *b, sf_halo_group g, sf_side s)
+static void unpack_planes(sf_backend *b, int g, sf_side s)
 {
     long k0 = s == SF_SIDE_LOWER ? -SF_HALO : b->L.nz;
     const float *src = b->recv[g][s];
@@ -396,7 +397,7 @@ static void unpack_planes(sf_backend *b, sf_halo_group g, sf_side s)
     }
 }
 
-static void cpu_halo_pack(sf_backend *b, sf_halo_group g, sf_side s)
+static void cpu_halo_pack(sf_backend *b, int g, sf_side s)
 {
     double t = phase_started();
     pack_planes(b, g, s);
@@ -405,7 +406,7 @@ static void cpu_halo_pack(sf_backend *b, sf_halo_group g, sf_side s)
 
 static void cpu_halo_wait_packed(sf_backend *b) { (void)b; }
 
-static void cpu_halo_unpack(sf_backend *b, sf_halo_group g, sf_side s)
+static void cpu_halo_unpack(sf_backend *b, int g, sf_side s)
 {
     double t = phase_started();
     unpack_planes(b, g, s);
@@ -727,11 +728,28 @@ static void cpu_inject_source(sf_backend *b, float amplitude, long k0, long k1)
     phase_done(b, SF_PHASE_ACQUISITION, t);
 }
 
-static void cpu_swap_time_levels(sf_backend *b)
+static void cpu_update(sf_backend *b, int stage, long k0, long k1)
 {
+    if (stage == SF_ACOUSTIC_MEMORY)
+        cpu_update_cpml_memory(b, k0, k1);
+    else
+        cpu_advance(b, k0, k1);
+}
+
+static void cpu_inject_stage(sf_backend *b, int stage, float amplitude, long k0, long k1)
+{
+    if (stage == SF_ACOUSTIC_ADVANCE) cpu_inject_source(b, amplitude, k0, k1);
+}
+
+/* The new level becomes the current one, with its images above a free
+ * surface (the next step's memory update reads them). */
+static void cpu_finish_stage(sf_backend *b, int stage)
+{
+    if (stage != SF_ACOUSTIC_ADVANCE) return;
     float *t = b->p_prev;
     b->p_prev = b->p_cur;
     b->p_cur = t;
+    cpu_mirror_free_surface(b);
 }
 
 static void cpu_sample_receivers(sf_backend *b, int slot)
@@ -753,8 +771,10 @@ static void cpu_fetch_receivers(sf_backend *b, int count, float *out)
     if (bytes) memcpy(out, b->samples, bytes);   /* a rank with no receivers has no samples */
 }
 
-static void cpu_fetch_wavefield(sf_backend *b, const sf_sampling_lattice *s, float *out)
+static void cpu_fetch_field(sf_backend *b, sf_component c, const sf_sampling_lattice *s,
+                            float *out)
 {
+    (void)c;   /* the pressure is the only one */
     const sf_layout *L = &b->L;
     size_t n = 0;
     for (long k = s->k0; k < L->nz; k += s->dk)
@@ -770,7 +790,7 @@ static void cpu_take_timers(sf_backend *b, double *seconds)
     memset(b->seconds, 0, sizeof b->seconds);
 }
 
-const sf_backend_ops *sf_backend_cpu(void)
+const sf_backend_ops *sf_backend_cpu_acoustic(void)
 {
     static const sf_backend_ops ops = {
         .name = "cpu",
@@ -783,14 +803,12 @@ const sf_backend_ops *sf_backend_cpu(void)
         .halo_pack = cpu_halo_pack,
         .halo_wait_packed = cpu_halo_wait_packed,
         .halo_unpack = cpu_halo_unpack,
-        .mirror_free_surface = cpu_mirror_free_surface,
-        .update_cpml_memory = cpu_update_cpml_memory,
-        .advance = cpu_advance,
-        .inject_source = cpu_inject_source,
-        .swap_time_levels = cpu_swap_time_levels,
+        .update = cpu_update,
+        .inject_source = cpu_inject_stage,
+        .finish_stage = cpu_finish_stage,
         .sample_receivers = cpu_sample_receivers,
         .fetch_receivers = cpu_fetch_receivers,
-        .fetch_wavefield = cpu_fetch_wavefield,
+        .fetch_field = cpu_fetch_field,
         .reset = cpu_reset,
         .find_nonfinite = cpu_find_nonfinite,
         .synchronize = cpu_synchronize,

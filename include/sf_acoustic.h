@@ -1,0 +1,12 @@
+/* The acoustic physics' stages, which are also its halo groups: a time
+ * step updates the CPML memory variables (whose z ones are exchanged
+ * where a slab boundary lies in a z layer), then advances the pressure
+ * to the next time level (exchanged), and ends by making that level the
+ * current one (and its images above a free surface). */
+#ifndef SF_ACOUSTIC_H
+#define SF_ACOUSTIC_H
+
+enum { SF_ACOUSTIC_MEMORY, SF_ACOUSTIC_ADVANCE, SF_ACOUSTIC_STAGES };
+enum { SF_HALO_CPML_Z = SF_ACOUSTIC_MEMORY, SF_HALO_WAVEFIELD = SF_ACOUSTIC_ADVANCE };
+
+#endif
