@@ -1,6 +1,9 @@
-/* Source and receivers placed on the grid: each rank keeps the source
- * weights that fall in its planes and the receivers whose interpolation
- * base plane it owns (their weights reach at most SF_HALO planes beyond). */
+/* Source and receivers placed on a physics' fields, for every physics:
+ * each field's interpolation weights are computed on that field's own
+ * lattice (half a cell off the nodes along its staggered axes). Each rank
+ * keeps the source weights in its planes and the channels (component,
+ * receiver) whose interpolation base plane it owns; their weights reach
+ * at most SF_HALO planes beyond. */
 #ifndef SF_ACQUISITION_H
 #define SF_ACQUISITION_H
 
@@ -9,29 +12,34 @@
 #include "sf_decomp.h"
 #include "sf_hicks.h"
 
+/* A physics' fields as points are placed on them. */
 typedef struct {
-    sf_field_weight *source;  /* on the pressure, field 0 */
+    int fields;
+    /* The grid-unit offsets of field f's samples from the nodes. */
+    void (*shift)(int field, double shift[3]);
+    /* How weights falling above a free surface fold back on field f. */
+    sf_hicks_fold (*surface_fold)(int field);
+    /* What the source adds to each field per unit s(t), before the
+     * division by the cell volume: coef[fields]. */
+    void (*source_coefficients)(const sf_source_config *s, double *coef);
+    /* The field whose lattice a recorded component is interpolated on. */
+    int (*component_field)(sf_component c);
+} sf_field_lattice;
+
+typedef struct {
+    sf_field_weight *source;
     long source_count;
-    sf_point_weight *receiver_points;
-    long *receiver_offset;    /* receiver_count + 1 entries */
-    long receiver_count;      /* receivers sampled by this rank */
-    long *receiver_global;    /* their indices in the job's receiver list */
-    sf_component *receiver_component;   /* each p */
+    /* Channels in gather order (component-major, then receiver). */
+    sf_component *channel_component;
+    long *channel_global;     /* row in the gather: component index * nrec + receiver */
+    sf_point_weight *channel_points;
+    long *channel_offset;     /* channel_count + 1 entries */
+    long channel_count;
+    int records_pressure;     /* some channel of this job (any rank) is p */
 } sf_acquisition;
 
-void sf_acquisition_build(sf_acquisition *a, const sf_config *c, const sf_slab *slab);
+void sf_acquisition_build(sf_acquisition *a, const sf_config *c, const sf_slab *slab,
+                          const sf_field_lattice *fields);
 void sf_acquisition_free(sf_acquisition *a);
-
-/* Interpolation weights of a point at position pos (metres): fills
- * first[3] and w[3][SF_HICKS_WIDTH] (see sf_hicks_axis). */
-void sf_point_stencil(const sf_config *c, const double pos[3], long first[3], double w[3][8]);
-
-/* Appends the non-zero tensor-product weights w[0][i] w[1][j] w[2][k] *
- * scale of a stencil starting at first[3], keeping those whose global
- * plane lies in [zlo, zhi), with planes made local to z0; returns how many
- * were appended. */
-long sf_append_weights(const long first[3], double w[3][SF_HICKS_WIDTH], long zlo, long zhi,
-                       long z0, double scale, sf_point_weight **list, long *count,
-                       long *capacity);
 
 #endif

@@ -37,9 +37,10 @@ typedef struct {
     long z0;                  /* global index of local plane 0 */
     sf_stencil stencil;
     double h[3], dt;
-    /* The medium over the owned planes, as the physics has it (NULL on a
-     * reset: the backend keeps what it needs). */
-    const float *vp;                    /* acoustic: compact [nz][ny][nx], m/s */
+    /* The medium over the owned planes: vp on the nodes (every physics,
+     * on a reset too), and a physics' own arrays (NULL on a reset: the
+     * backend keeps what it needs). */
+    const float *vp;                    /* compact [nz][ny][nx], m/s */
     const sf_elastic_medium *medium;    /* elastic (sf_elastic_medium.h) */
     const sf_cpml_axis *cpml; /* three global axes: x, y, z */
     int free_surface;         /* global plane 0 is a pressure- or traction-free surface */

@@ -11,7 +11,6 @@
 #include "sf_cpml.h"
 #include "sf_decomp.h"
 #include "sf_device.h"
-#include "sf_elastic_acquisition.h"
 #include "sf_elastic_backend.h"
 #include "sf_halo.h"
 #include "sf_model.h"
@@ -62,20 +61,19 @@ typedef struct {
      * (elastic velocities): a snapshot averages it over the stages before
      * the sample. */
     int (*half_step_component)(sf_component c);
+    /* Its fields as the source and receivers are placed on them. */
+    const sf_field_lattice *fields;
     /* The name of a field index of sf_nonfinite ("p", "vx", "sxz", ...). */
     const char *(*field_name)(int field);
     /* The slowest wave the dispersion check speaks of ("vp_min", ...),
      * and the summary's line of the model. */
     const char *(*slowest_wave_name)(const sf_model *m);
     void (*model_summary)(const sf_model *m);
-    /* The medium, the source and receivers placed, and the backend
-     * created from s->ops; sets the channels. */
-    void (*setup)(sf_simulation *s);
-    /* A new shot (s->cfg): the acquisition rebuilt, the backend reset. */
-    void (*begin_shot)(sf_simulation *s);
+    /* Its medium added to the slab's description p (source and channels
+     * placed), and s->backend created from s->ops. */
+    void (*create)(sf_simulation *s, sf_problem *p);
     /* Its lines of the set-up summary: source and receivers. */
     void (*summary)(const sf_simulation *s);
-    void (*free)(sf_simulation *s);
 } sf_physics_plugin;
 
 /* The physics of a job (acoustic_physics.c, elastic_physics.c). */
@@ -108,8 +106,7 @@ struct sf_simulation {
     const long *channel_global;
     sf_resampler resampler;
     sf_source_signal source;  /* the shot's source at every half step, as injected */
-    sf_acquisition acq;       /* acoustic: the source and receivers placed */
-    sf_elastic_acquisition elastic_acq;   /* elastic: the same on the staggered grid */
+    sf_acquisition acq;       /* the source and receivers placed on the physics' fields */
     double *energy;           /* [steps][2]: this slab's energy diagnostic, when asked for */
     float *half_step_before[SF_COMPONENTS];   /* snapshots: half-step components before */
     sf_timers timers;         /* from the start of the timed steps */

@@ -411,6 +411,47 @@ static void build_cpml(sf_simulation *s)
     s->cpml_frequency = c->source.wavelet.built->dominant_frequency;
 }
 
+/* ---- the backend -------------------------------------------------------- */
+
+/* The slab as a backend takes it, the physics' own medium aside (vp on
+ * the nodes is every physics'; the acoustic backends read it on a reset
+ * too, to scale the new source). */
+static void describe_problem(const sf_simulation *s, sf_problem *problem)
+{
+    const sf_config *c = s->cfg;
+    const sf_acquisition *a = &s->acq;
+    sf_problem p = {0};
+    p.nx = c->n[0];
+    p.ny = c->n[1];
+    p.nz = s->slab.nz;
+    p.z0 = s->slab.z0;
+    p.stencil = s->stencil;
+    memcpy(p.h, c->spacing, sizeof p.h);
+    p.dt = s->dt;
+    p.vp = s->model.vp;
+    p.cpml = s->cpml;
+    p.free_surface = c->free_surface;
+    p.source = a->source;
+    p.source_count = a->source_count;
+    p.channel_component = a->channel_component;
+    p.channel_points = a->channel_points;
+    p.channel_offset = a->channel_offset;
+    p.channel_count = a->channel_count;
+    p.sample_block = SF_SAMPLE_BLOCK;
+    p.exchange_normal_stresses = a->records_pressure;
+    p.energy = c->energy_path != NULL;
+    p.halo_transport = s->halo_transport;
+    *problem = p;
+}
+
+/* The shot's source and receivers on the physics' fields. */
+static void place_acquisition(sf_simulation *s)
+{
+    sf_acquisition_build(&s->acq, s->cfg, &s->slab, s->physics->fields);
+    s->channel_count = s->acq.channel_count;
+    s->channel_global = s->acq.channel_global;
+}
+
 /* ---- the time step ----------------------------------------------------- */
 
 static void snapshot_fields(sf_simulation *s, sf_snapshot_file *f, float *const *out, int before)
@@ -548,7 +589,10 @@ void sf_simulation_setup(sf_simulation *s, const sf_config *cfg, MPI_Comm comm,
                            &s->resampler);
     build_cpml(s);
     s->ops = placement->ops;
-    s->physics->setup(s);
+    place_acquisition(s);
+    sf_problem problem;
+    describe_problem(s, &problem);
+    s->physics->create(s, &problem);
     sf_halo_init(&s->halo, &s->slab, &s->cpml[2], s->physics->stages, s->physics->in_z_layers);
     if (cfg->energy_path && s->ops->energy)
         s->energy = sf_calloc((size_t)(s->steps ? s->steps : 1) * 2, sizeof(double),
@@ -928,7 +972,11 @@ void sf_simulation_begin_shot(sf_simulation *s, const sf_config *shot)
     }
     sf_source_signal_build(&s->source, &shot->source, s->dt, s->steps, shot->dispersion_correction,
                            &s->resampler);
-    s->physics->begin_shot(s);
+    sf_acquisition_free(&s->acq);
+    place_acquisition(s);
+    sf_problem problem;
+    describe_problem(s, &problem);
+    s->ops->reset(s->backend, &problem);
     if (s->energy) memset(s->energy, 0, (size_t)(s->steps ? s->steps : 1) * 2 * sizeof(double));
     free(s->traces);
     s->traces = sf_calloc((size_t)(s->channel_count ? s->channel_count : 1) *
@@ -1018,8 +1066,8 @@ long sf_simulation_timed_steps(const sf_simulation *s) { return s->steps - s->wa
 
 void sf_simulation_free(sf_simulation *s)
 {
-    if (s->physics) s->physics->free(s);
     if (s->backend) s->ops->destroy(s->backend);
+    sf_acquisition_free(&s->acq);
     free(s->energy);
     for (int c = 0; c < SF_COMPONENTS; ++c) free(s->half_step_before[c]);
     for (int a = 0; a < 3; ++a) sf_cpml_axis_free(&s->cpml[a]);

@@ -6,57 +6,35 @@
 #include "sf_layout.h"
 #include "sf_simulation.h"
 
-#include <string.h>
-
-static void describe_problem(const sf_simulation *s, sf_problem *problem)
+/* The pressure is imaged oddly above a free surface: weights there fold
+ * back with the opposite sign, and the surface's own is dropped. */
+static sf_hicks_fold pressure_fold(int field)
 {
-    const sf_config *c = s->cfg;
-    sf_problem p = {0};
-    p.nx = c->n[0];
-    p.ny = c->n[1];
-    p.nz = s->slab.nz;
-    p.z0 = s->slab.z0;
-    p.stencil = s->stencil;
-    memcpy(p.h, c->spacing, sizeof p.h);
-    p.dt = s->dt;
-    p.vp = s->model.vp;
-    p.cpml = s->cpml;
-    p.free_surface = c->free_surface;
-    p.source = s->acq.source;
-    p.source_count = s->acq.source_count;
-    p.channel_component = s->acq.receiver_component;
-    p.channel_points = s->acq.receiver_points;
-    p.channel_offset = s->acq.receiver_offset;
-    p.channel_count = s->acq.receiver_count;
-    p.sample_block = SF_SAMPLE_BLOCK;
-    p.halo_transport = s->halo_transport;
-    *problem = p;
+    (void)field;
+    return SF_FOLD_ODD;
 }
 
-static void take_channels(sf_simulation *s)
+static void pressure_source(const sf_source_config *s, double *coef)
 {
-    s->channel_count = s->acq.receiver_count;
-    s->channel_global = s->acq.receiver_global;
+    (void)s;
+    coef[0] = 1.0;
 }
 
-static void acoustic_setup(sf_simulation *s)
+static int pressure_field(sf_component c)
 {
-    sf_acquisition_build(&s->acq, s->cfg, &s->slab);
-    sf_problem p;
-    describe_problem(s, &p);
-    s->backend = s->ops->create(&p);
-    take_channels(s);
+    (void)c;
+    return 0;
 }
 
-static void acoustic_begin_shot(sf_simulation *s)
-{
-    sf_acquisition_free(&s->acq);
-    sf_acquisition_build(&s->acq, s->cfg, &s->slab);
-    sf_problem p;
-    describe_problem(s, &p);
-    s->ops->reset(s->backend, &p);
-    take_channels(s);
-}
+static const sf_field_lattice PRESSURE = {
+    .fields = 1,
+    .surface_fold = pressure_fold,
+    .source_coefficients = pressure_source,
+    .component_field = pressure_field,
+};
+
+/* vp on the nodes, in p already, is the whole medium. */
+static void acoustic_create(sf_simulation *s, sf_problem *p) { s->backend = s->ops->create(p); }
 
 static void acoustic_summary(const sf_simulation *s)
 {
@@ -80,8 +58,6 @@ static void acoustic_model_summary(const sf_model *m)
     sf_info("  model             vp %g .. %g m/s", m->vmin, m->vmax);
 }
 
-static void acoustic_free(sf_simulation *s) { sf_acquisition_free(&s->acq); }
-
 static const char *acoustic_field_name(int field)
 {
     (void)field;
@@ -103,13 +79,12 @@ const sf_physics_plugin *sf_physics_acoustic(void)
         .interior_waits = {[SF_ACOUSTIC_MEMORY] = 1},
         .in_z_layers = {[SF_HALO_CPML_Z] = 1},
         .sample_after = 0,
+        .fields = &PRESSURE,
         .field_name = acoustic_field_name,
         .slowest_wave_name = acoustic_slowest_wave,
         .model_summary = acoustic_model_summary,
-        .setup = acoustic_setup,
-        .begin_shot = acoustic_begin_shot,
+        .create = acoustic_create,
         .summary = acoustic_summary,
-        .free = acoustic_free,
     };
     return &physics;
 }

@@ -13,65 +13,68 @@
 
 static int is_velocity(sf_component c) { return c != SF_COMPONENT_P; }
 
-static void describe_problem(const sf_simulation *s, const sf_elastic_medium *medium,
-                             sf_problem *problem)
+/* The grid-unit offsets of a field's samples from the nodes. */
+static void field_shift(int f, double shift[3])
 {
-    const sf_config *c = s->cfg;
-    const sf_elastic_acquisition *a = &s->elastic_acq;
-    sf_problem p = {0};
-    p.nx = c->n[0];
-    p.ny = c->n[1];
-    p.nz = s->slab.nz;
-    p.z0 = s->slab.z0;
-    p.stencil = s->stencil;
-    memcpy(p.h, c->spacing, sizeof p.h);
-    p.dt = s->dt;
-    p.medium = medium;
-    p.cpml = s->cpml;
-    p.free_surface = c->free_surface;
-    p.source = a->source;
-    p.source_count = a->source_count;
-    p.channel_component = a->channel_component;
-    p.channel_points = a->channel_points;
-    p.channel_offset = a->channel_offset;
-    p.channel_count = a->channel_count;
-    p.sample_block = SF_SAMPLE_BLOCK;
-    p.exchange_normal_stresses = a->records_pressure;
-    p.energy = c->energy_path != NULL;
-    p.halo_transport = s->halo_transport;
-    *problem = p;
+    static const double shifts[SF_ELASTIC_FIELDS][3] = {
+        [SF_FIELD_VX] = {0.5, 0, 0},    [SF_FIELD_VY] = {0, 0.5, 0},   [SF_FIELD_VZ] = {0, 0, 0.5},
+        [SF_FIELD_SXY] = {0.5, 0.5, 0}, [SF_FIELD_SXZ] = {0.5, 0, 0.5}, [SF_FIELD_SYZ] = {0, 0.5, 0.5},
+    };
+    for (int a = 0; a < 3; ++a) shift[a] = shifts[f][a];
 }
 
-static void take_channels(sf_simulation *s)
+/* Velocities are imaged evenly above a free surface, so weights falling
+ * there fold back with their sign; the stresses have no image that every
+ * component shares, so their weights above the surface are dropped. */
+static sf_hicks_fold surface_fold(int f)
 {
-    s->channel_count = s->elastic_acq.channel_count;
-    s->channel_global = s->elastic_acq.channel_global;
+    switch (f) {
+    case SF_FIELD_VX:
+    case SF_FIELD_VY: return SF_FOLD_EVEN_NODE;
+    case SF_FIELD_VZ: return SF_FOLD_EVEN_HALF;
+    default: return SF_FOLD_NONE;
+    }
 }
+
+/* A force adds its direction to the velocities; a moment tensor M (an
+ * explosion: the identity) -M to the stresses, so that the stress glut
+ * radiates like the body force -div(M delta). */
+static void source_coefficients(const sf_source_config *s, double *coef)
+{
+    static const double identity[6] = {1, 1, 1, 0, 0, 0};
+    for (int f = 0; f < SF_ELASTIC_FIELDS; ++f) coef[f] = 0.0;
+    if (s->type == SF_SOURCE_FORCE) {
+        for (int a = 0; a < 3; ++a) coef[SF_FIELD_VX + a] = s->direction[a];
+        return;
+    }
+    const double *m = s->type == SF_SOURCE_MOMENT ? s->moment : identity;
+    for (int q = 0; q < 6; ++q) coef[SF_FIELD_SXX + q] = -m[q];
+}
+
+/* Pressure is read from the normal stresses on the nodes. */
+static int component_field(sf_component k)
+{
+    return k == SF_COMPONENT_P ? SF_FIELD_SXX : SF_FIELD_VX + (int)k;
+}
+
+static const sf_field_lattice STAGGERED = {
+    .fields = SF_ELASTIC_FIELDS,
+    .shift = field_shift,
+    .surface_fold = surface_fold,
+    .source_coefficients = source_coefficients,
+    .component_field = component_field,
+};
 
 /* The medium goes to the backend, which keeps what it needs of it. */
-static void elastic_setup(sf_simulation *s)
+static void elastic_create(sf_simulation *s, sf_problem *p)
 {
     sf_elastic_medium medium;
     sf_elastic_medium_build(&medium, &s->model, &s->slab, s->cfg);
-    sf_elastic_acquisition_build(&s->elastic_acq, s->cfg, &s->slab);
-    sf_problem p;
-    describe_problem(s, &medium, &p);
-    s->backend = s->ops->create(&p);
+    p->medium = &medium;
+    s->backend = s->ops->create(p);
+    p->medium = NULL;
     sf_elastic_medium_free(&medium);
-    take_channels(s);
 }
-
-static void elastic_begin_shot(sf_simulation *s)
-{
-    sf_elastic_acquisition_free(&s->elastic_acq);
-    sf_elastic_acquisition_build(&s->elastic_acq, s->cfg, &s->slab);
-    sf_problem p;
-    describe_problem(s, NULL, &p);
-    s->ops->reset(s->backend, &p);
-    take_channels(s);
-}
-
-static void elastic_free(sf_simulation *s) { sf_elastic_acquisition_free(&s->elastic_acq); }
 
 static const char *elastic_field_name(int field)
 {
@@ -109,13 +112,12 @@ const sf_physics_plugin *sf_physics_elastic(void)
         .source_half = {[SF_HALF_VELOCITY] = 0, [SF_HALF_STRESS] = 1},
         .sample_after = 1,
         .half_step_component = is_velocity,
+        .fields = &STAGGERED,
         .field_name = elastic_field_name,
         .slowest_wave_name = elastic_slowest_wave,
         .model_summary = elastic_model_summary,
-        .setup = elastic_setup,
-        .begin_shot = elastic_begin_shot,
+        .create = elastic_create,
         .summary = elastic_summary,
-        .free = elastic_free,
     };
     return &physics;
 }
