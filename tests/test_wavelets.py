@@ -518,7 +518,7 @@ def test_shot_wavelets_resolve_their_own_defaults_and_names(tmp):
                                 r"of the 0\.2 s window", err), f"no cut-window warning:\n{err}")
     with open(os.path.join(tmp, "rounded.txt"), "w") as f:
         for k, v in enumerate(ricker_samples(12.0, 0.1, 0.001 / 3, 0.2)):
-            f.write(f"{k * 0.001 / 3:.6f} {v!r}\n")
+            f.write(f"{k * 0.001 / 3:.6f} {float(v)!r}\n")
     rc, out, err = check_of(tiny_job({"wavelet": "file", "file": "rounded.txt", "delay": 0}),
                             "rounded")
     check(rc == 0, f"times rounded to 1 us refused:\n{err}")
