@@ -38,6 +38,7 @@ static int has_peer(const sf_halo *h, int g)
 
 void sf_halo_begin(const sf_halo *h, const sf_backend_ops *ops, sf_backend *b, int g)
 {
+    if (g < 0 || g >= h->groups) sf_fatal("internal: halo group %d of %d", g, h->groups);
     for (int s = 0; s < 2; ++s)
         if (h->peer[g][s] != MPI_PROC_NULL) ops->halo_pack(b, g, (sf_side)s);
 }

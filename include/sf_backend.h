@@ -2,7 +2,8 @@
  * physics. The solver describes one rank's slab in an sf_problem, then
  * drives the time loop through these operations only; it never knows
  * where the fields live, and it never branches on the physics: a physics
- * (sf_physics.h) says what its stages, halo groups and fields are, and
+ * (sf_physics_plugin, sf_simulation.h) says what its stages, halo groups
+ * and fields are, and
  * each backend implements its kernels behind this table. Plane ranges
  * [k0, k1) are local owned planes. */
 #ifndef SF_BACKEND_H
@@ -90,7 +91,7 @@ typedef struct {
 /* Operations may be queued (a GPU runs them in order on its streams);
  * they take effect for every later operation, and results reach the host
  * only through halo_wait_packed, fetch_receivers, fetch_field, energy and
- * synchronize. Stages and halo groups are the physics' (sf_physics.h). */
+ * synchronize. Stages and halo groups are the physics' (sf_physics_plugin). */
 typedef struct {
     const char *name;         /* the backend: "cpu", "cuda" */
     sf_backend *(*create)(const sf_problem *problem);

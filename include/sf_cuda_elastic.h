@@ -63,7 +63,8 @@ void sf_cuda_elastic_inject(float *base, const long *offset, const float *coef, 
                             const int *group, int count, int g, float amplitude, int k0, int k1,
                             cudaStream_t stream);
 
-/* The receivers' recording rule of sf_elastic_backend_ops.sample_receivers. */
+/* The receivers' recording rule of the elastic sample_receivers
+ * (sf_elastic_backend.h). */
 typedef struct {
     const int *component;
     const long *offset, *index;   /* index into a field with halos */

@@ -3,7 +3,7 @@
  * run.gpu_aware_mpi, bench --gpu-aware-mpi, or the environment variable
  * SEISFD_GPU_AWARE_MPI for job scripts), what the MPI library says of
  * itself, and each rank's choice with its reason. Plain C and MPI: the
- * probe that checks the choice on the devices lives in src/gpu_mpi.c. */
+ * probe that checks the choice on the devices lives in src/gpu/mpi.c. */
 #ifndef SF_GPU_AWARE_MPI_H
 #define SF_GPU_AWARE_MPI_H
 

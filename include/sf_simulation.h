@@ -51,7 +51,9 @@ typedef struct {
      * dt, or none for -1. */
     int source_half[SF_MAX_STAGES];
     /* 1: stage g's interior may wait for the next stage's exchange (the
-     * next stage's edge planes read only its edge planes). */
+     * next stage's edge planes read only its edge planes). Its
+     * finish_stage then runs after the next stage's edges, so it must
+     * have nothing to do; the last stage of a step never waits. */
     int interior_waits[SF_MAX_STAGES];
     /* 1: halo group g crosses only a boundary inside a z layer (CPML
      * memory variables differentiated across z). */
@@ -76,7 +78,8 @@ typedef struct {
     void (*summary)(const sf_simulation *s);
 } sf_physics_plugin;
 
-/* The physics of a job (acoustic_physics.c, elastic_physics.c). */
+/* The physics of a job (src/physics/acoustic/physics.c,
+ * src/physics/elastic/physics.c). */
 const sf_physics_plugin *sf_physics_acoustic(void);
 const sf_physics_plugin *sf_physics_elastic(void);
 
@@ -178,9 +181,5 @@ void sf_simulation_check_wavelet(const sf_simulation *s, const sf_wavelet_spec *
 void sf_simulation_report(const sf_simulation *s);
 long sf_simulation_timed_steps(const sf_simulation *s);
 void sf_simulation_free(sf_simulation *s);
-
-/* Collective: writes output.energy under its temporary name; 0, or -1
- * with s->failure. */
-int sf_elastic_write_energy(sf_simulation *s);
 
 #endif

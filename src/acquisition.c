@@ -5,16 +5,22 @@
 
 #include <stdlib.h>
 
-/* The interpolation weights of a point at pos on field f's lattice. */
+/* The interpolation weights of a point at pos on field f's lattice. On
+ * an axis where the field sits on the nodes, a point the job's checks let
+ * lie a hair outside the grid is kept on it; a staggered lattice reaches
+ * half a cell past the nodes anyway. */
 static void field_stencil(const sf_config *c, const sf_field_lattice *fl, int f,
                           const double pos[3], long first[3], double w[3][SF_HICKS_WIDTH])
 {
     double shift[3] = {0.0, 0.0, 0.0};
     if (fl->shift) fl->shift(f, shift);
     for (int a = 0; a < 3; ++a) {
-        double u = sf_hicks_snap((pos[a] - c->origin[a]) / c->spacing[a] - shift[a]);
+        double u = (pos[a] - c->origin[a]) / c->spacing[a];
         sf_hicks_fold fold = a == 2 && c->free_surface ? fl->surface_fold(f) : SF_FOLD_NONE;
-        sf_hicks_axis_fold(u, c->n[a], fold, &first[a], w[a]);
+        if (shift[a] == 0.0)
+            sf_hicks_axis(u, c->n[a], fold, &first[a], w[a]);
+        else
+            sf_hicks_axis_fold(sf_hicks_snap(u - shift[a]), c->n[a], fold, &first[a], w[a]);
     }
 }
 

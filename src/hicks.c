@@ -86,11 +86,11 @@ void sf_hicks_axis_fold(double u, long n, sf_hicks_fold fold, long *first,
  * within 1e-9 of a grid interval. */
 double sf_hicks_snap(double u) { return fabs(u - round(u)) < 1e-9 ? round(u) : u; }
 
-void sf_hicks_axis(double u, long n, int mirror, long *first, double w[SF_HICKS_WIDTH])
+void sf_hicks_axis(double u, long n, sf_hicks_fold fold, long *first, double w[SF_HICKS_WIDTH])
 {
     /* Keep inside the axis. */
     u = sf_hicks_snap(u);
     if (u < 0.0) u = 0.0;
     if (u > (double)(n - 1)) u = (double)(n - 1);
-    sf_hicks_axis_fold(u, n, mirror ? SF_FOLD_ODD : SF_FOLD_NONE, first, w);
+    sf_hicks_axis_fold(u, n, fold, first, w);
 }

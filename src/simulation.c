@@ -1,5 +1,6 @@
 #include "sf_simulation.h"
 #include "sf_accuracy.h"
+#include "sf_energy.h"
 #include "sf_error.h"
 #include "sf_gather.h"
 #include "sf_layout.h"
@@ -918,6 +919,26 @@ static void print_gather_written(const sf_simulation *s, const sf_gather_info *i
                 info->nrec, info->nsamples, info->interval);
 }
 
+/* output.energy: the slabs' energy summed over the ranks, under its
+ * temporary name; 0, or -1 with s->failure. */
+static int write_energy(sf_simulation *s)
+{
+    long count = s->steps;
+    double *sum = s->slab.rank == 0 ? sf_malloc((size_t)(count ? count : 1) * 2 * sizeof(double),
+                                                "the energy series")
+                                    : NULL;
+    if (count > 0)
+        SF_MPI_CHECK(MPI_Reduce(s->energy, sum, (int)(2 * count), MPI_DOUBLE, MPI_SUM, 0,
+                                s->slab.comm),
+                     "summing the energy over ranks");
+    int rc = sf_energy_write(s->cfg->energy_path, s->slab.comm, count, s->dt, sum, s->failure,
+                             sizeof s->failure);
+    free(sum);
+    if (rc == 0)
+        sf_info("seisfd: energy series written to %s (%ld steps)", s->cfg->energy_path, count);
+    return rc;
+}
+
 int sf_simulation_write(sf_simulation *s)
 {
     const sf_config *c = s->cfg;
@@ -931,9 +952,9 @@ int sf_simulation_write(sf_simulation *s)
                                       sizeof s->failure) != 0;
     if (!failed) print_gather_written(s, &info);
     failed = failed || (c->segy_path && write_segy(s, &info) != 0);
-    if (!failed && c->energy_path) {
+    if (!failed && s->energy) {
         sf_output_set_add(&s->outputs, c->energy_path);
-        failed = sf_elastic_write_energy(s) != 0;
+        failed = write_energy(s) != 0;
     }
     sf_timer_stop(&s->timers, SF_PHASE_IO);
     return failed ? -1 : 0;

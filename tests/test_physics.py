@@ -286,3 +286,36 @@ def test_free_surface_ghost(tmp):
     check(trace[i_direct] > 0, "the direct arrival should be a positive peak")
     return (f"misfit {100 * m:.2f}%, ghost trough {1000 * (t_min - t_ghost):+.1f} ms from the "
             f"image time, amplitude ratio {ratio:.3f}")
+
+
+def test_receivers_a_hair_outside_the_grid_sit_on_its_edge(tmp):
+    """The job's checks let a position lie up to 1e-9 of a spacing past
+    the grid's edge; such a receiver records what one on the edge does:
+    bit for bit on the pressure's lattice (clamped onto the edge), within
+    1e-6 on the elastic staggered lattices (which reach half a cell past
+    the nodes anyway, so the point is used as it is)."""
+    h = 10.0
+    edge = [[0.0, 301.3, 255.1], [-1e-9 * h, 301.3, 255.1],
+            [190.0, 99.7, 0.0], [190.0, 99.7, -1e-9 * h]]
+    worst = 0.0
+    for physics in ("acoustic", "elastic"):
+        job = base_job(n=(40, 40, 40), h=h, vp=V, cpml=8, duration=0.15, dt=0.001,
+                       source=[200.3, 198.1, 201.7], receivers=edge)
+        if physics == "elastic":
+            job["physics"] = {"type": "elastic"}
+            job["model"] = {"type": "homogeneous", "vp": V, "vs": 1150.0, "rho": 2000.0}
+            job["receivers"]["components"] = ["vx", "vz", "p"]
+        run_job(tmp, job, name=physics)
+        traces = read_gather(os.path.join(tmp, "gather.h5"))["traces"]
+        traces = traces if physics == "elastic" else traces[None]
+        for c in range(traces.shape[0]):
+            for on, past in ((0, 1), (2, 3)):
+                check(np.abs(traces[c, on]).max() > 0, f"{physics}: a silent edge receiver")
+                d = float(np.abs(traces[c, past] - traces[c, on]).max() /
+                          np.abs(traces[c, on]).max())
+                limit = 0.0 if physics == "acoustic" else 1e-6
+                check(d <= limit, f"{physics} component {c}: receiver {past} a hair outside "
+                                  f"differs from the one on the edge by {d:.2e}")
+                worst = max(worst, d)
+    return (f"acoustic: equal bit for bit; elastic: largest difference {worst:.1e} of the edge "
+            f"receiver's peak (staggered axes reach past the nodes)")

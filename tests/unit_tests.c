@@ -104,7 +104,7 @@ static int hicks_on_grid_is_exact(void)
     for (double u = 0; u <= 20; u += 1.0) {
         long first;
         double w[SF_HICKS_WIDTH];
-        sf_hicks_axis(u, 21, 0, &first, w);
+        sf_hicks_axis(u, 21, SF_FOLD_NONE, &first, w);
         for (int i = 0; i < SF_HICKS_WIDTH; ++i) {
             double want = first + i == (long)u ? 1.0 : 0.0;
             CHECK(w[i] == want, "u = %g: weight at node %ld is %.17g", u, first + i, w[i]);
@@ -121,7 +121,7 @@ static int hicks_reproduces_smooth_functions(void)
         for (double u = 10.05; u < 11.0; u += 0.1) {
             long first;
             double w[SF_HICKS_WIDTH], sum = 0.0;
-            sf_hicks_axis(u, 40, 0, &first, w);
+            sf_hicks_axis(u, 40, SF_FOLD_NONE, &first, w);
             for (int i = 0; i < SF_HICKS_WIDTH; ++i) sum += w[i] * cos(k * (first + i));
             double err = fabs(sum - cos(k * u));
             if (err > worst) worst = err;
@@ -134,16 +134,16 @@ static int hicks_truncation_and_mirror(void)
 {
     long first;
     double w[SF_HICKS_WIDTH];
-    sf_hicks_axis(1.3, 40, 0, &first, w);
+    sf_hicks_axis(1.3, 40, SF_FOLD_NONE, &first, w);
     for (int i = 0; i < SF_HICKS_WIDTH; ++i)
         CHECK(first + i >= 0 || w[i] == 0.0, "weight outside the grid at node %ld", first + i);
     /* A point on a free surface radiates nothing. */
-    sf_hicks_axis(0.0, 40, 1, &first, w);
+    sf_hicks_axis(0.0, 40, SF_FOLD_ODD, &first, w);
     for (int i = 0; i < SF_HICKS_WIDTH; ++i)
         CHECK(w[i] == 0.0, "surface point has weight %g at node %ld", w[i], first + i);
     /* Folding is the point minus its mirror image: K(n - u) - K(n + u). */
     const double u = 1.4, beta = sf_hicks_beta(SF_HICKS_RADIUS);
-    sf_hicks_axis(u, 40, 1, &first, w);
+    sf_hicks_axis(u, 40, SF_FOLD_ODD, &first, w);
     for (int i = 0; i < SF_HICKS_WIDTH; ++i) {
         long node = first + i;
         if (node <= 0) {

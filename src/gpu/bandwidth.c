@@ -166,7 +166,7 @@ static double time_peer_copy(size_t bytes, int peer)
 }
 
 /* The largest message's buffers, for every size: device buffers MPI has
- * sent are not freed before the process ends (see gpu_mpi.c's probe). */
+ * sent are not freed before the process ends (see the probe of src/gpu/mpi.c). */
 static void exchange_alloc(exchange *x, size_t bytes)
 {
     SF_CUDA_CHECK(cudaMalloc(&x->send, bytes), "allocating the exchange benchmark");

@@ -1,8 +1,7 @@
 /* The elastic physics: velocity-stress on the staggered grid, a step in
  * two half-steps (sf_elastic_backend.h), the receivers sampling after the
- * velocity half-step; its summary lines and energy series. */
+ * velocity half-step; its summary lines. */
 #include "sf_elastic_medium.h"
-#include "sf_energy.h"
 #include "sf_error.h"
 #include "sf_layout.h"
 #include "sf_simulation.h"
@@ -151,22 +150,4 @@ static void elastic_summary(const sf_simulation *s)
             c->source.position[2]);
     sf_info("  receivers         %ld, components %s, %ld samples at %.6g s", c->receivers.count,
             components, s->resampler.nsamples, s->interval);
-}
-
-int sf_elastic_write_energy(sf_simulation *s)
-{
-    long count = s->steps;
-    double *sum = s->slab.rank == 0 ? sf_malloc((size_t)(count ? count : 1) * 2 * sizeof(double),
-                                                "the energy series")
-                                    : NULL;
-    if (count > 0)
-        SF_MPI_CHECK(MPI_Reduce(s->energy, sum, (int)(2 * count), MPI_DOUBLE, MPI_SUM, 0,
-                                s->slab.comm),
-                     "summing the energy over ranks");
-    int rc = sf_energy_write(s->cfg->energy_path, s->slab.comm, count, s->dt, sum, s->failure,
-                             sizeof s->failure);
-    free(sum);
-    if (rc == 0)
-        sf_info("seisfd: energy series written to %s (%ld steps)", s->cfg->energy_path, count);
-    return rc;
 }
