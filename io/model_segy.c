@@ -3,84 +3,17 @@
  * depth. Every rank reads the sample range of its own planes from every
  * trace, so the volume is read in parallel by slab. */
 #include "sf_error.h"
-#include "sf_file_read.h"
+#include "sf_segy_read.h"
 #include "sf_volume.h"
 
-#include <errno.h>
 #include <segyio/segy.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-typedef struct {
-    segy_file *fp;
-    int samples, format, traces, trace_bsize;
-    long trace0;
-} segy_layout;
-
-static const char *segy_error_text(int rc)
-{
-    switch (rc) {
-    case SEGY_FOPEN_ERROR: return "cannot open the file";
-    case SEGY_FSEEK_ERROR: return "seek failed";
-    case SEGY_FREAD_ERROR: return "read failed (the file is shorter than its headers say)";
-    case SEGY_TRACE_SIZE_MISMATCH: return "the file is truncated or not SEG-Y: its size after the "
-                                          "headers is not a whole number of traces";
-    case SEGY_INVALID_SORTING: return "traces are not sorted by inline or crossline";
-    default: return "libsegyio error";
-    }
-}
-
-static void close_layout(segy_layout *s)
-{
-    if (s->fp) segy_close(s->fp);
-    s->fp = NULL;
-}
-
-static int open_layout(const char *path, segy_layout *s, char *reason, size_t len)
-{
-    memset(s, 0, sizeof *s);
-    char why[256] = "";
-    /* fopen takes a directory too; its reads would then fail obscurely. */
-    if (sf_file_size(path, why, sizeof why) >= 0) {
-        s->fp = segy_open(path, "rb");
-        if (!s->fp) snprintf(why, sizeof why, "%s", strerror(errno));
-    }
-    if (!s->fp) {
-        snprintf(reason, len, "cannot open SEG-Y file '%s': %s", path, why);
-        return -1;
-    }
-    char bin[SEGY_BINARY_HEADER_SIZE];
-    int rc = segy_binheader(s->fp, bin);
-    if (rc != SEGY_OK) {
-        snprintf(reason, len, "'%s': cannot read the SEG-Y binary header: %s", path,
-                 segy_error_text(rc));
-        close_layout(s);
-        return -1;
-    }
-    s->samples = segy_samples(bin);
-    s->format = segy_format(bin);
-    if (s->samples <= 0 || (s->format != SEGY_IBM_FLOAT_4_BYTE &&
-                            s->format != SEGY_IEEE_FLOAT_4_BYTE)) {
-        snprintf(reason, len, "'%s': binary header gives %d samples per trace in format %d; "
-                 "models must be IBM (1) or IEEE (5) floats", path, s->samples, s->format);
-        close_layout(s);
-        return -1;
-    }
-    s->trace0 = segy_trace0(bin);
-    s->trace_bsize = segy_trsize(s->format, s->samples);
-    rc = segy_traces(s->fp, &s->traces, s->trace0, s->trace_bsize);
-    if (rc != SEGY_OK) {
-        snprintf(reason, len, "'%s': %s", path, segy_error_text(rc));
-        close_layout(s);
-        return -1;
-    }
-    return 0;
-}
-
 /* The number of traces along the file's fast and slow line directions;
  * a file without two varying line numbers is one line of traces. */
-static void infer_lines(segy_layout *s, long *fast, long *slow)
+static void infer_lines(sf_segy_input *s, long *fast, long *slow)
 {
     int sorting = SEGY_UNKNOWN_SORTING, offsets = 0, inlines = 0, crosslines = 0;
     *fast = s->traces;
@@ -105,8 +38,8 @@ int sf_segy_volume_shape(const char *path, const long *dims, sf_volume_grid *g, 
 {
     memset(g, 0, sizeof *g);
     snprintf(g->name, sizeof g->name, "%s", path);
-    segy_layout s;
-    if (open_layout(path, &s, reason, len) != 0) return -1;
+    sf_segy_input s;
+    if (sf_segy_input_open(path, 1, "models must be IBM (1) or IEEE (5) floats", &s, reason, len) != 0) return -1;
     int rc = 0;
     if (dims) {
         if (dims[0] * dims[1] != s.traces || dims[2] != s.samples) {
@@ -120,7 +53,7 @@ int sf_segy_volume_shape(const char *path, const long *dims, sf_volume_grid *g, 
         infer_lines(&s, &g->n[0], &g->n[1]);
         g->n[2] = s.samples;
     }
-    close_layout(&s);
+    sf_segy_input_close(&s);
     return rc;
 }
 
@@ -128,8 +61,8 @@ int sf_segy_volume_read(const char *path, const sf_volume_grid *g, long k0, long
                         char *reason, size_t len)
 {
     if (nk == 0) return 0;
-    segy_layout s;
-    if (open_layout(path, &s, reason, len) != 0) return -1;
+    sf_segy_input s;
+    if (sf_segy_input_open(path, 1, "models must be IBM (1) or IEEE (5) floats", &s, reason, len) != 0) return -1;
     segy_mmap(s.fp); /* faster when it works; plain reads otherwise */
     float *trace = sf_malloc((size_t)nk * sizeof(float), "a SEG-Y trace");
     const long plane = g->n[0] * g->n[1];
@@ -141,9 +74,9 @@ int sf_segy_volume_read(const char *path, const sf_volume_grid *g, long k0, long
         for (long k = 0; rc == SEGY_OK && k < nk; ++k) out[k * plane + t] = trace[k];
         if (rc != SEGY_OK)
             snprintf(reason, len, "'%s': reading samples %ld..%ld of trace %ld: %s", path, k0,
-                     k0 + nk - 1, t + 1, segy_error_text(rc));
+                     k0 + nk - 1, t + 1, sf_segy_error_text(rc));
     }
     free(trace);
-    close_layout(&s);
+    sf_segy_input_close(&s);
     return rc == SEGY_OK ? 0 : -1;
 }

@@ -7,11 +7,10 @@
 #include "sf_error.h"
 #include "sf_file_read.h"
 #include "sf_hdf5_read.h"
+#include "sf_segy_read.h"
 
 #include <ctype.h>
-#include <errno.h>
 #include <math.h>
-#include <segyio/segy.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -100,79 +99,52 @@ static int read_hdf5(const char *path, const char *name, sf_signature *out, char
     return rc;
 }
 
-static int segy_failed(const char *path, const char *what, char *reason, size_t len)
-{
-    snprintf(reason, len, "'%s': %s (not a SEG-Y file, or a damaged one)", path, what);
-    return -1;
-}
-
 static int read_segy(const char *path, long trace, sf_signature *out, char *reason, size_t len)
 {
-    char why[256] = "";
-    segy_file *fp = NULL;
-    if (sf_file_size(path, why, sizeof why) >= 0) {
-        fp = segy_open(path, "rb");
-        if (!fp) snprintf(why, sizeof why, "%s", strerror(errno));
-    }
-    if (!fp) {
-        snprintf(reason, len, "cannot open SEG-Y file '%s': %s", path, why);
+    sf_segy_input s;
+    if (sf_segy_input_open(path, 2, "a signature needs at least 2 samples of IBM (1) or IEEE (5) "
+                           "floats", &s, reason, len) != 0)
+        return -1;
+    int rc = -1;
+    if (trace >= s.traces) {
+        snprintf(reason, len, "'%s' holds %d trace%s (indices 0 to %d); trace %ld does not exist",
+                 path, s.traces, s.traces == 1 ? "" : "s", s.traces - 1, trace);
+        sf_segy_input_close(&s);
         return -1;
     }
-    char bin[SEGY_BINARY_HEADER_SIZE], header[SEGY_TRACE_HEADER_SIZE];
-    int rc = -1, traces = 0;
-    float interval_us;
-    if (segy_binheader(fp, bin) != SEGY_OK) {
-        segy_failed(path, "cannot read the binary header", reason, len);
-        goto done;
-    }
-    int samples = segy_samples(bin), format = segy_format(bin);
-    long trace0 = segy_trace0(bin);
-    if (samples < 2 || (format != SEGY_IBM_FLOAT_4_BYTE && format != SEGY_IEEE_FLOAT_4_BYTE)) {
-        snprintf(reason, len, "'%s': the binary header gives %d samples per trace in format %d; "
-                 "a signature needs at least 2 samples of IBM (1) or IEEE (5) floats", path,
-                 samples, format);
-        goto done;
-    }
-    int size = segy_trsize(format, samples);
-    if (segy_traces(fp, &traces, trace0, size) != SEGY_OK) {
-        segy_failed(path, "its size is not a whole number of traces", reason, len);
-        goto done;
-    }
-    if (trace >= traces) {
-        snprintf(reason, len, "'%s' holds %d trace%s (indices 0 to %d); trace %ld does not exist",
-                 path, traces, traces == 1 ? "" : "s", traces - 1, trace);
-        goto done;
-    }
+    char header[SEGY_TRACE_HEADER_SIZE];
     int32_t delay_ms = 0, scalar = 0, trace_us = 0, bin_us = 0;
-    float *values = sf_malloc((size_t)samples * sizeof(float), "a SEG-Y trace");
-    if (segy_traceheader(fp, (int)trace, header, trace0, size) != SEGY_OK ||
-        segy_get_field(header, SEGY_TR_DELAY_REC_TIME, &delay_ms) != SEGY_OK ||
-        segy_get_field(header, SEGY_TR_SCALAR_TRACE_HEADER, &scalar) != SEGY_OK ||
-        segy_get_field(header, SEGY_TR_SAMPLE_INTER, &trace_us) != SEGY_OK ||
-        segy_get_bfield(bin, SEGY_BIN_INTERVAL, &bin_us) != SEGY_OK ||
-        segy_readtrace(fp, (int)trace, values, trace0, size) != SEGY_OK ||
-        segy_to_native(format, samples, values) != SEGY_OK) {
-        free(values);
-        segy_failed(path, "cannot read the trace and its header", reason, len);
-        goto done;
-    }
-    /* The binary header's interval, else the trace's; both given must agree. */
-    interval_us = (float)(bin_us > 0 ? bin_us : trace_us);
-    if (bin_us > 0 && trace_us > 0 && bin_us != trace_us) {
-        free(values);
+    float *values = sf_malloc((size_t)s.samples * sizeof(float), "a SEG-Y trace");
+    int err = segy_traceheader(s.fp, (int)trace, header, s.trace0, s.trace_bsize);
+    if (err == SEGY_OK) err = segy_get_field(header, SEGY_TR_DELAY_REC_TIME, &delay_ms);
+    if (err == SEGY_OK) err = segy_get_field(header, SEGY_TR_SCALAR_TRACE_HEADER, &scalar);
+    if (err == SEGY_OK) err = segy_get_field(header, SEGY_TR_SAMPLE_INTER, &trace_us);
+    if (err == SEGY_OK) err = segy_get_bfield(s.bin, SEGY_BIN_INTERVAL, &bin_us);
+    if (err == SEGY_OK) err = segy_readtrace(s.fp, (int)trace, values, s.trace0, s.trace_bsize);
+    if (err == SEGY_OK) err = segy_to_native(s.format, s.samples, values);
+    if (err != SEGY_OK)
+        snprintf(reason, len, "'%s': reading trace %ld and its header: %s", path, trace,
+                 sf_segy_error_text(err));
+    else if (bin_us > 0 && trace_us > 0 && bin_us != trace_us)
+        /* The binary header's interval, else the trace's; both given must agree. */
         snprintf(reason, len, "'%s': the binary header gives a sample interval of %d us and "
                  "trace %ld's header %d us", path, (int)bin_us, trace, (int)trace_us);
-        goto done;
+    else if (bin_us <= 0 && trace_us <= 0)
+        snprintf(reason, len, "'%s': neither the binary nor the trace header gives a sample "
+                 "interval", path);
+    else
+        rc = 0;
+    if (rc == 0) {
+        /* SEG-Y rev 2: a time scalar in bytes 215-216 (0 or 1: none; negative: a divisor). */
+        double time_scale = scalar > 1 ? scalar : scalar < -1 ? -1.0 / scalar : 1.0;
+        out->count = s.samples;
+        out->interval = (bin_us > 0 ? bin_us : trace_us) * 1e-6;
+        out->start = delay_ms * 1e-3 * time_scale;
+        out->value = sf_malloc((size_t)s.samples * sizeof(double), "a signature");
+        for (int k = 0; k < s.samples; ++k) out->value[k] = values[k];
     }
-    out->count = samples;
-    out->interval = interval_us * 1e-6;
-    out->start = delay_ms * 1e-3;
-    out->value = sf_malloc((size_t)samples * sizeof(double), "a signature");
-    for (int k = 0; k < samples; ++k) out->value[k] = values[k];
     free(values);
-    rc = 0;
-done:
-    segy_close(fp);
+    sf_segy_input_close(&s);
     return rc;
 }
 

@@ -532,4 +532,18 @@ def test_shot_wavelets_resolve_their_own_defaults_and_names(tmp):
         check(rc != 0 and re.search(r"binary header gives a sample interval of 1000 us and trace "
                                     r"0's header 2000 us", err), f"interval clash:\n{err}")
         notes += ", SEG-Y interval clash"
+        # The first sample at the delay recording time (5 ms) times the rev 2
+        # time scalar (10): 0.05 s, so the Ricker centred 0.05 s into the
+        # trace peaks at 0.1 s.
+        path = os.path.join(tmp, "late.sgy")
+        write_segy(path, ricker_samples(12.0, 0.05, 0.001, 0.1), 0.001, trace=0)
+        with segyio.open(path, "r+", ignore_geometry=True) as f:
+            f.header[0] = {segyio.TraceField.DelayRecordingTime: 5,
+                           segyio.TraceField.ScalarTraceHeader: 10}
+        g = gather_and_wavelet(tmp, tiny_job({"wavelet": "file", "file": "late.sgy", "delay": 0}),
+                               "late")
+        peak = float(np.argmax(g["wavelet"]) * g["wavelet_dt"])
+        check(abs(peak - 0.1) < 1e-9, f"SEG-Y delay recording time and scalar: peak at {peak} s, "
+              f"not 0.1 s")
+        notes += ", SEG-Y start from the delay recording time and its scalar"
     return notes
