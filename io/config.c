@@ -427,10 +427,6 @@ static void read_source_vector(cfg_reader *r, sf_yaml_node *s, const char *key, 
                     "radiate nothing");
 }
 
-#define WAVELET_KEYS                                                                       \
-    "wavelet, frequency, frequencies, sweep_length, sweep_taper, length, file, dataset, trace, "  \
-    "format"
-
 static void read_source(cfg_reader *r, sf_yaml_node *root, sf_config *c)
 {
     sf_yaml_node *s = cfg_section(r, root, "source", "", 1);
@@ -456,9 +452,9 @@ static void read_source(cfg_reader *r, sf_yaml_node *root, sf_config *c)
     read_source_vector(r, s, "direction", 3, SF_SOURCE_FORCE, "force", c, c->source.direction);
     read_source_vector(r, s, "moment", 6, SF_SOURCE_MOMENT, "moment", c, c->source.moment);
     cfg_reject_unknown(r, s, "source",
-                       is_elastic(c) ? "type, position, " WAVELET_KEYS ", delay, amplitude, "
+                       is_elastic(c) ? "type, position, " CFG_WAVELET_KEYS ", delay, amplitude, "
                                        "direction, moment"
-                                     : "type, position, " WAVELET_KEYS ", delay, amplitude");
+                                     : "type, position, " CFG_WAVELET_KEYS ", delay, amplitude");
 }
 
 /* Receivers are counted before they are made: a 100000 x 100000 grid is

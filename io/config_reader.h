@@ -79,10 +79,13 @@ int cfg_outside_grid(const sf_config *c, const double p[3], char *why, size_t le
 void cfg_read_survey(cfg_reader *r, sf_yaml_node *root, sf_config *c);
 void cfg_check_survey_geometry(cfg_reader *r, const sf_config *c, int receivers_ok);
 
-/* The wavelet keys of map (wavelet_config.c) at path ("source",
+/* The wavelet keys of map (wavelet_config.c; CFG_WAVELET_KEYS) at path ("source",
  * "survey.shots[3]") into spec: base is what they change (a shot's wavelet
  * starts as the source's; keys of its kind are kept unless given), NULL
  * for the source. Returns 1 when map gave any wavelet key. */
+#define CFG_WAVELET_KEYS                                                                      \
+    "wavelet, frequency, frequencies, sweep_length, sweep_taper, length, file, dataset, trace, "  \
+    "format"
 int cfg_read_wavelet(cfg_reader *r, sf_yaml_node *map, const char *path,
                      const sf_wavelet_spec *base, sf_wavelet_spec *spec);
 /* Reads the signature files of a parsed job (rank 0, broadcast), builds

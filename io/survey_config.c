@@ -84,9 +84,7 @@ static void read_listed_position(cfg_reader *r, sf_yaml_node *entry, const char 
         shot->position[2] = depth;
 }
 
-#define SHOT_KEYS                                                                          \
-    "wavelet, frequency, frequencies, sweep_length, sweep_taper, length, file, dataset, "       \
-    "trace, format, delay, amplitude"
+#define SHOT_KEYS CFG_WAVELET_KEYS ", delay, amplitude"
 
 static void read_shot_list(cfg_reader *r, sf_yaml_node *list, sf_config *c, long *cap)
 {

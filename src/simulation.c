@@ -477,7 +477,7 @@ static void write_snapshot(sf_simulation *s, sf_snapshot_file *f, long n, float 
     size_t count = sf_snapshot_local_count(f);
     for (int q = 0; q < f->nfields; ++q) {
         const float *before = s->half_step_before[s->cfg->snapshot_field[q]];
-        if (!before || !s->physics->half_step_component(s->cfg->snapshot_field[q])) continue;
+        if (!before) continue;   /* kept for half-step components only */
         for (size_t i = 0; i < count; ++i) samples[q][i] = 0.5f * (samples[q][i] + before[i]);
     }
     sf_snapshot_write(f, n, (double)n * s->dt, samples);

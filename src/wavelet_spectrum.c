@@ -131,13 +131,14 @@ double sf_wavelet_energy_share_above(const sf_wavelet *w, double f)
     return w->energy_above[k] + (u - (double)k) * (w->energy_above[k + 1] - w->energy_above[k]);
 }
 
-/* The frequency above which `share` of the energy lies. */
-static double energy_edge(const sf_wavelet *w, double share)
+/* Where a quantity falling with frequency over [lo, hi] falls to level,
+ * by bisection. */
+static double falling_to(const sf_wavelet *w, double (*value)(const sf_wavelet *, double),
+                         double level, double lo, double hi)
 {
-    double lo = 0.0, hi = w->top;
     for (int it = 0; it < 100; ++it) {
         double mid = 0.5 * (lo + hi);
-        if (sf_wavelet_energy_share_above(w, mid) > share)
+        if (value(w, mid) > level)
             lo = mid;
         else
             hi = mid;
@@ -166,15 +167,7 @@ double sf_wavelet_band_edge(const sf_wavelet *w, double fraction)
             }
         return 0.0;
     }
-    double lo = closed_form_peak(w), hi = 100.0 * w->frequency;
-    for (int it = 0; it < 100; ++it) {
-        double mid = 0.5 * (lo + hi);
-        if (closed_form(w, mid) > fraction)
-            lo = mid;
-        else
-            hi = mid;
-    }
-    return hi;
+    return falling_to(w, closed_form, fraction, closed_form_peak(w), 100.0 * w->frequency);
 }
 
 void sf_wavelet_spectrum_build(sf_wavelet *w, const sf_signature *samples)
@@ -189,5 +182,6 @@ void sf_wavelet_spectrum_build(sf_wavelet *w, const sf_signature *samples)
     if (w->kind == SF_WAVELET_KLAUDER) w->dominant_frequency = 0.5 * (w->band[0] + w->band[1]);
     tabulate_energy(w);
     w->upper_frequency = w->kind == SF_WAVELET_RICKER ? 2.5 * w->frequency
-                                                      : energy_edge(w, RICKER_TAIL);
+                                                      : falling_to(w, sf_wavelet_energy_share_above,
+                                                                   RICKER_TAIL, 0.0, w->top);
 }
