@@ -43,6 +43,9 @@ typedef struct {
      * backend keeps what it needs). */
     const float *vp;                    /* compact [nz][ny][nx], m/s */
     const sf_elastic_medium *medium;    /* elastic (sf_elastic_medium.h) */
+    /* Pseudo-acoustic (vti, tti): epsilon and delta, and for tti theta and
+     * phi in degrees (else NULL), compact like vp. */
+    const float *anisotropy[4];
     const sf_cpml_axis *cpml; /* three global axes: x, y, z */
     int free_surface;         /* global plane 0 is a pressure- or traction-free surface */
     /* Source points owned by this rank, each on one field; weights already
@@ -151,11 +154,26 @@ typedef struct {
     void (*take_timers)(sf_backend *b, double *seconds);
 } sf_backend_ops;
 
+/* A backend's table, from its operations named prefix_create,
+ * prefix_destroy, ... prefix_send, prefix_recv (the halo buffers), ...
+ * prefix_take_timers, in the order of sf_backend_ops; energy is the
+ * physics' diagnostic or NULL. Every backend file names its operations
+ * alike, so the table is written here once. */
+#define SF_BACKEND_OPS(name, prefix, energy)                                                     \
+    {name, prefix##_create, prefix##_destroy, prefix##_memory_bytes, prefix##_halo_count,      \
+     prefix##_send, prefix##_recv, prefix##_halo_pack, prefix##_halo_wait_packed,              \
+     prefix##_halo_unpack, prefix##_update, prefix##_inject_source, prefix##_finish_stage,     \
+     prefix##_sample_receivers, prefix##_fetch_receivers, prefix##_fetch_field, energy,        \
+     prefix##_reset, prefix##_find_nonfinite, prefix##_synchronize, prefix##_take_timers}
+
 /* Each physics on each backend; the CUDA ones in CUDA builds only
  * (SF_HAVE_CUDA), after sf_gpu_bind. */
 const sf_backend_ops *sf_backend_cpu_acoustic(void);
 const sf_backend_ops *sf_backend_cpu_elastic(void);
 const sf_backend_ops *sf_backend_cuda_acoustic(void);
 const sf_backend_ops *sf_backend_cuda_elastic(void);
+/* vti and tti: one backend each, the tilt given or not (sf_problem). */
+const sf_backend_ops *sf_backend_cpu_anisotropic(void);
+const sf_backend_ops *sf_backend_cuda_anisotropic(void);
 
 #endif

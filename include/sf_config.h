@@ -17,10 +17,15 @@ typedef enum { SF_MODEL_HOMOGENEOUS, SF_MODEL_LAYERED, SF_MODEL_RAW, SF_MODEL_HD
 typedef enum { SF_INTERP_LINEAR, SF_INTERP_NEAREST } sf_interpolation;
 typedef enum { SF_ENDIAN_LITTLE, SF_ENDIAN_BIG } sf_endian;
 typedef enum { SF_DEVICE_AUTO, SF_DEVICE_CPU, SF_DEVICE_CUDA } sf_device_kind;
-typedef enum { SF_PHYSICS_ACOUSTIC, SF_PHYSICS_ELASTIC } sf_physics;
+typedef enum { SF_PHYSICS_ACOUSTIC, SF_PHYSICS_ELASTIC, SF_PHYSICS_VTI, SF_PHYSICS_TTI,
+               SF_PHYSICS_KINDS } sf_physics;
 
-/* The material parameters a model gives: acoustic jobs use vp alone. */
-typedef enum { SF_PARAM_VP, SF_PARAM_VS, SF_PARAM_RHO, SF_PARAMS } sf_parameter;
+/* The material parameters a model may give; each physics declares those
+ * it takes (sf_physics_declaration). Thomsen's epsilon and delta are
+ * dimensionless; the tilt theta (from the vertical) and azimuth phi (from
+ * x towards y) of a symmetry axis are in degrees. */
+typedef enum { SF_PARAM_VP, SF_PARAM_VS, SF_PARAM_RHO, SF_PARAM_EPSILON, SF_PARAM_DELTA,
+               SF_PARAM_THETA, SF_PARAM_PHI, SF_PARAMS } sf_parameter;
 
 /* What receivers record and snapshots store: particle velocity (elastic)
  * and pressure. */
@@ -35,17 +40,43 @@ enum { SF_MAX_AXIS_POINTS = 1000000, SF_MAX_STEPS = 100000000, SF_MAX_RECEIVERS 
 /* An isotropic solid needs a positive bulk modulus: vs < sqrt(3)/2 vp. */
 #define SF_VS_OVER_VP_MAX 0.8660254037844386
 
+/* The pseudo-acoustic VTI and TTI physics (Fletcher, Du & Fowler 2009)
+ * give the symmetry axis a shear velocity vsz with vsz^2 = vp^2
+ * (epsilon - delta) / SF_ANISOTROPY_SIGMA: none where the medium is
+ * elliptical, and enough to keep the system stable where epsilon > delta.
+ * epsilon < delta is refused, and so is epsilon - delta above
+ * SF_ANISOTROPY_GAP_MAX (vsz would near vp). */
+#define SF_ANISOTROPY_SIGMA 0.75
+#define SF_ANISOTROPY_GAP_MAX 0.5
+
 typedef enum { SF_SOURCE_PRESSURE, SF_SOURCE_EXPLOSIVE, SF_SOURCE_FORCE,
                SF_SOURCE_MOMENT } sf_source_type;
 
+/* What a physics takes from a job: its medium parameters, the source
+ * types and components it has, and whether it keeps an energy series.
+ * The job reader asks this, never the physics' name. */
+typedef struct {
+    const char *name;               /* physics.type */
+    int nparams;
+    sf_parameter param[SF_PARAMS];  /* in the order messages list them */
+    unsigned sources;               /* bit 1 << sf_source_type */
+    int default_source;             /* an sf_source_type */
+    unsigned components;            /* bit 1 << sf_component: recorded and snapshotted */
+    unsigned default_receivers;     /* components recorded when the job names none */
+    int energy;                     /* output.energy */
+} sf_physics_declaration;
+
+const sf_physics_declaration *sf_physics_declared(sf_physics p);
+int sf_physics_takes(sf_physics p, sf_parameter q);
+
 typedef struct {
     double top;                 /* depth of the top of the layer, metres */
-    double value[SF_PARAMS];    /* vp, vs (m/s), rho (kg/m^3) */
+    double value[SF_PARAMS];    /* the physics' parameters (sf_parameter) */
 } sf_layer;
 
 typedef struct {
     sf_model_kind kind;
-    double value[SF_PARAMS];  /* homogeneous: vp, vs, rho */
+    double value[SF_PARAMS];  /* homogeneous: the physics' parameters */
     sf_layer *layers;         /* layered, sorted by top */
     int nlayers;
     /* Model files (raw, hdf5, segy) on a grid of their own: the file and
@@ -183,10 +214,23 @@ typedef struct sf_config {
     sf_mark check_every_mark;
 } sf_config;
 
-const char *sf_parameter_name(sf_parameter p);   /* "vp", "vs", "rho" */
+const char *sf_parameter_name(sf_parameter p);   /* "vp", "vs", "rho", "epsilon", ... */
+const char *sf_parameter_unit(sf_parameter p);   /* "m/s", "kg/m^3", "" or "degrees" */
 const char *sf_component_name(sf_component c);   /* "vx", "vy", "vz", "p" */
-/* The parameters a job's physics needs: 1 (vp) or SF_PARAMS. */
-int sf_config_parameters(const sf_config *cfg);
+/* The parameters a job's physics needs, in its order. */
+const sf_physics_declaration *sf_config_physics(const sf_config *cfg);
+
+/* 1 when the physics has components besides the pressure: its gathers
+ * carry a leading component axis, and SEG-Y a file per component. */
+int sf_config_component_axis(const sf_config *cfg);
+
+/* The values of one point (value[sf_parameter], those the physics takes)
+ * that its physics cannot run, as text; NULL when they are fine. Layers,
+ * homogeneous models and every point of model files are checked alike. */
+const char *sf_config_point_problem(const sf_config *cfg, const double *value, char *text,
+                                    size_t len);
+/* The parameter such a problem is reported on: vs, or delta. */
+sf_parameter sf_config_point_key(const sf_config *cfg);
 
 /* Reads and validates a job from YAML text. Every problem found is printed
  * (by rank 0) as "file:line:column: key: message"; returns 0 when the job is

@@ -1,5 +1,5 @@
-/* The model of one rank's slab, built from the job's model section: vp,
- * and for elastic jobs vs and rho, with global statistics for the
+/* The model of one rank's slab, built from the job's model section: the
+ * parameters its physics declares, with global statistics for the
  * stability and dispersion checks. */
 #ifndef SF_MODEL_H
 #define SF_MODEL_H
@@ -8,11 +8,17 @@
 #include "sf_decomp.h"
 
 typedef struct {
-    float *vp;          /* owned planes, compact [nz][ny][nx], m/s */
-    float *vs, *rho;    /* elastic jobs only (else NULL): m/s, kg/m^3 */
-    double vmin, vmax;  /* vp over the whole grid */
+    /* Owned planes, compact [nz][ny][nx], of each parameter the physics
+     * takes (else NULL), and their global ranges. */
+    float *param[SF_PARAMS];
+    double min[SF_PARAMS], max[SF_PARAMS];
+    float *vp, *vs, *rho;   /* the same arrays by name */
+    double vmin;        /* vp over the whole grid */
+    double vmax;        /* the fastest wave (the CFL limit's): vp, or the
+                           fastest qP phase velocity of an anisotropic medium */
     double vs_min, vs_max, rho_min, rho_max;
-    double slowest;     /* slowest wave: vs, or vp where vs = 0 (acoustic: vmin) */
+    double slowest;     /* slowest wave: vs, or vp where vs = 0 (acoustic: vmin;
+                           anisotropic: the slowest qP phase velocity) */
 } sf_model;
 
 /* Collective over the slab's communicator. Bad files or values end the

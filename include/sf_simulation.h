@@ -76,12 +76,27 @@ typedef struct {
     void (*create)(sf_simulation *s, sf_problem *p);
     /* Its lines of the set-up summary: source and receivers. */
     void (*summary)(const sf_simulation *s);
+    /* Its kernels on each backend (cuda NULL in builds without CUDA). */
+    const sf_backend_ops *(*cpu)(void);
+    const sf_backend_ops *(*cuda)(void);
 } sf_physics_plugin;
 
-/* The physics of a job (src/physics/acoustic/physics.c,
- * src/physics/elastic/physics.c). */
+#if SF_HAVE_CUDA
+#define SF_CUDA_BACKEND(ops) (ops)
+#else
+#define SF_CUDA_BACKEND(ops) NULL
+#endif
+
+/* The physics of a job (src/physics/<name>/physics.c), by kind. */
+const sf_physics_plugin *sf_physics_of(sf_physics kind);
 const sf_physics_plugin *sf_physics_acoustic(void);
 const sf_physics_plugin *sf_physics_elastic(void);
+const sf_physics_plugin *sf_physics_vti(void);
+const sf_physics_plugin *sf_physics_tti(void);
+/* The acoustic lines of the set-up summary (source and receivers), which
+ * the pseudo-acoustic physics share, and the pressure as placed on the nodes. */
+void sf_acoustic_summary(const sf_simulation *s);
+extern const sf_field_lattice SF_PRESSURE_LATTICE;
 
 /* Seconds per phase of a shot as reports give them: the sf_phase
  * phases, then the halo time the steps waited for ("halo exposed"). */

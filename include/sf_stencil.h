@@ -9,6 +9,8 @@ typedef struct {
     int radius;                      /* order / 2 */
     double second[SF_MAX_RADIUS + 1];/* d2/dx2: c0 and c1..cR (symmetric), unit spacing */
     double first[SF_MAX_RADIUS + 1]; /* staggered d/dx: s1..sR (index 0 unused) */
+    double centered[SF_MAX_RADIUS + 1]; /* d/dx on the nodes: d1..dR, antisymmetric
+                                           (mixed derivatives of tilted media) */
 } sf_stencil;
 
 /* Returns 0 for a supported order, -1 otherwise. */

@@ -61,7 +61,8 @@ static void read_physics(cfg_reader *r, sf_yaml_node *root, sf_config *c)
     sf_yaml_node *p = cfg_section(r, root, "physics", "", 0);
     if (!p) return;
     int type = 0;
-    if (cfg_choice(r, p, "type", "physics", "acoustic|elastic", 0, &type, &c->physics_mark) > 0)
+    if (cfg_choice(r, p, "type", "physics", "acoustic|elastic|vti|tti", 0, &type,
+                   &c->physics_mark) > 0)
         c->physics = (sf_physics)type;
     int order_index = 2;
     if (cfg_choice(r, p, "order", "physics", "2|4|8", 0, &order_index, &c->order_mark) > 0)
@@ -69,22 +70,70 @@ static void read_physics(cfg_reader *r, sf_yaml_node *root, sf_config *c)
     cfg_reject_unknown(r, p, "physics", "type, order");
 }
 
-static int is_elastic(const sf_config *c) { return c->physics == SF_PHYSICS_ELASTIC; }
+static const char *article(const char *word) { return strchr("aeiou", word[0]) ? "an" : "a"; }
 
-/* Keys only an elastic job takes: on an acoustic job each one is reported
- * where it is written (and consumed, so it is not also an unknown key). */
-static void reject_elastic_keys(cfg_reader *r, sf_yaml_node *map, const char *path,
-                                const sf_config *c, const char *const *keys)
+/* Does physics p take the key `what` stands for? */
+typedef int (*physics_takes)(sf_physics p, int what);
+
+static int takes_parameter(sf_physics p, int q) { return sf_physics_takes(p, (sf_parameter)q); }
+static int takes_energy(sf_physics p, int what) { return (void)what, sf_physics_declared(p)->energy; }
+static int takes_source(sf_physics p, int type) { return (sf_physics_declared(p)->sources >> type) & 1; }
+/* Models of several parameters name a file or dataset for each. */
+static int takes_files(sf_physics p, int what) { return (void)what, sf_physics_declared(p)->nparams > 1; }
+
+/* "elastic", "vti or tti": the physics that take it. */
+static void physics_taking(physics_takes takes, int what, char *out, size_t len)
 {
-    if (is_elastic(c)) return;
-    for (; *keys; ++keys) {
-        const sf_yaml_node *n = sf_yaml_take(map, *keys);
-        if (!n) continue;
-        char full[256];
-        snprintf(full, sizeof full, "%s%s%s", path, *path ? "." : "", *keys);
-        cfg_problem(r, n->line, n->column, full,
-                    "only an elastic job takes this key (physics.type: elastic); this job is "
-                    "acoustic");
+    int n = 0, total = 0;
+    for (int p = 0; p < SF_PHYSICS_KINDS; ++p) total += takes((sf_physics)p, what);
+    out[0] = '\0';
+    for (int p = 0; p < SF_PHYSICS_KINDS; ++p) {
+        if (!takes((sf_physics)p, what)) continue;
+        size_t used = strlen(out);
+        snprintf(out + used, len - used, "%s%s", n == 0 ? "" : n == total - 1 ? " or " : ", ",
+                 sf_physics_declared((sf_physics)p)->name);
+        ++n;
+    }
+}
+
+/* A key only other physics take: reported where it is written (and
+ * consumed, so it is not also an unknown key). */
+static void reject_foreign_key(cfg_reader *r, sf_yaml_node *map, const char *path, const char *key,
+                               const sf_config *c, physics_takes takes, int what)
+{
+    if (takes(c->physics, what)) return;
+    const sf_yaml_node *n = sf_yaml_take(map, key);
+    if (!n) return;
+    char full[256], who[96];
+    snprintf(full, sizeof full, "%s%s%s", path, *path ? "." : "", key);
+    physics_taking(takes, what, who, sizeof who);
+    cfg_problem(r, n->line, n->column, full,
+                "only %s %s job takes this key (physics.type: %s); this job is %s", article(who),
+                who, who, sf_config_physics(c)->name);
+}
+
+/* Every parameter key (with suffix: "", "_range") the job's physics does not take. */
+static void reject_foreign_parameters(cfg_reader *r, sf_yaml_node *map, const char *path,
+                                      const sf_config *c, const char *suffix)
+{
+    for (int q = 0; q < SF_PARAMS; ++q) {
+        char key[32];
+        snprintf(key, sizeof key, "%s%s", sf_parameter_name((sf_parameter)q), suffix);
+        reject_foreign_key(r, map, path, key, c, takes_parameter, q);
+    }
+}
+
+/* The job physics' parameter names with a suffix, joined by sep (and
+ * "and" before the last when last_and). */
+static void parameter_list(const sf_config *c, const char *suffix, const char *sep, int last_and,
+                           char *out, size_t len)
+{
+    const sf_physics_declaration *d = sf_config_physics(c);
+    out[0] = '\0';
+    for (int n = 0; n < d->nparams; ++n) {
+        size_t used = strlen(out);
+        const char *join = n == 0 ? "" : last_and && n == d->nparams - 1 ? " and " : sep;
+        snprintf(out + used, len - used, "%s%s%s", join, sf_parameter_name(d->param[n]), suffix);
     }
 }
 
@@ -103,46 +152,84 @@ static int compare_layers(const void *a, const void *b)
 }
 
 static const cfg_range PARAMETER_RANGE[SF_PARAMS] = {
-    {10, 20000, 0, 0},   /* vp, m/s: air to the fastest rocks */
-    {0, 20000, 0, 0},    /* vs, m/s: 0 in fluids */
-    {1, 25000, 0, 0},    /* rho, kg/m^3 */
+    [SF_PARAM_VP] = {10, 20000, 0, 0},      /* m/s: air to the fastest rocks */
+    [SF_PARAM_VS] = {0, 20000, 0, 0},       /* m/s: 0 in fluids */
+    [SF_PARAM_RHO] = {1, 25000, 0, 0},      /* kg/m^3 */
+    /* 1 + 2 epsilon and 1 + 2 delta must stay positive; rocks keep well within. */
+    [SF_PARAM_EPSILON] = {-0.45, 2, 0, 0},
+    [SF_PARAM_DELTA] = {-0.45, 2, 0, 0},
+    [SF_PARAM_THETA] = {-180, 180, 0, 0},   /* degrees */
+    [SF_PARAM_PHI] = {-360, 360, 0, 0},     /* degrees */
 };
 
-/* vp, and for an elastic job vs and rho, of a homogeneous model or a layer. */
+const char *sf_config_point_problem(const sf_config *c, const double *value, char *text, size_t len)
+{
+    if (sf_physics_takes(c->physics, SF_PARAM_VS) &&
+        !(value[SF_PARAM_VS] < SF_VS_OVER_VP_MAX * value[SF_PARAM_VP])) {
+        snprintf(text, len, "vs = %g m/s is not below %.4f vp = %g m/s (vp = %g m/s): an isotropic "
+                 "solid needs a positive bulk modulus", value[SF_PARAM_VS], SF_VS_OVER_VP_MAX,
+                 SF_VS_OVER_VP_MAX * value[SF_PARAM_VP], value[SF_PARAM_VP]);
+        return text;
+    }
+    if (!sf_physics_takes(c->physics, SF_PARAM_EPSILON)) return NULL;
+    const double eps = value[SF_PARAM_EPSILON], delta = value[SF_PARAM_DELTA];
+    if (!(delta <= eps)) {
+        snprintf(text, len, "delta = %g exceeds epsilon = %g: the pseudo-acoustic system is "
+                 "unstable where delta > epsilon (its shear velocity would be imaginary)",
+                 delta, eps);
+        return text;
+    }
+    if (!(eps - delta <= SF_ANISOTROPY_GAP_MAX)) {
+        snprintf(text, len, "epsilon - delta = %g - %g exceeds %g: the shear velocity that keeps "
+                 "the pseudo-acoustic system stable would near vp", eps, delta,
+                 SF_ANISOTROPY_GAP_MAX);
+        return text;
+    }
+    return NULL;
+}
+
+sf_parameter sf_config_point_key(const sf_config *c)
+{
+    return sf_physics_takes(c->physics, SF_PARAM_VS) ? SF_PARAM_VS : SF_PARAM_DELTA;
+}
+
+/* The physics' parameters of a homogeneous model or a layer. */
 static void read_parameters(cfg_reader *r, sf_yaml_node *map, const char *path, const sf_config *c,
                             double value[SF_PARAMS])
 {
-    static const char *const elastic_keys[] = {"vs", "rho", NULL};
-    int ok = cfg_number(r, map, "vp", path, PARAMETER_RANGE[SF_PARAM_VP], 1, &value[SF_PARAM_VP],
-                        NULL) > 0;
-    reject_elastic_keys(r, map, path, c, elastic_keys);
-    if (!is_elastic(c)) return;
-    sf_mark vs_mark = cfg_mark(map);
-    for (int p = SF_PARAM_VS; p < SF_PARAMS; ++p) {
-        const char *name = sf_parameter_name((sf_parameter)p);
-        int got = cfg_number(r, map, name, path, PARAMETER_RANGE[p], 0, &value[p],
-                             p == SF_PARAM_VS ? &vs_mark : NULL);
-        char full[96];
+    const sf_physics_declaration *d = sf_config_physics(c);
+    sf_mark mark[SF_PARAMS];
+    reject_foreign_parameters(r, map, path, c, "");
+    int ok = 1;
+    for (int n = 0; n < d->nparams; ++n) {
+        const sf_parameter q = d->param[n];
+        const char *name = sf_parameter_name(q);
+        mark[q] = cfg_mark(map);
+        int got = cfg_number(r, map, name, path, PARAMETER_RANGE[q], n == 0, &value[q], &mark[q]);
+        char full[96], needs[96];
         snprintf(full, sizeof full, "%s.%s", path, name);
-        if (got == 0)
+        parameter_list(c, "", ", ", 1, needs, sizeof needs);
+        if (got == 0 && n > 0)
             cfg_problem(r, map->line, map->column, full, "required key is missing (physics: "
-                        "elastic needs vp, vs and rho)");
+                        "%s needs %s)", d->name, needs);
         ok &= got > 0;
     }
-    char vs_key[96];
-    snprintf(vs_key, sizeof vs_key, "%s.vs", path);
-    if (ok && value[SF_PARAM_VS] >= SF_VS_OVER_VP_MAX * value[SF_PARAM_VP])
-        cfg_problem(r, vs_mark.line, vs_mark.column, vs_key,
-                    "%g m/s is too close to vp = %g m/s: an isotropic solid needs "
-                    "vs < %.4f vp = %g m/s (a positive bulk modulus)",
-                    value[SF_PARAM_VS], value[SF_PARAM_VP], SF_VS_OVER_VP_MAX,
-                    SF_VS_OVER_VP_MAX * value[SF_PARAM_VP]);
+    char text[256];
+    if (ok && sf_config_point_problem(c, value, text, sizeof text)) {
+        const sf_parameter q = sf_config_point_key(c);
+        char key[96];
+        snprintf(key, sizeof key, "%s.%s", path, sf_parameter_name(q));
+        cfg_problem(r, mark[q].line, mark[q].column, key, "%s", text);
+    }
 }
 
 static void read_layers(cfg_reader *r, sf_yaml_node *m, sf_config *c)
 {
-    const char *entry = is_elastic(c) ? "{top: depth, vp: velocity, vs: velocity, rho: density}"
-                                      : "{top: depth, vp: velocity}";
+    char values[160], entry[192], keys[160];
+    parameter_list(c, ": value", ", ", 0, values, sizeof values);
+    snprintf(entry, sizeof entry, "{top: depth, %s}", values);
+    parameter_list(c, "", ", ", 0, values, sizeof values);
+    snprintf(keys, sizeof keys, "top, %s", values);
     sf_yaml_node *list = sf_yaml_take(m, "layers");
     if (!list) {
         cfg_problem(r, m->line, m->column, "model.layers", "required key is missing");
@@ -169,7 +256,7 @@ static void read_layers(cfg_reader *r, sf_yaml_node *m, sf_config *c)
         int top_ok = cfg_number(r, item, "top", path, CFG_COORDINATE, 1,
                                 &c->model.layers[i].top, NULL) > 0;
         read_parameters(r, item, path, c, c->model.layers[i].value);
-        cfg_reject_unknown(r, item, path, is_elastic(c) ? "top, vp, vs, rho" : "top, vp");
+        cfg_reject_unknown(r, item, path, keys);
         if (i > 0 && top_ok && last_ok && c->model.layers[i].top <= c->model.layers[i - 1].top)
             cfg_problem(r, item->line, item->column, path,
                         "layer tops must increase with depth (%g follows %g)",
@@ -186,23 +273,27 @@ static void read_layers(cfg_reader *r, sf_yaml_node *m, sf_config *c)
 
 /* The accepted values of a model file's parameters; others are reported
  * as errors with their index. */
-static const double DEFAULT_RANGE[SF_PARAMS][2] = {{100.0, 15000.0}, {0.0, 15000.0},
-                                                   {100.0, 25000.0}};
+static const double DEFAULT_RANGE[SF_PARAMS][2] = {
+    [SF_PARAM_VP] = {100.0, 15000.0},    [SF_PARAM_VS] = {0.0, 15000.0},
+    [SF_PARAM_RHO] = {100.0, 25000.0},   [SF_PARAM_EPSILON] = {-0.2, 1.0},
+    [SF_PARAM_DELTA] = {-0.3, 1.0},      [SF_PARAM_THETA] = {-180.0, 180.0},
+    [SF_PARAM_PHI] = {-360.0, 360.0},
+};
 
 static void read_ranges(cfg_reader *r, sf_yaml_node *m, sf_config *c)
 {
-    static const char *const keys[SF_PARAMS] = {"vp_range", "vs_range", "rho_range"};
-    static const char *const elastic_keys[] = {"vs_range", "rho_range", NULL};
+    const sf_physics_declaration *d = sf_config_physics(c);
     sf_model_config *mc = &c->model;
-    reject_elastic_keys(r, m, "model", c, elastic_keys);
-    for (int p = 0; p < sf_config_parameters(c); ++p) {
+    reject_foreign_parameters(r, m, "model", c, "_range");
+    for (int n = 0; n < d->nparams; ++n) {
+        const sf_parameter p = d->param[n];
         mc->range[p][0] = DEFAULT_RANGE[p][0];
         mc->range[p][1] = DEFAULT_RANGE[p][1];
-        char full[64];
-        snprintf(full, sizeof full, "model.%s", keys[p]);
+        char key[32], full[64];
+        snprintf(key, sizeof key, "%s_range", sf_parameter_name(p));
+        snprintf(full, sizeof full, "model.%s", key);
         sf_mark mark;
-        if (cfg_vector_key(r, m, keys[p], "model", 2, PARAMETER_RANGE[p], 0,
-                           mc->range[p], &mark) > 0 &&
+        if (cfg_vector_key(r, m, key, "model", 2, PARAMETER_RANGE[p], 0, mc->range[p], &mark) > 0 &&
             mc->range[p][0] >= mc->range[p][1])
             cfg_problem(r, mark.line, mark.column, full,
                         "the minimum (%g) must be below the maximum (%g)", mc->range[p][0],
@@ -237,52 +328,63 @@ static void read_model_grid(cfg_reader *r, sf_yaml_node *m, sf_config *c)
     read_ranges(r, m, c);
 }
 
-/* An elastic raw or SEG-Y model: one file per parameter, all required. */
+/* A raw or SEG-Y model of several parameters: one file each, all required. */
 static void read_model_paths(cfg_reader *r, sf_yaml_node *m, sf_config *c)
 {
+    const sf_physics_declaration *d = sf_config_physics(c);
     sf_model_config *mc = &c->model;
-    reject_misplaced(r, m, "path", "model.path",
-                     "an elastic model in raw or SEG-Y files has one file per parameter: give "
-                     "model.paths: {vp: FILE, vs: FILE, rho: FILE}");
+    char files[192], keys[160], advice[320];
+    parameter_list(c, ": FILE", ", ", 0, files, sizeof files);
+    parameter_list(c, "", ", ", 0, keys, sizeof keys);
+    snprintf(advice, sizeof advice, "%s %s model in raw or SEG-Y files has one file per parameter: "
+             "give model.paths: {%s}", article(d->name), d->name, files);
+    reject_misplaced(r, m, "path", "model.path", advice);
     sf_yaml_node *paths = cfg_section(r, m, "paths", "model", 1);
     if (!paths) return;
-    for (int p = 0; p < SF_PARAMS; ++p)
-        cfg_string(r, paths, sf_parameter_name((sf_parameter)p), "model.paths", 1, &mc->path[p],
-                   &mc->path_mark[p]);
-    cfg_reject_unknown(r, paths, "model.paths", "vp, vs, rho");
+    for (int n = 0; n < d->nparams; ++n)
+        cfg_string(r, paths, sf_parameter_name(d->param[n]), "model.paths", 1,
+                   &mc->path[d->param[n]], &mc->path_mark[d->param[n]]);
+    cfg_reject_unknown(r, paths, "model.paths", keys);
 }
 
-/* An elastic HDF5 model: one file, a dataset per parameter (default: its name). */
+/* An HDF5 model of several parameters: one file, a dataset each (default: its name). */
 static void read_model_datasets(cfg_reader *r, sf_yaml_node *m, sf_config *c)
 {
+    const sf_physics_declaration *d = sf_config_physics(c);
     sf_model_config *mc = &c->model;
-    reject_misplaced(r, m, "dataset", "model.dataset",
-                     "an elastic model reads one dataset per parameter: give model.datasets: "
-                     "{vp: NAME, vs: NAME, rho: NAME} (default: vp, vs, rho)");
-    sf_yaml_node *names = cfg_section(r, m, "datasets", "model", 0);
-    for (int p = 0; p < SF_PARAMS; ++p) {
-        const char *name = sf_parameter_name((sf_parameter)p);
-        if (!names || cfg_string(r, names, name, "model.datasets", 0, &mc->dataset[p], NULL) <= 0)
+    char names[192], keys[160], advice[320];
+    parameter_list(c, ": NAME", ", ", 0, names, sizeof names);
+    parameter_list(c, "", ", ", 0, keys, sizeof keys);
+    snprintf(advice, sizeof advice, "%s %s model reads one dataset per parameter: give "
+             "model.datasets: {%s} (default: %s)", article(d->name), d->name, names, keys);
+    reject_misplaced(r, m, "dataset", "model.dataset", advice);
+    sf_yaml_node *given = cfg_section(r, m, "datasets", "model", 0);
+    for (int n = 0; n < d->nparams; ++n) {
+        const sf_parameter p = d->param[n];
+        const char *name = sf_parameter_name(p);
+        if (!given || cfg_string(r, given, name, "model.datasets", 0, &mc->dataset[p], NULL) <= 0)
             mc->dataset[p] = sf_strdup(name);
     }
-    if (names) cfg_reject_unknown(r, names, "model.datasets", "vp, vs, rho");
+    if (given) cfg_reject_unknown(r, given, "model.datasets", keys);
 }
 
 static void read_model_file(cfg_reader *r, sf_yaml_node *m, sf_config *c)
 {
-    static const char *const elastic_keys[] = {"paths", "datasets", NULL};
+    const int several = sf_config_physics(c)->nparams > 1;
     sf_model_config *mc = &c->model;
-    reject_elastic_keys(r, m, "model", c, elastic_keys);
-    if (is_elastic(c) && mc->kind != SF_MODEL_HDF5) {
+    reject_foreign_key(r, m, "model", "paths", c, takes_files, 0);
+    reject_foreign_key(r, m, "model", "datasets", c, takes_files, 0);
+    if (several && mc->kind != SF_MODEL_HDF5) {
         read_model_paths(r, m, c);
     } else {
         cfg_string(r, m, "path", "model", 1, &mc->path[0], &mc->path_mark[0]);
-        for (int p = 1; p < sf_config_parameters(c) && mc->path[0]; ++p) {
-            mc->path[p] = sf_strdup(mc->path[0]);
-            mc->path_mark[p] = mc->path_mark[0];
+        const sf_physics_declaration *d = sf_config_physics(c);
+        for (int n = 1; n < d->nparams && mc->path[0]; ++n) {
+            mc->path[d->param[n]] = sf_strdup(mc->path[0]);
+            mc->path_mark[d->param[n]] = mc->path_mark[0];
         }
     }
-    if (mc->kind == SF_MODEL_HDF5 && is_elastic(c))
+    if (mc->kind == SF_MODEL_HDF5 && several)
         read_model_datasets(r, m, c);
     else if (mc->kind == SF_MODEL_HDF5 &&
              cfg_string(r, m, "dataset", "model", 0, &mc->dataset[0], NULL) <= 0)
@@ -296,27 +398,26 @@ static void read_model_file(cfg_reader *r, sf_yaml_node *m, sf_config *c)
 }
 
 /* The keys a model type takes, for the unknown-key message. */
-static const char *model_keys(const sf_config *c)
+static void model_keys(const sf_config *c, char *out, size_t len)
 {
-    static const char *const acoustic[] = {
-        [SF_MODEL_HOMOGENEOUS] = "type, vp",
-        [SF_MODEL_LAYERED] = "type, layers",
-        [SF_MODEL_RAW] = "type, path, dims, endian, origin, spacing, interpolation, extend, "
-                         "vp_range",
-        [SF_MODEL_HDF5] = "type, path, dataset, origin, spacing, interpolation, extend, vp_range",
-        [SF_MODEL_SEGY] = "type, path, dims, origin, spacing, interpolation, extend, vp_range",
-    };
-    static const char *const elastic[] = {
-        [SF_MODEL_HOMOGENEOUS] = "type, vp, vs, rho",
-        [SF_MODEL_LAYERED] = "type, layers",
-        [SF_MODEL_RAW] = "type, paths, dims, endian, origin, spacing, interpolation, extend, "
-                         "vp_range, vs_range, rho_range",
-        [SF_MODEL_HDF5] = "type, path, datasets, origin, spacing, interpolation, extend, "
-                          "vp_range, vs_range, rho_range",
-        [SF_MODEL_SEGY] = "type, paths, dims, origin, spacing, interpolation, extend, vp_range, "
-                          "vs_range, rho_range",
-    };
-    return (is_elastic(c) ? elastic : acoustic)[c->model.kind];
+    const int several = sf_config_physics(c)->nparams > 1;
+    char params[160], ranges[192];
+    parameter_list(c, "", ", ", 0, params, sizeof params);
+    parameter_list(c, "_range", ", ", 0, ranges, sizeof ranges);
+    const char *grid = "origin, spacing, interpolation, extend";
+    switch (c->model.kind) {
+    case SF_MODEL_HOMOGENEOUS: snprintf(out, len, "type, %s", params); break;
+    case SF_MODEL_LAYERED: snprintf(out, len, "type, layers"); break;
+    case SF_MODEL_RAW:
+        snprintf(out, len, "type, %s, dims, endian, %s, %s", several ? "paths" : "path", grid,
+                 ranges);
+        break;
+    case SF_MODEL_HDF5:
+        snprintf(out, len, "type, path, %s, %s, %s", several ? "datasets" : "dataset", grid, ranges);
+        break;
+    default:
+        snprintf(out, len, "type, %s, dims, %s, %s", several ? "paths" : "path", grid, ranges);
+    }
 }
 
 static void read_model(cfg_reader *r, sf_yaml_node *root, sf_config *c)
@@ -333,7 +434,9 @@ static void read_model(cfg_reader *r, sf_yaml_node *root, sf_config *c)
     case SF_MODEL_LAYERED: read_layers(r, m, c); break;
     default: read_model_file(r, m, c);
     }
-    cfg_reject_unknown(r, m, "model", model_keys(c));
+    char keys[320];
+    model_keys(c, keys, sizeof keys);
+    cfg_reject_unknown(r, m, "model", keys);
 }
 
 static void read_cpml(cfg_reader *r, sf_yaml_node *b, sf_config *c)
@@ -375,34 +478,46 @@ static void read_boundaries(cfg_reader *r, sf_yaml_node *root, sf_config *c)
     }
 }
 
-/* The source type: a pressure source for acoustic jobs; for elastic ones
- * an explosion (the default), a force or a moment tensor. */
+static const char *const SOURCE_TYPE_NAMES[] = {"pressure", "explosive", "force", "moment"};
+
+/* The source types physics p takes, as "explosive, force or moment". */
+static void source_types(sf_physics p, char *out, size_t len)
+{
+    const unsigned taken = sf_physics_declared(p)->sources;
+    int total = 0, n = 0;
+    for (int t = 0; t < 4; ++t) total += (taken >> t) & 1;
+    out[0] = '\0';
+    for (int t = 0; t < 4; ++t) {
+        if (!((taken >> t) & 1)) continue;
+        size_t used = strlen(out);
+        snprintf(out + used, len - used, "%s%s", n == 0 ? "" : n == total - 1 ? " or " : ", ",
+                 SOURCE_TYPE_NAMES[t]);
+        ++n;
+    }
+}
+
+/* The source type: each physics declares those it takes and its default
+ * (pressure for the acoustic kinds; an explosion, a force or a moment
+ * tensor for elastic jobs). */
 static void read_source_type(cfg_reader *r, sf_yaml_node *s, sf_config *c)
 {
+    const sf_physics_declaration *d = sf_config_physics(c);
     sf_source_config *src = &c->source;
-    int type = is_elastic(c) ? SF_SOURCE_EXPLOSIVE : SF_SOURCE_PRESSURE;
+    int type = d->default_source;
     src->type_mark = cfg_mark(s);
-    if (cfg_choice(r, s, "type", "source", "pressure|explosive|force|moment", 0, &type,
-                   &src->type_mark) <= 0) {
-        src->type = (sf_source_type)type;
-        return;
-    }
+    int given = cfg_choice(r, s, "type", "source", "pressure|explosive|force|moment", 0, &type,
+                           &src->type_mark) > 0;
     src->type = (sf_source_type)type;
-    /* A type of the other physics is reported once; the job goes on as its
+    if (!given || ((d->sources >> type) & 1)) return;
+    /* A type of another physics is reported once; the job goes on as its
      * default type so that no key is asked for because of it. */
-    if (!is_elastic(c) && src->type != SF_SOURCE_PRESSURE) {
-        cfg_problem(r, src->type_mark.line, src->type_mark.column, "source.type",
-                    "%s sources need physics.type: elastic (an acoustic job takes pressure only)",
-                    type == SF_SOURCE_FORCE ? "force" : type == SF_SOURCE_MOMENT ? "moment"
-                                                                                 : "explosive");
-        src->type = SF_SOURCE_PRESSURE;
-    }
-    if (is_elastic(c) && src->type == SF_SOURCE_PRESSURE) {
-        cfg_problem(r, src->type_mark.line, src->type_mark.column, "source.type",
-                    "pressure is the acoustic source; an elastic job takes explosive, force or "
-                    "moment");
-        src->type = SF_SOURCE_EXPLOSIVE;
-    }
+    char taken[96], takers[96];
+    source_types(c->physics, taken, sizeof taken);
+    physics_taking(takes_source, type, takers, sizeof takers);
+    cfg_problem(r, src->type_mark.line, src->type_mark.column, "source.type",
+                "%s sources need physics.type: %s (%s %s job takes %s)", SOURCE_TYPE_NAMES[type],
+                takers, article(d->name), d->name, taken);
+    src->type = (sf_source_type)d->default_source;
 }
 
 /* A list of numbers that only one source type takes, required there and
@@ -451,10 +566,12 @@ static void read_source(cfg_reader *r, sf_yaml_node *root, sf_config *c)
     cfg_number(r, s, "amplitude", "source", CFG_SCALE, 0, &c->source.amplitude, NULL);
     read_source_vector(r, s, "direction", 3, SF_SOURCE_FORCE, "force", c, c->source.direction);
     read_source_vector(r, s, "moment", 6, SF_SOURCE_MOMENT, "moment", c, c->source.moment);
+    const unsigned vectors = (1u << SF_SOURCE_FORCE) | (1u << SF_SOURCE_MOMENT);
     cfg_reject_unknown(r, s, "source",
-                       is_elastic(c) ? "type, position, " CFG_WAVELET_KEYS ", delay, amplitude, "
-                                       "direction, moment"
-                                     : "type, position, " CFG_WAVELET_KEYS ", delay, amplitude");
+                       sf_config_physics(c)->sources & vectors
+                           ? "type, position, " CFG_WAVELET_KEYS ", delay, amplitude, "
+                             "direction, moment"
+                           : "type, position, " CFG_WAVELET_KEYS ", delay, amplitude");
 }
 
 /* Receivers are counted before they are made: a 100000 x 100000 grid is
@@ -565,9 +682,12 @@ static int read_components(cfg_reader *r, sf_yaml_node *map, const char *key, co
                         item->kind == SF_YAML_SCALAR ? item->value : sf_yaml_kind_name(item->kind));
             continue;
         }
-        if (!is_elastic(c) && found != SF_COMPONENT_P) {
-            cfg_problem(r, item->line, item->column, full, "an acoustic job has pressure (p) "
-                        "only; particle velocity needs physics.type: elastic");
+        const sf_physics_declaration *d = sf_config_physics(c);
+        if (!((d->components >> found) & 1)) {
+            /* Every physics records the pressure; particle velocity is elastic. */
+            cfg_problem(r, item->line, item->column, full, "%s %s job has pressure (p) "
+                        "only; particle velocity needs physics.type: elastic", article(d->name),
+                        d->name);
             continue;
         }
         seen[found] = 1;
@@ -576,20 +696,20 @@ static int read_components(cfg_reader *r, sf_yaml_node *map, const char *key, co
     return count;
 }
 
-/* Receivers record vx, vy and vz by default in an elastic job, p in an acoustic one. */
+/* Receivers record what the physics declares by default (vx, vy and vz
+ * in an elastic job, p otherwise). */
 static void read_receiver_components(cfg_reader *r, sf_yaml_node *rs, sf_config *c)
 {
     sf_receiver_config *rc = &c->receivers;
     int n = read_components(r, rs, "components", "receivers", c, rc->component);
     if (n > 0) {
         rc->ncomponents = n;
-    } else if (is_elastic(c)) {
-        rc->ncomponents = 3;
-        for (int k = 0; k < 3; ++k) rc->component[k] = (sf_component)k;
-    } else {
-        rc->ncomponents = 1;
-        rc->component[0] = SF_COMPONENT_P;
+        return;
     }
+    rc->ncomponents = 0;
+    for (int k = 0; k < SF_COMPONENTS; ++k)
+        if ((sf_config_physics(c)->default_receivers >> k) & 1)
+            rc->component[rc->ncomponents++] = (sf_component)k;
 }
 
 static void read_receivers(cfg_reader *r, sf_yaml_node *root, sf_config *c)
@@ -638,8 +758,8 @@ static void read_decimation(cfg_reader *r, sf_yaml_node *snap, sf_config *c)
     }
 }
 
-/* Snapshots store p in an acoustic job; in an elastic one vx, vy, vz and
- * p unless `fields` chooses. */
+/* Snapshots store every component the physics has (p; an elastic job's
+ * vx, vy, vz and p) unless `fields` chooses. */
 static void read_snapshot_fields(cfg_reader *r, sf_yaml_node *snap, sf_config *c)
 {
     int n = read_components(r, snap, "fields", "output.snapshots", c, c->snapshot_field);
@@ -647,9 +767,10 @@ static void read_snapshot_fields(cfg_reader *r, sf_yaml_node *snap, sf_config *c
         c->snapshot_nfields = n;
         return;
     }
-    c->snapshot_nfields = is_elastic(c) ? SF_COMPONENTS : 1;
-    for (int k = 0; k < c->snapshot_nfields; ++k)
-        c->snapshot_field[k] = is_elastic(c) ? (sf_component)k : SF_COMPONENT_P;
+    c->snapshot_nfields = 0;
+    for (int k = 0; k < SF_COMPONENTS; ++k)
+        if ((sf_config_physics(c)->components >> k) & 1)
+            c->snapshot_field[c->snapshot_nfields++] = (sf_component)k;
 }
 
 static void read_snapshots(cfg_reader *r, sf_yaml_node *o, sf_config *c)
@@ -686,7 +807,6 @@ static void read_survey_output(cfg_reader *r, sf_yaml_node *o, sf_config *c)
 
 static void read_output(cfg_reader *r, sf_yaml_node *root, sf_config *c)
 {
-    static const char *const elastic_keys[] = {"energy", NULL};
     sf_yaml_node *o = cfg_section(r, root, "output", "", 1);
     if (!o) return;
     cfg_boolean(r, o, "overwrite", "output", &c->overwrite);
@@ -705,9 +825,9 @@ static void read_output(cfg_reader *r, sf_yaml_node *root, sf_config *c)
     cfg_string(r, o, "segy", "output", 0, &c->segy_path, &c->segy_mark);
     read_snapshots(r, o, c);
     cfg_string(r, o, "model", "output", 0, &c->model_output_path, &c->model_output_mark);
-    reject_elastic_keys(r, o, "output", c, elastic_keys);
+    reject_foreign_key(r, o, "output", "energy", c, takes_energy, 0);
     cfg_string(r, o, "energy", "output", 0, &c->energy_path, &c->energy_mark);
-    cfg_reject_unknown(r, o, "output", is_elastic(c)
+    cfg_reject_unknown(r, o, "output", sf_config_physics(c)->energy
                                            ? "gather, segy, overwrite, snapshots, model, energy, "
                                              "report"
                                            : "gather, segy, overwrite, snapshots, model, report");
@@ -811,11 +931,6 @@ static void set_defaults(sf_config *c)
     for (int a = 0; a < 3; ++a) c->snapshot_decimation[a] = 1;
 }
 
-const char *sf_parameter_name(sf_parameter p)
-{
-    static const char *const names[SF_PARAMS] = {"vp", "vs", "rho"};
-    return (unsigned)p < SF_PARAMS ? names[p] : "?";
-}
 
 const char *sf_component_name(sf_component c)
 {
@@ -823,7 +938,6 @@ const char *sf_component_name(sf_component c)
     return (unsigned)c < SF_COMPONENTS ? names[c] : "?";
 }
 
-int sf_config_parameters(const sf_config *c) { return is_elastic(c) ? SF_PARAMS : 1; }
 
 typedef void (*section_reader)(cfg_reader *r, sf_yaml_node *root, sf_config *c);
 

@@ -63,7 +63,7 @@ static void write_config(FILE *f, const sf_run_report *r)
 {
     const sf_config *c = r->cfg;
     fputs("  \"config\": {", f);
-    key_string(f, "physics", c->physics == SF_PHYSICS_ELASTIC ? "elastic" : "acoustic", 1);
+    key_string(f, "physics", sf_config_physics(c)->name, 1);
     fprintf(f, "\"order\": %d, \"nx\": %ld, \"ny\": %ld, \"nz\": %ld, ", c->order, c->n[0], c->n[1],
             c->n[2]);
     key_number(f, "dx", c->spacing[0], 1);

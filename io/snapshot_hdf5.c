@@ -102,7 +102,7 @@ static void write_attributes(sf_snapshot_file *f)
     field_list(f, fields, sizeof fields);
     sf_h5_attr_text(&f->out, f->group, "fields", fields);
     sf_h5_attr_text(&f->out, f->group, "units",
-                    c->physics == SF_PHYSICS_ELASTIC
+                    sf_config_component_axis(c)
                         ? "coordinates in m (z is depth), time in s, fields as in the gather "
                           "(velocities averaged onto the nodes)"
                         : "coordinates in m (z is depth), time in s, p as in the gather");

@@ -18,7 +18,8 @@
 typedef struct {
     long size, steps, warmup;   /* size 0: the backend's default */
     long nz;                    /* --nz: planes along z (weak scaling); 0: size */
-    int order, cpml, elastic;
+    int order, cpml;
+    sf_physics physics;
     long copy_mib;
     sf_device_kind device;
     int gpu_aware;              /* --gpu-aware-mpi: an sf_gpu_aware_mode, -1 when not given */
@@ -27,18 +28,22 @@ typedef struct {
 } bench_options;
 
 /* Grids that fill a device: 1000^3 acoustic takes about 14 GiB on a GPU,
- * 512^3 elastic (17 arrays) about 9 GiB. */
-enum { CPU_DEFAULT_SIZE = 256, GPU_DEFAULT_SIZE = 1000, GPU_ELASTIC_DEFAULT_SIZE = 512 };
+ * 512^3 elastic (17 arrays) about 9 GiB, 800^3 TTI (9 arrays) about 19 GiB
+ * (and its model is built on the host). */
+enum { CPU_DEFAULT_SIZE = 256 };
+static const long GPU_DEFAULT_SIZE[SF_PHYSICS_KINDS] = {1000, 512, 800, 800};
 
 /* The least DRAM traffic of one point update: acoustic: read p, p_prev and
  * v^2dt^2, write p_next; elastic: 9 wavefield components read and written
- * plus 3 material parameters read once. */
-static const double BYTES_PER_POINT[2] = {16.0, 120.0};
+ * plus 3 material parameters read once; vti: p and q at two levels read,
+ * the new ones written, vp, epsilon and delta read; tti: theta and phi too. */
+static const double BYTES_PER_POINT[SF_PHYSICS_KINDS] = {16.0, 120.0, 36.0, 44.0};
 
 static SF_NORETURN void usage_error(const char *msg)
 {
     sf_fail_collective("bench: %s\nusage: seisfd bench [--device cpu|cuda|auto] "
-                       "[--gpu-aware-mpi auto|on|off] [--physics acoustic|elastic] [--size N] [--nz NZ] "
+                       "[--gpu-aware-mpi auto|on|off] [--physics acoustic|elastic|vti|tti] [--size N] "
+                       "[--nz NZ] "
                        "[--steps S] [--warmup W] [--order 2|4|8] [--cpml C] [--copy-mib M] "
                        "[--report FILE] | [--exchange]",
                        msg);
@@ -56,11 +61,11 @@ static long parse_long(const char *flag, const char *value, long lo, long hi)
     return v;
 }
 
-static int parse_physics(const char *value)
+static sf_physics parse_physics(const char *value)
 {
-    if (value && !strcmp(value, "acoustic")) return 0;
-    if (value && !strcmp(value, "elastic")) return 1;
-    usage_error("--physics expects acoustic or elastic");
+    for (int p = 0; value && p < SF_PHYSICS_KINDS; ++p)
+        if (!strcmp(value, sf_physics_declared((sf_physics)p)->name)) return (sf_physics)p;
+    usage_error("--physics expects acoustic, elastic, vti or tti");
 }
 
 static sf_device_kind parse_device(const char *value)
@@ -84,7 +89,7 @@ static bench_options parse_options(int argc, char **argv)
                        .copy_mib = 1024, .device = SF_DEVICE_AUTO, .gpu_aware = -1};
     for (int i = 0; i < argc; ++i) {
         const char *flag = argv[i], *value = i + 1 < argc ? argv[i + 1] : NULL;
-        if (!strcmp(flag, "--physics")) o.elastic = parse_physics(value);
+        if (!strcmp(flag, "--physics")) o.physics = parse_physics(value);
         else if (!strcmp(flag, "--size")) o.size = parse_long(flag, value, 16, 100000);
         else if (!strcmp(flag, "--nz")) o.nz = parse_long(flag, value, 16, 1000000);
         else if (!strcmp(flag, "--steps")) o.steps = parse_long(flag, value, 1, 10000000);
@@ -155,8 +160,13 @@ static void bench_config(sf_config *c, const bench_options *o, sf_wavelet *ricke
     c->model.value[SF_PARAM_VP] = 3000.0;
     c->model.value[SF_PARAM_VS] = 1700.0;
     c->model.value[SF_PARAM_RHO] = 2200.0;
-    c->physics = o->elastic ? SF_PHYSICS_ELASTIC : SF_PHYSICS_ACOUSTIC;
-    c->source.type = o->elastic ? SF_SOURCE_EXPLOSIVE : SF_SOURCE_PRESSURE;
+    c->model.value[SF_PARAM_EPSILON] = 0.2;
+    c->model.value[SF_PARAM_DELTA] = 0.1;
+    c->model.value[SF_PARAM_THETA] = 30.0;
+    c->model.value[SF_PARAM_PHI] = 20.0;
+    c->physics = o->physics;
+    const sf_physics_declaration *d = sf_physics_declared(o->physics);
+    c->source.type = (sf_source_type)d->default_source;
     double centre = 10.0 * (double)(o->size / 2) + 3.3;
     for (int a = 0; a < 3; ++a) c->source.position[a] = centre;
     sf_wavelet_spec *w = &c->source.wavelet;
@@ -177,9 +187,9 @@ static void bench_config(sf_config *c, const bench_options *o, sf_wavelet *ricke
     }
     c->receivers.count = 16;
     c->receivers.position = receivers;
-    c->receivers.ncomponents = o->elastic ? 3 : 1;
-    for (int q = 0; q < c->receivers.ncomponents; ++q)
-        c->receivers.component[q] = o->elastic ? (sf_component)q : SF_COMPONENT_P;
+    c->receivers.ncomponents = 0;
+    for (int q = 0; q < SF_COMPONENTS; ++q)
+        if ((d->default_receivers >> q) & 1) c->receivers.component[c->receivers.ncomponents++] = (sf_component)q;
     c->progress_interval = 1e30;
 }
 
@@ -222,7 +232,7 @@ static void write_report(sf_simulation *s, const char *path, const sf_placement 
 /* --gpu-aware-mpi wins over SEISFD_GPU_AWARE_MPI, which wins over auto. */
 static void choose_placement(const bench_options *o, sf_placement *placement)
 {
-    sf_placement_request r = {.physics = o->elastic ? SF_PHYSICS_ELASTIC : SF_PHYSICS_ACOUSTIC,
+    sf_placement_request r = {.physics = o->physics,
                               .device = o->device};
     snprintf(r.device_what, sizeof r.device_what, "bench: --device");
     int given = o->gpu_aware >= 0;
@@ -261,14 +271,14 @@ int sf_bench_main(int argc, char **argv)
     if (o.exchange) return bench_exchange(&placement);
     const int cuda = placement.cuda;
     if (o.size == 0)
-        o.size = !cuda ? CPU_DEFAULT_SIZE : o.elastic ? GPU_ELASTIC_DEFAULT_SIZE : GPU_DEFAULT_SIZE;
+        o.size = !cuda ? CPU_DEFAULT_SIZE : GPU_DEFAULT_SIZE[o.physics];
     if (o.nz == 0) o.nz = o.size;
     if (2 * o.cpml + o.order / 2 > o.size || 2 * o.cpml + o.order / 2 > o.nz)
         usage_error("--cpml leaves fewer interior points than the stencil's radius for this "
                     "--size (or --nz)");
     int ranks;
     MPI_Comm_size(MPI_COMM_WORLD, &ranks);
-    const char *physics = o.elastic ? "elastic" : "acoustic";
+    const char *physics = sf_physics_declared(o.physics)->name;
     if (cuda)
         sf_info("seisfd bench: %s, cuda backend, %d rank%s, one GPU each", physics, ranks,
                 ranks == 1 ? "" : "s");
@@ -291,7 +301,7 @@ int sf_bench_main(int argc, char **argv)
     sf_simulation_run(&s, 0);
     double points = (double)o.size * o.size * o.nz * (double)o.steps;
     double rate = points / s.loop_seconds;
-    const double bytes = BYTES_PER_POINT[o.elastic];
+    const double bytes = BYTES_PER_POINT[o.physics];
     sf_info("  %-8s step       %ld x %ld x %ld points, order %d, CPML %d on all faces, %ld steps "
             "after %ld warm-up, %.4f s",
             physics, o.size, o.size, o.nz, o.order, o.cpml, o.steps, o.warmup, s.loop_seconds);

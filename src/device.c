@@ -2,6 +2,7 @@
  * GPU side of the choice has a CUDA and a CPU-only form. */
 #include "sf_device.h"
 #include "sf_error.h"
+#include "sf_simulation.h"
 
 #include <omp.h>
 #include <stdio.h>
@@ -77,18 +78,18 @@ void sf_placement_choose(const sf_placement_request *r, MPI_Comm comm, sf_placem
     memset(out, 0, sizeof *out);
     out->gpu_aware = r->gpu_aware;
     out->cuda = choose_gpu(r, comm);
-    int elastic = r->physics == SF_PHYSICS_ELASTIC;
+    const sf_physics_plugin *physics = sf_physics_of(r->physics);
 #if SF_HAVE_CUDA
     if (out->cuda) {
         out->name = "cuda";
-        out->ops = elastic ? sf_backend_cuda_elastic() : sf_backend_cuda_acoustic();
+        out->ops = physics->cuda();
         out->transport = sf_gpu_halo_transport(&r->gpu_aware, comm, out->transport_reason,
                                                sizeof out->transport_reason);
         return;
     }
 #endif
     out->name = "cpu";
-    out->ops = elastic ? sf_backend_cpu_elastic() : sf_backend_cpu_acoustic();
+    out->ops = physics->cpu();
     out->transport = SF_HALO_HOST_MEMORY;
     snprintf(out->transport_reason, sizeof out->transport_reason,
              "host memory: the CPU backend's buffers (gpu_aware_mpi does not apply)");

@@ -53,26 +53,32 @@ void sf_memory_estimate(const sf_config *c, long z0, long nz, int host_fields, d
                         double bytes[SF_MEMORY_PARTS])
 {
     const int elastic = c->physics == SF_PHYSICS_ELASTIC;
+    /* The pseudo-acoustic kinds: two acoustic-like fields (p, q) with
+     * their own memory variables, and the medium's parameters. */
+    const int fields_of_p = sf_physics_takes(c->physics, SF_PARAM_EPSILON) ? 2 : 1;
+    const int nparams = sf_config_physics(c)->nparams;
     const double plane = (double)c->n[0] * (double)c->n[1], volume = plane * (double)nz;
     const double f = sizeof(float);
     memset(bytes, 0, SF_MEMORY_PARTS * sizeof *bytes);
-    /* vp (vs, rho); an elastic medium is built from copies with the next
+    /* The parameters; an elastic medium is built from copies with the next
      * plane: 3 + SF_MEDIUM_ARRAYS + SF_NODE_ARRAYS volumes at its peak. */
     bytes[SF_MEMORY_MODEL] =
-        f * volume * (elastic ? SF_PARAMS + 3 + SF_MEDIUM_ARRAYS + SF_NODE_ARRAYS : 1);
+        f * volume * (elastic ? nparams + 3 + SF_MEDIUM_ARRAYS + SF_NODE_ARRAYS : nparams);
     if (host_fields) {
         sf_layout L;
         sf_layout_init(&L, c->n[0], c->n[1], nz, ROW_ALIGN);
         double fields = elastic ? SF_ELASTIC_FIELDS * (double)L.field_size +
                                       SF_MEDIUM_ARRAYS * (double)L.plane_size
-                                : 2.0 * (double)L.field_size + (double)L.plane_size;
-        double halo_fields = elastic ? ELASTIC_HALO_FIELDS : 1;
+                                : fields_of_p * 2.0 * (double)L.field_size +
+                                      nparams * (double)L.plane_size;
+        double halo_fields = elastic ? ELASTIC_HALO_FIELDS : fields_of_p;
         /* 2 groups, a send and a receive buffer per side */
         fields += 2.0 * 4.0 * halo_fields * SF_HALO * plane;
         if (elastic && c->energy_path) fields += ENERGY_ARRAYS * (double)L.plane_size;
         bytes[SF_MEMORY_FIELDS] = f * fields;
         bytes[SF_MEMORY_CPML] =
-            f * cpml_floats(c, z0, nz, elastic ? ELASTIC_CPML_ARRAYS : ACOUSTIC_CPML_ARRAYS);
+            f * cpml_floats(c, z0, nz,
+                            elastic ? ELASTIC_CPML_ARRAYS : fields_of_p * ACOUSTIC_CPML_ARRAYS);
     }
     bytes[SF_MEMORY_FIELDS] += f * snapshot_floats(c, z0, nz);
     double channels = (double)c->receivers.count * (double)c->receivers.ncomponents;

@@ -24,7 +24,7 @@ static double layered_value(const sf_model_config *m, sf_parameter p, double dep
 /* The job-file key naming parameter p's file, for messages. */
 static void path_key(const sf_config *c, sf_parameter p, char *key, size_t len)
 {
-    if (c->physics == SF_PHYSICS_ELASTIC && c->model.kind != SF_MODEL_HDF5)
+    if (sf_config_physics(c)->nparams > 1 && c->model.kind != SF_MODEL_HDF5)
         snprintf(key, len, "model.paths.%s", sf_parameter_name(p));
     else
         snprintf(key, len, "model.path");
@@ -181,13 +181,14 @@ static void check_values(const sf_config *c, sf_parameter p, const sf_slab *slab
     long k = bad / plane, j = (bad % plane) / g->n[0], i = bad % g->n[0];
     char key[64];
     path_key(c, p, key, sizeof key);
-    int density = p == SF_PARAM_RHO;
+    const char *noun = p == SF_PARAM_RHO ? "densities"
+                       : p == SF_PARAM_VP || p == SF_PARAM_VS ? "velocities"
+                                                              : "values";
     sf_config_report(c, c->model.path_mark[p],
                      "%s: model file '%s': %s at index (i=%ld, j=%ld, k=%ld) is %g; "
-                     "%s must be finite and within %g..%g %s (model.%s_range)",
-                     key, g->name, sf_parameter_name(p), i, j, k, value,
-                     density ? "densities" : "velocities", lo, hi, density ? "kg/m^3" : "m/s",
-                     sf_parameter_name(p));
+                     "%s must be finite and within %g..%g%s%s (model.%s_range)",
+                     key, g->name, sf_parameter_name(p), i, j, k, value, noun, lo, hi,
+                     *sf_parameter_unit(p) ? " " : "", sf_parameter_unit(p), sf_parameter_name(p));
     sf_exit_collective();
 }
 
@@ -224,7 +225,7 @@ static float *build_parameter(const sf_config *c, sf_parameter p, const sf_slab 
 {
     long nx = c->n[0], ny = c->n[1], plane = nx * ny;
     float *out = sf_malloc((size_t)plane * (size_t)slab->nz * sizeof(float),
-                           p == SF_PARAM_VP ? "the velocity model" : "the elastic model");
+                           "the model");
     switch (c->model.kind) {
     case SF_MODEL_HOMOGENEOUS:
         for (long n = 0; n < plane * slab->nz; ++n) out[n] = (float)c->model.value[p];
@@ -266,54 +267,89 @@ static double slowest_wave(const sf_model *m, long n, MPI_Comm comm)
     return slowest;
 }
 
-/* A grid point whose vs is not below sqrt(3)/2 vp (no positive bulk
- * modulus) ends the run; the layer and homogeneous values were checked
- * with the job, so this catches model files. */
-static void check_elastic_ratio(const sf_model *m, const sf_config *c, const sf_slab *slab)
+/* A grid point whose values the physics cannot run (sf_config_point_problem)
+ * ends the run, naming the lowest such point over all ranks; the layer and
+ * homogeneous values were checked with the job, so this catches model files. */
+static void check_points(const sf_model *m, const sf_config *c, const sf_slab *slab)
 {
+    const sf_physics_declaration *d = sf_config_physics(c);
     const long plane = c->n[0] * c->n[1];
     long bad_local = LONG_MAX;
-    for (long n = 0; n < plane * slab->nz && bad_local == LONG_MAX; ++n)
-        if (!(m->vs[n] < SF_VS_OVER_VP_MAX * m->vp[n])) bad_local = slab->z0 * plane + n;
-    float pair[2] = {0.0f, 0.0f};
-    if (bad_local != LONG_MAX) {
-        pair[0] = m->vp[bad_local - slab->z0 * plane];
-        pair[1] = m->vs[bad_local - slab->z0 * plane];
+    float values[SF_PARAMS] = {0};
+    for (long n = 0; n < plane * slab->nz && bad_local == LONG_MAX; ++n) {
+        double value[SF_PARAMS] = {0};
+        for (int q = 0; q < d->nparams; ++q) value[d->param[q]] = m->param[d->param[q]][n];
+        char text[256];
+        if (sf_config_point_problem(c, value, text, sizeof text)) {
+            bad_local = slab->z0 * plane + n;
+            for (int q = 0; q < SF_PARAMS; ++q) values[q] = (float)value[q];
+        }
     }
-    const long bad = lowest_flagged(slab, bad_local, pair, 2, "checking vs against vp");
+    const long bad = lowest_flagged(slab, bad_local, values, SF_PARAMS, "checking model points");
     if (bad == LONG_MAX) return;
     long k = bad / plane, j = (bad % plane) / c->n[0], i = bad % c->n[0];
-    sf_config_report(c, c->model.path_mark[SF_PARAM_VS],
-                     "model: at grid point (i=%ld, j=%ld, k=%ld), (%g, %g, %g) m, vs = %g m/s is "
-                     "not below %.4f vp = %g m/s (vp = %g m/s): an isotropic solid needs a "
-                     "positive bulk modulus",
-                     i, j, k, c->origin[0] + (double)i * c->spacing[0],
+    double value[SF_PARAMS];
+    for (int q = 0; q < SF_PARAMS; ++q) value[q] = values[q];
+    char text[256];
+    sf_config_point_problem(c, value, text, sizeof text);
+    sf_config_report(c, c->model.path_mark[sf_config_point_key(c)],
+                     "model: at grid point (i=%ld, j=%ld, k=%ld), (%g, %g, %g) m, %s", i, j, k,
+                     c->origin[0] + (double)i * c->spacing[0],
                      c->origin[1] + (double)j * c->spacing[1],
-                     c->origin[2] + (double)k * c->spacing[2], pair[1], SF_VS_OVER_VP_MAX,
-                     SF_VS_OVER_VP_MAX * pair[0], pair[0]);
+                     c->origin[2] + (double)k * c->spacing[2], text);
     sf_exit_collective();
+}
+
+/* The slowest and fastest qP phase velocities of a pseudo-acoustic medium.
+ * Thomsen's weak-anisotropy form v^2 = vp^2 g(s), s = sin^2 of the angle
+ * from the axis, g = 1 + 2 delta s + 2 (epsilon - delta) s^2, is convex in
+ * s where epsilon >= delta: its largest value is at an end (vp, or
+ * vp sqrt(1 + 2 epsilon)), its least at an end or at its vertex. The CFL
+ * limit of the discrete system is the isotropic one at that largest speed,
+ * since its symbol is the dispersion relation's with discrete wavenumbers. */
+static void anisotropic_speeds(sf_model *m, long n, MPI_Comm comm)
+{
+    double lo = INFINITY, hi = 0.0;
+    for (long i = 0; i < n; ++i) {
+        const double eps = m->param[SF_PARAM_EPSILON][i], delta = m->param[SF_PARAM_DELTA][i];
+        double gmin = fmin(1.0, 1.0 + 2.0 * eps), gmax = fmax(1.0, 1.0 + 2.0 * eps);
+        if (eps > delta) {
+            const double vertex = -delta / (2.0 * (eps - delta));
+            if (vertex > 0.0 && vertex < 1.0) gmin = fmin(gmin, 1.0 - delta * delta / (2.0 * (eps - delta)));
+        }
+        const double vp = m->vp[i];
+        lo = fmin(lo, vp * sqrt(gmin));
+        hi = fmax(hi, vp * sqrt(gmax));
+    }
+    SF_MPI_CHECK(MPI_Allreduce(&lo, &m->slowest, 1, MPI_DOUBLE, MPI_MIN, comm), "model min");
+    SF_MPI_CHECK(MPI_Allreduce(&hi, &m->vmax, 1, MPI_DOUBLE, MPI_MAX, comm), "model max");
 }
 
 void sf_model_build(sf_model *m, const sf_config *c, const sf_slab *slab)
 {
     memset(m, 0, sizeof *m);
+    const sf_physics_declaration *d = sf_config_physics(c);
     const long count = c->n[0] * c->n[1] * slab->nz;
-    m->vp = build_parameter(c, SF_PARAM_VP, slab);
-    global_range(m->vp, count, slab->comm, &m->vmin, &m->vmax);
+    for (int q = 0; q < d->nparams; ++q) {
+        const sf_parameter p = d->param[q];
+        m->param[p] = build_parameter(c, p, slab);
+        global_range(m->param[p], count, slab->comm, &m->min[p], &m->max[p]);
+    }
+    m->vp = m->param[SF_PARAM_VP];
+    m->vs = m->param[SF_PARAM_VS];
+    m->rho = m->param[SF_PARAM_RHO];
+    check_points(m, c, slab);
+    m->vmin = m->min[SF_PARAM_VP];
+    m->vmax = m->max[SF_PARAM_VP];
+    m->vs_min = m->min[SF_PARAM_VS], m->vs_max = m->max[SF_PARAM_VS];
+    m->rho_min = m->min[SF_PARAM_RHO], m->rho_max = m->max[SF_PARAM_RHO];
     m->slowest = m->vmin;
-    if (c->physics != SF_PHYSICS_ELASTIC) return;
-    m->vs = build_parameter(c, SF_PARAM_VS, slab);
-    m->rho = build_parameter(c, SF_PARAM_RHO, slab);
-    check_elastic_ratio(m, c, slab);
-    global_range(m->vs, count, slab->comm, &m->vs_min, &m->vs_max);
-    global_range(m->rho, count, slab->comm, &m->rho_min, &m->rho_max);
-    m->slowest = slowest_wave(m, count, slab->comm);
+    if (m->vs) m->slowest = slowest_wave(m, count, slab->comm);
+    if (m->param[SF_PARAM_EPSILON]) anisotropic_speeds(m, count, slab->comm);
 }
 
 void sf_model_free(sf_model *m)
 {
-    free(m->vp);
-    free(m->vs);
-    free(m->rho);
-    m->vp = m->vs = m->rho = NULL;
+    for (int p = 0; p < SF_PARAMS; ++p) free(m->param[p]);
+    memset(m, 0, sizeof *m);
 }

@@ -52,10 +52,10 @@ static void add_report(output_list *l, const sf_config *c)
     l->t[l->count - 1].replaced = 1;
 }
 
-/* An elastic gather goes to one SEG-Y file per component. */
+/* A gather of several components goes to one SEG-Y file per component. */
 static void add_segy(output_list *l, const sf_config *c, double bytes_per_file)
 {
-    if (c->physics != SF_PHYSICS_ELASTIC) {
+    if (!sf_config_component_axis(c)) {
         add(l, c->segy_path, c->segy_mark, "segy", bytes_per_file);
         return;
     }
@@ -89,7 +89,7 @@ static void list_outputs(const sf_config *c, const sf_simulation *s, output_list
     }
     if (c->model_output_path)
         add(l, c->model_output_path, c->model_output_mark, "model",
-            METADATA_BYTES + 4.0 * sf_config_parameters(c) * c->n[0] * c->n[1] * c->n[2]);
+            METADATA_BYTES + 4.0 * sf_config_physics(c)->nparams * c->n[0] * c->n[1] * c->n[2]);
     if (c->energy_path) add(l, c->energy_path, c->energy_mark, "energy", ENERGY_ROW_BYTES * steps);
     add_report(l, c);
 }

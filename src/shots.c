@@ -81,7 +81,7 @@ int sf_shot_outputs(const sf_config *job, long number, char (*paths)[SF_SHOT_PAT
     if (!job->survey_segy) return count;
     char segy[SF_SHOT_PATH];
     shot_path(job, number, "sgy", segy, sizeof segy);
-    if (job->physics != SF_PHYSICS_ELASTIC) {
+    if (!sf_config_component_axis(job)) {
         if (count < max) snprintf(paths[count++], SF_SHOT_PATH, "%s", segy);
         return count;
     }

@@ -564,7 +564,7 @@ void sf_simulation_setup(sf_simulation *s, const sf_config *cfg, MPI_Comm comm,
 {
     memset(s, 0, sizeof *s);
     s->cfg = cfg;
-    s->physics = cfg->physics == SF_PHYSICS_ELASTIC ? sf_physics_elastic() : sf_physics_acoustic();
+    s->physics = sf_physics_of(cfg->physics);
     s->halo_transport = placement->transport;
     if (sf_stencil_init(&s->stencil, cfg->order) != 0)
         sf_fail_collective("unsupported spatial order %d", cfg->order);
@@ -696,13 +696,17 @@ static void print_progress(const sf_simulation *s, long done, double started)
 static void write_model(sf_simulation *s)
 {
     const sf_config *c = s->cfg;
-    const float *planes[SF_PARAMS] = {s->model.vp, s->model.vs, s->model.rho};
+    const sf_physics_declaration *d = sf_config_physics(c);
+    const float *planes[SF_PARAMS];
     const char *names[SF_PARAMS];
-    for (int p = 0; p < SF_PARAMS; ++p) names[p] = sf_parameter_name((sf_parameter)p);
+    for (int p = 0; p < d->nparams; ++p) {
+        planes[p] = s->model.param[d->param[p]];
+        names[p] = sf_parameter_name(d->param[p]);
+    }
     sf_timer_start(&s->timers);
     sf_output_set_add(&s->outputs, c->model_output_path);
     sf_hdf5_volumes_write(c->model_output_path, s->slab.comm, c->n, c->origin, c->spacing,
-                          s->slab.z0, s->slab.nz, sf_config_parameters(c), names, planes, c->text);
+                          s->slab.z0, s->slab.nz, d->nparams, names, planes, c->text);
     sf_timer_stop(&s->timers, SF_PHASE_IO);
 }
 

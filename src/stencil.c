@@ -13,6 +13,7 @@ int sf_stencil_init(sf_stencil *s, int order)
         s->second[0] = -2.0;
         s->second[1] = 1.0;
         s->first[1] = 1.0;
+        s->centered[1] = 1.0 / 2.0;
         return 0;
     case 4:
         s->second[0] = -5.0 / 2.0;
@@ -20,6 +21,8 @@ int sf_stencil_init(sf_stencil *s, int order)
         s->second[2] = -1.0 / 12.0;
         s->first[1] = 9.0 / 8.0;
         s->first[2] = -1.0 / 24.0;
+        s->centered[1] = 2.0 / 3.0;
+        s->centered[2] = -1.0 / 12.0;
         return 0;
     case 8:
         s->second[0] = -205.0 / 72.0;
@@ -31,6 +34,10 @@ int sf_stencil_init(sf_stencil *s, int order)
         s->first[2] = -245.0 / 3072.0;
         s->first[3] = 49.0 / 5120.0;
         s->first[4] = -5.0 / 7168.0;
+        s->centered[1] = 4.0 / 5.0;
+        s->centered[2] = -1.0 / 5.0;
+        s->centered[3] = 4.0 / 105.0;
+        s->centered[4] = -1.0 / 280.0;
         return 0;
     }
     return -1;

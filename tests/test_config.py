@@ -495,8 +495,8 @@ def test_elastic_parameters_missing_or_inconsistent(tmp):
     expect_error(tmp, text, r"job\.yaml:14:3: model\.rho: required key is missing \(physics: "
                             r"elastic needs vp, vs and rho\)")
     text = edit(ELASTIC, "  vs: 1000", "  vs: 1800")
-    expect_error(tmp, text, r"job\.yaml:16:7: model\.vs: 1800 m/s is too close to vp = 2000 "
-                            r"m/s: an isotropic solid needs vs < 0\.8660 vp")
+    expect_error(tmp, text, r"job\.yaml:16:7: model\.vs: vs = 1800 m/s is not below 0\.8660 vp = 1732\.05 "
+                            r"m/s \(vp = 2000 m/s\): an isotropic solid")
     text = edit(ELASTIC, "  type: homogeneous\n  vp: 2000\n  vs: 1000\n  rho: 2000\n",
                 "  type: layered\n  layers:\n    - {top: 0, vp: 1500, vs: 0}\n")
     expect_error(tmp, text, r"job\.yaml:16:7: model\.layers\[0\]\.rho: required key is missing")
@@ -511,7 +511,8 @@ def test_elastic_source_keys(tmp):
                  r"job\.yaml:22:14: source\.direction: only for source\.type: force",
                  r"job\.yaml:21:3: source\.moment: required key is missing")
     expect_error(tmp, edit(ELASTIC, "  type: force", "  type: pressure"),
-                 r"job\.yaml:21:9: source\.type: pressure is the acoustic source")
+                 r"job\.yaml:21:9: source\.type: pressure sources need physics\.type: acoustic, vti or "
+                 r"tti \(an elastic job takes explosive, force or moment\)")
     text = edit(edit(ELASTIC, "  type: force", "  type: moment"), "  direction: [0, 0, 1]",
                 "  moment: [1, 1, 1, 0, 0]")
     expect_error(tmp, text, r"job\.yaml:22:11: source\.moment: expected a list of 6 numbers")
@@ -536,7 +537,7 @@ def test_elastic_model_file_keys(tmp):
                           r"per parameter: give model\.datasets")
     acoustic = edit(VALID, "  type: homogeneous\n  vp: 2000\n",
                     "  type: raw\n  paths: {vp: a.bin}\n  dims: [40, 40, 40]\n  vs_range: [0, 1]\n")
-    expect_error(tmp, acoustic, r"job\.yaml:13:10: model\.paths: only an elastic job takes this key",
+    expect_error(tmp, acoustic, r"job\.yaml:13:10: model\.paths: only an elastic, vti or tti job takes this key",
                  r"job\.yaml:15:13: model\.vs_range: only an elastic job takes this key",
                  r"job\.yaml:12:3: model\.path: required key is missing")
 

@@ -618,3 +618,75 @@ def test_signatures_match_cpu(tmp):
     traces, _, _ = gather_of(tmp, job, "cuda", "gpu-ormsby")
     elastic = elastic_difference(traces, reference, "elastic Ormsby, moment source")
     return f"largest differences: file {acoustic:.2g}, elastic Ormsby {elastic:.2g} of the peak"
+
+
+def anisotropic_gpu_job(kind, n=(52, 44, 46), cpml=10, free_surface=True, duration=0.2):
+    """A layered VTI or TTI medium (tilt and anisotropy changing across the
+    layers) with a free surface: absorbing layers, slab boundaries and, for
+    the GPU, tiles both clear of the layers and in them."""
+    job = layered_job(n, cpml=cpml, free_surface=free_surface, duration=duration)
+    job["physics"] = {"type": kind}
+    nz = n[2]
+    layers = [{"top": 0, "vp": 1800, "epsilon": 0.1, "delta": 0.05, "theta": 30, "phi": 20},
+              {"top": 10.0 * nz * 0.4, "vp": 2400, "epsilon": 0.25, "delta": 0.1, "theta": 50,
+               "phi": -40},
+              {"top": 10.0 * nz * 0.7, "vp": 2800, "epsilon": 0.15, "delta": -0.05,
+               "theta": -20, "phi": 75}]
+    if kind == "vti":
+        for layer in layers:
+            del layer["theta"], layer["phi"]
+    job["model"] = {"type": "layered", "layers": layers}
+    return job
+
+
+def test_anisotropic_matches_cpu_on_one_two_and_four_ranks(tmp):
+    """VTI and TTI on the GPU against the CPU: one rank with layers on every
+    face, 2 and 4 ranks sharing it with a free surface (memory variables
+    exchanged), and a grid whose interior tiles are clear of the layers."""
+    require_gpus(1)
+    worst = 0.0
+    for kind in ("vti", "tti"):
+        for job, ranks in ((anisotropic_gpu_job(kind, free_surface=False), 1),
+                           (anisotropic_gpu_job(kind, n=(48, 44, 31), cpml=12), 2),
+                           (anisotropic_gpu_job(kind, n=(48, 44, 31), cpml=12), 4),
+                           (anisotropic_gpu_job(kind, n=(140, 76, 48), cpml=6, duration=0.12), 1)):
+            diff, _, _ = compare_with_cpu(tmp, job, gpu_ranks=ranks)
+            worst = max(worst, diff)
+    return f"largest difference {worst:.2g} of the peak (limit {TOLERANCE:g}); {paths_note(tmp)}"
+
+
+def test_anisotropic_orders_two_and_four_match_cpu(tmp):
+    require_gpus(1)
+    worst = 0.0
+    for kind in ("vti", "tti"):
+        for order in (2, 4):
+            job = anisotropic_gpu_job(kind, n=(40, 36, 44), cpml=8, duration=0.12)
+            job["physics"]["order"] = order
+            diff, _, _ = compare_with_cpu(tmp, job, gpu_ranks=1)
+            worst = max(worst, diff)
+    return f"largest difference {worst:.2g} of the peak (limit {TOLERANCE:g})"
+
+
+def test_anisotropic_survey_matches_cpu_and_guards(tmp):
+    """A TTI survey on one group of 2 ranks: the backend reset between
+    shots, each matching the CPU's, and the guard failing the overflowing one."""
+    job = anisotropic_gpu_job("tti", n=(44, 40, 37), cpml=8, duration=0.12)
+    del job["source"]["position"]
+    job["survey"] = {"ranks_per_shot": 2, "shots": [
+        {"position": [150.3, 200.1, 120.7]}, {"position": [250.3, 180.1, 90.4], "frequency": 15},
+        {"position": [200.0, 200.0, 150.0], "amplitude": 1e40}]}
+    worst = compare_survey(tmp, job, 3, 3, difference)
+    return f"2 shots match the CPU to {worst:.2g} of the peak, shot 3 failed; {paths_note(tmp)}"
+
+
+def test_anisotropic_bench_runs_on_gpu(tmp):
+    require_gpus(1)
+    rates = []
+    for kind in ("vti", "tti"):
+        rc, out, err = run(["bench", "--physics", kind, "--device", "cuda", "--size", "64",
+                            "--steps", "10", "--warmup", "2", "--copy-mib", "256"], cwd=tmp)
+        check(rc == 0, f"bench failed:\n{err}")
+        rate = re.search(r"throughput\s+([\d.]+) Gpoints/s", out)
+        check(rate and float(rate.group(1)) > 0, f"no throughput in:\n{out}")
+        rates.append(f"{kind} {rate.group(1)}")
+    return "64^3: " + ", ".join(rates) + " Gpoints/s"

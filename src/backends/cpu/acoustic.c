@@ -719,7 +719,7 @@ static void cpu_advance(sf_backend *b, long k0, long k1)
     phase_done(b, SF_PHASE_STENCIL, t);
 }
 
-static void cpu_inject_source(sf_backend *b, float amplitude, long k0, long k1)
+static void cpu_inject_pressure(sf_backend *b, float amplitude, long k0, long k1)
 {
     double t = phase_started();
     for (long n = 0; n < b->source_count; ++n)
@@ -736,9 +736,9 @@ static void cpu_update(sf_backend *b, int stage, long k0, long k1)
         cpu_advance(b, k0, k1);
 }
 
-static void cpu_inject_stage(sf_backend *b, int stage, float amplitude, long k0, long k1)
+static void cpu_inject_source(sf_backend *b, int stage, float amplitude, long k0, long k1)
 {
-    if (stage == SF_ACOUSTIC_ADVANCE) cpu_inject_source(b, amplitude, k0, k1);
+    if (stage == SF_ACOUSTIC_ADVANCE) cpu_inject_pressure(b, amplitude, k0, k1);
 }
 
 /* The new level becomes the current one, with its images above a free
@@ -792,27 +792,6 @@ static void cpu_take_timers(sf_backend *b, double *seconds)
 
 const sf_backend_ops *sf_backend_cpu_acoustic(void)
 {
-    static const sf_backend_ops ops = {
-        .name = "cpu",
-        .create = cpu_create,
-        .destroy = cpu_destroy,
-        .memory_bytes = cpu_memory_bytes,
-        .halo_count = cpu_halo_count,
-        .halo_send_buffer = cpu_send,
-        .halo_recv_buffer = cpu_recv,
-        .halo_pack = cpu_halo_pack,
-        .halo_wait_packed = cpu_halo_wait_packed,
-        .halo_unpack = cpu_halo_unpack,
-        .update = cpu_update,
-        .inject_source = cpu_inject_stage,
-        .finish_stage = cpu_finish_stage,
-        .sample_receivers = cpu_sample_receivers,
-        .fetch_receivers = cpu_fetch_receivers,
-        .fetch_field = cpu_fetch_field,
-        .reset = cpu_reset,
-        .find_nonfinite = cpu_find_nonfinite,
-        .synchronize = cpu_synchronize,
-        .take_timers = cpu_take_timers,
-    };
+    static const sf_backend_ops ops = SF_BACKEND_OPS("cpu", cpu, NULL);
     return &ops;
 }

@@ -487,7 +487,7 @@ static void image_plane(sf_backend *b, sf_elastic_field f, long m, long from, fl
 
 /* Planes k of the nodes mirror about k = 0, half planes k (at k + 1/2)
  * about k = -1/2. */
-static void cpu_mirror_free_surface(sf_backend *b, int g)
+static void cpu_finish_stage(sf_backend *b, int g)
 {
     if (!b->free_surface_here) return;
     for (long m = 1; m <= SF_HALO; ++m) {
@@ -828,28 +828,6 @@ static void cpu_take_timers(sf_backend *b, double *seconds)
 
 const sf_backend_ops *sf_backend_cpu_elastic(void)
 {
-    static const sf_backend_ops ops = {
-        .name = "cpu",
-        .create = cpu_create,
-        .destroy = cpu_destroy,
-        .memory_bytes = cpu_memory_bytes,
-        .halo_count = cpu_halo_count,
-        .halo_send_buffer = cpu_send,
-        .halo_recv_buffer = cpu_recv,
-        .halo_pack = cpu_halo_pack,
-        .halo_wait_packed = cpu_halo_wait_packed,
-        .halo_unpack = cpu_halo_unpack,
-        .update = cpu_update,
-        .inject_source = cpu_inject_source,
-        .finish_stage = cpu_mirror_free_surface,
-        .sample_receivers = cpu_sample_receivers,
-        .fetch_receivers = cpu_fetch_receivers,
-        .fetch_field = cpu_fetch_field,
-        .energy = cpu_energy,
-        .reset = cpu_reset,
-        .find_nonfinite = cpu_find_nonfinite,
-        .synchronize = cpu_synchronize,
-        .take_timers = cpu_take_timers,
-    };
+    static const sf_backend_ops ops = SF_BACKEND_OPS("cpu", cpu, cpu_energy);
     return &ops;
 }

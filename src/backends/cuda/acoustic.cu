@@ -505,7 +505,7 @@ static void cuda_advance(sf_backend *b, long k0, long k1)
     sf_gpu_timers_end(b->timers, b->xfer.compute);
 }
 
-static void cuda_inject_source(sf_backend *b, float amplitude, long k0, long k1)
+static void cuda_inject_pressure(sf_backend *b, float amplitude, long k0, long k1)
 {
     int any = 0;
     for (long n = 0; n < b->source_count && !any; ++n)
@@ -525,9 +525,9 @@ static void cuda_update(sf_backend *b, int stage, long k0, long k1)
         cuda_advance(b, k0, k1);
 }
 
-static void cuda_inject_stage(sf_backend *b, int stage, float amplitude, long k0, long k1)
+static void cuda_inject_source(sf_backend *b, int stage, float amplitude, long k0, long k1)
 {
-    if (stage == SF_ACOUSTIC_ADVANCE) cuda_inject_source(b, amplitude, k0, k1);
+    if (stage == SF_ACOUSTIC_ADVANCE) cuda_inject_pressure(b, amplitude, k0, k1);
 }
 
 /* The new level becomes the current one, with its images above a free
@@ -583,28 +583,6 @@ static void cuda_take_timers(sf_backend *b, double *seconds) { sf_gpu_timers_tak
 
 extern "C" const sf_backend_ops *sf_backend_cuda_acoustic(void)
 {
-    static sf_backend_ops ops;
-    if (!ops.name) {
-        ops.name = "cuda";
-        ops.create = cuda_create;
-        ops.destroy = cuda_destroy;
-        ops.memory_bytes = cuda_memory_bytes;
-        ops.halo_count = cuda_halo_count;
-        ops.halo_send_buffer = cuda_send;
-        ops.halo_recv_buffer = cuda_recv;
-        ops.halo_pack = cuda_halo_pack;
-        ops.halo_wait_packed = cuda_halo_wait_packed;
-        ops.halo_unpack = cuda_halo_unpack;
-        ops.update = cuda_update;
-        ops.inject_source = cuda_inject_stage;
-        ops.finish_stage = cuda_finish_stage;
-        ops.sample_receivers = cuda_sample_receivers;
-        ops.fetch_receivers = cuda_fetch_receivers;
-        ops.fetch_field = cuda_fetch_field;
-        ops.reset = cuda_reset;
-        ops.find_nonfinite = cuda_find_nonfinite;
-        ops.synchronize = cuda_synchronize;
-        ops.take_timers = cuda_take_timers;
-    }
+    static const sf_backend_ops ops = SF_BACKEND_OPS("cuda", cuda, NULL);
     return &ops;
 }

@@ -468,7 +468,7 @@ static void cuda_halo_unpack(sf_backend *b, int g, sf_side s)
 }
 
 /* Node planes mirror about k = 0, half planes about k = -1/2. */
-static void cuda_mirror_free_surface(sf_backend *b, int g)
+static void cuda_finish_stage(sf_backend *b, int g)
 {
     if (!b->step.free_surface_here) return;
     float *const *f = b->step.f;
@@ -556,29 +556,6 @@ static void cuda_take_timers(sf_backend *b, double *seconds) { sf_gpu_timers_tak
 
 extern "C" const sf_backend_ops *sf_backend_cuda_elastic(void)
 {
-    static sf_backend_ops ops;
-    if (!ops.name) {
-        ops.name = "cuda";
-        ops.create = cuda_create;
-        ops.destroy = cuda_destroy;
-        ops.memory_bytes = cuda_memory_bytes;
-        ops.halo_count = cuda_halo_count;
-        ops.halo_send_buffer = cuda_send;
-        ops.halo_recv_buffer = cuda_recv;
-        ops.halo_pack = cuda_halo_pack;
-        ops.halo_wait_packed = cuda_halo_wait_packed;
-        ops.halo_unpack = cuda_halo_unpack;
-        ops.update = cuda_update;
-        ops.inject_source = cuda_inject_source;
-        ops.finish_stage = cuda_mirror_free_surface;
-        ops.sample_receivers = cuda_sample_receivers;
-        ops.fetch_receivers = cuda_fetch_receivers;
-        ops.fetch_field = cuda_fetch_field;
-        ops.energy = cuda_energy;
-        ops.reset = cuda_reset;
-        ops.find_nonfinite = cuda_find_nonfinite;
-        ops.synchronize = cuda_synchronize;
-        ops.take_timers = cuda_take_timers;
-    }
+    static const sf_backend_ops ops = SF_BACKEND_OPS("cuda", cuda, cuda_energy);
     return &ops;
 }

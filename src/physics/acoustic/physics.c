@@ -26,7 +26,7 @@ static int pressure_field(sf_component c)
     return 0;
 }
 
-static const sf_field_lattice PRESSURE = {
+const sf_field_lattice SF_PRESSURE_LATTICE = {
     .fields = 1,
     .surface_fold = pressure_fold,
     .source_coefficients = pressure_source,
@@ -36,7 +36,7 @@ static const sf_field_lattice PRESSURE = {
 /* vp on the nodes, in p already, is the whole medium. */
 static void acoustic_create(sf_simulation *s, sf_problem *p) { s->backend = s->ops->create(p); }
 
-static void acoustic_summary(const sf_simulation *s)
+void sf_acoustic_summary(const sf_simulation *s)
 {
     const sf_config *c = s->cfg;
     char wavelet[1200];
@@ -79,12 +79,14 @@ const sf_physics_plugin *sf_physics_acoustic(void)
         .interior_waits = {[SF_ACOUSTIC_MEMORY] = 1},
         .in_z_layers = {[SF_HALO_CPML_Z] = 1},
         .sample_after = 0,
-        .fields = &PRESSURE,
+        .fields = &SF_PRESSURE_LATTICE,
         .field_name = acoustic_field_name,
         .slowest_wave_name = acoustic_slowest_wave,
         .model_summary = acoustic_model_summary,
         .create = acoustic_create,
-        .summary = acoustic_summary,
+        .summary = sf_acoustic_summary,
+        .cpu = sf_backend_cpu_acoustic,
+        .cuda = SF_CUDA_BACKEND(sf_backend_cuda_acoustic),
     };
     return &physics;
 }

@@ -117,6 +117,8 @@ const sf_physics_plugin *sf_physics_elastic(void)
         .model_summary = elastic_model_summary,
         .create = elastic_create,
         .summary = elastic_summary,
+        .cpu = sf_backend_cpu_elastic,
+        .cuda = SF_CUDA_BACKEND(sf_backend_cuda_elastic),
     };
     return &physics;
 }

@@ -1,0 +1,620 @@
+/* CPU backend of the pseudo-acoustic VTI and TTI physics (sf_anisotropic.h):
+ * OpenMP threads over the rows of each plane range. The CPML memory
+ * variables of an axis live only in its layers, reached through slot
+ * tables along the axis (-1: none there, the variable is zero). */
+#include "sf_anisotropic.h"
+#include "sf_backend.h"
+#include "sf_cpml_slots.h"
+#include "sf_error.h"
+#include "sf_nonfinite.h"
+
+#include <mpi.h>
+#include <stdlib.h>
+#include <string.h>
+
+enum { ROW_ALIGN = 16, MAX_STATE_ARRAYS = 24 };
+enum { AXIS_X, AXIS_Y, AXIS_Z, AXES };
+enum { FIELDS = SF_ANISOTROPIC_FIELDS };
+
+/* An axis's layers: the slots of its memory variables (shared with the
+ * CUDA backend, so both walk the same arrays) and its coefficients. */
+typedef struct {
+    sf_cpml_slots slots;
+    const float *a, *b, *a_half, *b_half;   /* global-axis coefficients (the problem's copies) */
+} axis_layers;
+
+struct sf_backend {
+    sf_layout L;
+    long z0;
+    int radius, tilted, free_surface_here;
+    float dt2;
+    float *prev[FIELDS], *cur[FIELDS];
+    float *vp, *epsilon, *delta;          /* compact [nz][ny][nx] */
+    float *weight[SF_TILT_WEIGHTS];       /* tti: H1's weights per point */
+    float c0[AXES], c2[AXES][SF_MAX_RADIUS + 1], f1[AXES][SF_MAX_RADIUS + 1];
+    float d1[AXES][SF_MAX_RADIUS + 1];    /* centered first derivatives (tti) */
+
+    float *coefficients[AXES][4];         /* owned copies of a, b, a_half, b_half */
+    axis_layers axis[AXES];
+    float *psi[FIELDS][AXES], *zeta[FIELDS][AXES];
+
+    long source_count;
+    size_t *source_index;
+    long *source_plane;
+    float *source_coef;
+    long receiver_count;
+    long *receiver_offset;
+    size_t *receiver_index;
+    float *receiver_weight;
+    float *samples;
+
+    size_t halo_count;
+    float *send[SF_ACOUSTIC_STAGES][2], *recv[SF_ACOUSTIC_STAGES][2];
+    size_t bytes, acquisition_bytes;
+    struct {
+        float *data;
+        size_t count;
+    } state[MAX_STATE_ARRAYS];
+    int states;
+    double seconds[SF_PHASE_COUNT];
+};
+
+static void *take(sf_backend *b, size_t count, size_t size, const char *what)
+{
+    if (count == 0) return NULL;
+    void *p = NULL;
+    if (posix_memalign(&p, 64, count * size) != 0)
+        sf_fatal("out of memory allocating %zu bytes for %s on the CPU backend", count * size, what);
+    memset(p, 0, count * size);
+    b->bytes += count * size;
+    return p;
+}
+
+static float *take_state(sf_backend *b, size_t count, const char *what)
+{
+    float *p = take(b, count, sizeof(float), what);
+    if (!p) return NULL;
+    if (b->states == MAX_STATE_ARRAYS) sf_fatal("internal: too many state arrays (%s)", what);
+    b->state[b->states].data = p;
+    b->state[b->states++].count = count;
+    return p;
+}
+
+static void phase_done(sf_backend *b, sf_phase phase, double started)
+{
+    b->seconds[phase] += MPI_Wtime() - started;
+}
+
+/* ---- set-up ------------------------------------------------------------- */
+
+static void setup_stencil(sf_backend *b, const sf_problem *p)
+{
+    const sf_stencil *s = &p->stencil;
+    b->radius = s->radius;
+    for (int a = 0; a < AXES; ++a) {
+        const double h = p->h[a];
+        b->c0[a] = (float)(s->second[0] / (h * h));
+        for (int m = 1; m <= SF_MAX_RADIUS; ++m) {
+            b->c2[a][m] = (float)(s->second[m] / (h * h));
+            b->f1[a][m] = (float)(s->first[m] / h);
+            b->d1[a][m] = (float)(s->centered[m] / h);
+        }
+    }
+}
+
+static float *copy_compact(sf_backend *b, const float *src, long count, const char *what)
+{
+    float *dst = take(b, (size_t)count, sizeof(float), what);
+    memcpy(dst, src, (size_t)count * sizeof(float));
+    return dst;
+}
+
+static void setup_medium(sf_backend *b, const sf_problem *p)
+{
+    const long count = p->nx * p->ny * p->nz;
+    b->dt2 = (float)(p->dt * p->dt);
+    b->vp = copy_compact(b, p->vp, count, "the medium");
+    b->epsilon = copy_compact(b, p->anisotropy[0], count, "the medium");
+    b->delta = copy_compact(b, p->anisotropy[1], count, "the medium");
+    b->tilted = p->anisotropy[2] != NULL;
+    if (!b->tilted) return;
+    for (int w = 0; w < SF_TILT_WEIGHTS; ++w)
+        b->weight[w] = take(b, (size_t)count, sizeof(float), "the tilt");
+    for (long n = 0; n < count; ++n) {
+        float w[SF_TILT_WEIGHTS];
+        sf_tilt_weights(p->anisotropy[2][n], p->anisotropy[3][n], w);
+        for (int q = 0; q < SF_TILT_WEIGHTS; ++q) b->weight[q][n] = w[q];
+    }
+}
+
+/* Numbers the half points and points of both layers that fall within
+ * [lo, hi) locally (z: the slab, its halos for psi). */
+static void setup_axis(sf_backend *b, int a, const sf_cpml_axis *global, long n, long first,
+                       long half_lo, long half_hi)
+{
+    axis_layers *ax = &b->axis[a];
+    sf_cpml_slots_init(&ax->slots, global, b->radius, n, first, half_lo, half_hi);
+    b->bytes += sf_cpml_slots_bytes(&ax->slots);
+    float **c = b->coefficients[a];
+    c[0] = copy_compact(b, global->a, global->n, "CPML coefficients");
+    c[1] = copy_compact(b, global->b, global->n, "CPML coefficients");
+    c[2] = copy_compact(b, global->a_half, global->n, "CPML coefficients");
+    c[3] = copy_compact(b, global->b_half, global->n, "CPML coefficients");
+    ax->a = c[0], ax->b = c[1], ax->a_half = c[2], ax->b_half = c[3];
+}
+
+static void setup_cpml(sf_backend *b, const sf_problem *p)
+{
+    const long nx = p->nx, ny = p->ny, nz = p->nz;
+    setup_axis(b, AXIS_X, &p->cpml[0], nx, 0, 0, nx);
+    setup_axis(b, AXIS_Y, &p->cpml[1], ny, 0, 0, ny);
+    setup_axis(b, AXIS_Z, &p->cpml[2], nz, p->z0, -SF_HALO, nz + SF_HALO);
+    const long cross[AXES] = {nz * ny, nz * nx, nx * ny};
+    for (int f = 0; f < FIELDS; ++f)
+        for (int a = 0; a < AXES; ++a) {
+            b->psi[f][a] = take_state(b, (size_t)(cross[a] * b->axis[a].slots.halves), "CPML memory");
+            b->zeta[f][a] = take_state(b, (size_t)(cross[a] * b->axis[a].slots.points), "CPML memory");
+        }
+}
+
+static void setup_acquisition(sf_backend *b, const sf_problem *p)
+{
+    const sf_layout *L = &b->L;
+    size_t before = b->bytes;
+    b->source_count = p->source_count;
+    b->source_index = take(b, (size_t)p->source_count, sizeof(size_t), "source points");
+    b->source_plane = take(b, (size_t)p->source_count, sizeof(long), "source points");
+    b->source_coef = take(b, (size_t)p->source_count, sizeof(float), "source points");
+    for (long n = 0; n < p->source_count; ++n) {
+        const sf_field_weight *w = &p->source[n];
+        const float vp = b->vp[(w->k * L->ny + w->j) * L->nx + w->i];
+        b->source_index[n] = sf_field_index(L, w->i, w->j, w->k);
+        b->source_plane[n] = w->k;
+        b->source_coef[n] = w->weight * vp * vp * b->dt2;
+    }
+    b->receiver_count = p->channel_count;
+    long npoints = p->channel_count ? p->channel_offset[p->channel_count] : 0;
+    b->receiver_offset = take(b, (size_t)p->channel_count + 1, sizeof(long), "receiver offsets");
+    if (p->channel_count)
+        memcpy(b->receiver_offset, p->channel_offset, (size_t)(p->channel_count + 1) * sizeof(long));
+    b->receiver_index = take(b, (size_t)npoints, sizeof(size_t), "receiver points");
+    b->receiver_weight = take(b, (size_t)npoints, sizeof(float), "receiver points");
+    for (long n = 0; n < npoints; ++n) {
+        const sf_point_weight *w = &p->channel_points[n];
+        b->receiver_index[n] = sf_field_index(L, w->i, w->j, w->k);
+        b->receiver_weight[n] = w->weight;
+    }
+    b->samples = take(b, (size_t)(p->channel_count * p->sample_block), sizeof(float),
+                      "receiver samples");
+    b->acquisition_bytes = b->bytes - before;
+}
+
+static void free_acquisition(sf_backend *b)
+{
+    free(b->source_index), free(b->source_plane), free(b->source_coef);
+    free(b->receiver_offset), free(b->receiver_index), free(b->receiver_weight);
+    free(b->samples);
+    b->bytes -= b->acquisition_bytes;
+    b->acquisition_bytes = 0;
+}
+
+static sf_backend *cpu_create(const sf_problem *p)
+{
+    sf_backend *b = sf_calloc(1, sizeof *b, "the CPU backend");
+    sf_layout_init(&b->L, p->nx, p->ny, p->nz, ROW_ALIGN);
+    b->z0 = p->z0;
+    b->free_surface_here = p->free_surface && p->z0 == 0;
+    setup_stencil(b, p);
+    for (int f = 0; f < FIELDS; ++f) {
+        b->prev[f] = take_state(b, b->L.field_size, "the wavefields");
+        b->cur[f] = take_state(b, b->L.field_size, "the wavefields");
+    }
+    setup_medium(b, p);
+    setup_cpml(b, p);
+    setup_acquisition(b, p);
+    b->halo_count = (size_t)(FIELDS * SF_HALO * p->nx * p->ny);
+    for (int g = 0; g < SF_ACOUSTIC_STAGES; ++g)
+        for (int s = 0; s < 2; ++s) {
+            b->send[g][s] = take(b, b->halo_count, sizeof(float), "halo buffers");
+            b->recv[g][s] = take(b, b->halo_count, sizeof(float), "halo buffers");
+        }
+    return b;
+}
+
+static void cpu_destroy(sf_backend *b)
+{
+    if (!b) return;
+    for (int f = 0; f < FIELDS; ++f) {
+        free(b->prev[f]), free(b->cur[f]);
+        for (int a = 0; a < AXES; ++a) free(b->psi[f][a]), free(b->zeta[f][a]);
+    }
+    free(b->vp), free(b->epsilon), free(b->delta);
+    for (int w = 0; w < SF_TILT_WEIGHTS; ++w) free(b->weight[w]);
+    for (int a = 0; a < AXES; ++a) {
+        sf_cpml_slots_free(&b->axis[a].slots);
+        for (int c = 0; c < 4; ++c) free(b->coefficients[a][c]);
+    }
+    free_acquisition(b);
+    for (int g = 0; g < SF_ACOUSTIC_STAGES; ++g)
+        for (int s = 0; s < 2; ++s) free(b->send[g][s]), free(b->recv[g][s]);
+    free(b);
+}
+
+static size_t cpu_memory_bytes(const sf_backend *b) { return b->bytes; }
+
+static void cpu_reset(sf_backend *b, const sf_problem *p)
+{
+    for (int n = 0; n < b->states; ++n) memset(b->state[n].data, 0, b->state[n].count * sizeof(float));
+    for (int a = 0; a < AXES; ++a) {
+        const sf_cpml_axis *g = &p->cpml[a];
+        const float *src[4] = {g->a, g->b, g->a_half, g->b_half};
+        for (int c = 0; c < 4; ++c)
+            memcpy(b->coefficients[a][c], src[c], (size_t)g->n * sizeof(float));
+    }
+    free_acquisition(b);
+    setup_acquisition(b, p);
+}
+
+/* ---- CPML memory variables -------------------------------------------- */
+
+static inline int half_slot(const axis_layers *ax, long i) { return sf_cpml_half_slot(&ax->slots, i); }
+static inline int point_slot(const axis_layers *ax, long i) { return sf_cpml_point_slot(&ax->slots, i); }
+
+/* Where psi (or zeta) of axis a sits for slot s at point (i, j, k). */
+static inline size_t memory_index(const sf_backend *b, int a, long s, long count, long i, long j,
+                                  long k)
+{
+    const sf_layout *L = &b->L;
+    switch (a) {
+    case AXIS_X: return (size_t)((k * L->ny + j) * count + s);
+    case AXIS_Y: return (size_t)((k * count + s) * L->nx + i);
+    default: return (size_t)((s * L->ny + j) * L->nx + i);
+    }
+}
+
+static long axis_stride(const sf_layout *L, int a) { return a == AXIS_X ? 1 : a == AXIS_Y ? L->sx : L->sp; }
+
+/* psi <- b psi + a d/dn u at the half point after index `along` of axis a. */
+static void memory_point(sf_backend *b, int f, int a, long along, long i, long j, long k)
+{
+    const axis_layers *ax = &b->axis[a];
+    const int s = half_slot(ax, along);
+    if (s < 0) return;
+    const sf_layout *L = &b->L;
+    const long st = axis_stride(L, a);
+    const float *u = b->cur[f] + sf_field_index(L, i, j, k);
+    float d = 0.0f;
+    for (int m = 1; m <= b->radius; ++m) d += b->f1[a][m] * (u[m * st] - u[-(m - 1) * st]);
+    float *psi = b->psi[f][a] + memory_index(b, a, s, ax->slots.halves, i, j, k);
+    const long g = along + ax->slots.first;
+    *psi = ax->b_half[g] * *psi + ax->a_half[g] * d;
+}
+
+static void cpu_update_memory(sf_backend *b, long k0, long k1)
+{
+    const sf_layout *L = &b->L;
+    double t = MPI_Wtime();
+    #pragma omp parallel for collapse(2) schedule(static)
+    for (long k = k0; k < k1; ++k)
+        for (long j = 0; j < L->ny; ++j) {
+            const int y = half_slot(&b->axis[AXIS_Y], j) >= 0, z = half_slot(&b->axis[AXIS_Z], k) >= 0;
+            for (long i = 0; i < L->nx; ++i)
+                for (int f = 0; f < FIELDS; ++f) {
+                    memory_point(b, f, AXIS_X, i, i, j, k);
+                    if (y) memory_point(b, f, AXIS_Y, j, i, j, k);
+                    if (z) memory_point(b, f, AXIS_Z, k, i, j, k);
+                }
+        }
+    phase_done(b, SF_PHASE_STENCIL, t);
+}
+
+/* ---- the time step ------------------------------------------------------ */
+
+/* The second derivative of field f along axis a at a point, stretched by
+ * the CPML where the point reads memory variables (zeta advanced once). */
+static float second_derivative(sf_backend *b, int f, int a, long along, long i, long j, long k,
+                               const float *u)
+{
+    const long st = axis_stride(&b->L, a);
+    float d2 = b->c0[a] * u[0];
+    for (int m = 1; m <= b->radius; ++m) d2 += b->c2[a][m] * (u[m * st] + u[-m * st]);
+    const axis_layers *ax = &b->axis[a];
+    const int zs = point_slot(ax, along);
+    if (zs < 0) return d2;
+    float dpsi = 0.0f;
+    for (int m = 1; m <= b->radius; ++m) {
+        const int up = half_slot(ax, along + m - 1), down = half_slot(ax, along - m);
+        const long ui = a == AXIS_X ? i + m - 1 : i, dn_i = a == AXIS_X ? i - m : i;
+        const long uj = a == AXIS_Y ? j + m - 1 : j, dn_j = a == AXIS_Y ? j - m : j;
+        const long uk = a == AXIS_Z ? k + m - 1 : k, dn_k = a == AXIS_Z ? k - m : k;
+        const long halves = ax->slots.halves;
+        const float pu = up < 0 ? 0.0f : b->psi[f][a][memory_index(b, a, up, halves, ui, uj, uk)];
+        const float pd =
+            down < 0 ? 0.0f : b->psi[f][a][memory_index(b, a, down, halves, dn_i, dn_j, dn_k)];
+        dpsi += b->f1[a][m] * (pu - pd);
+    }
+    float *zeta = b->zeta[f][a] + memory_index(b, a, zs, ax->slots.points, i, j, k);
+    const long g = along + ax->slots.first;
+    *zeta = ax->b[g] * *zeta + ax->a[g] * (d2 + dpsi);
+    return d2 + dpsi + *zeta;
+}
+
+/* d2u / da db on the nodes, a != b, from centered first derivatives. */
+static float mixed_derivative(const sf_backend *b, int a1, int a2, const float *u)
+{
+    const long s1 = axis_stride(&b->L, a1), s2 = axis_stride(&b->L, a2);
+    float sum = 0.0f;
+    for (int m = 1; m <= b->radius; ++m)
+        for (int n = 1; n <= b->radius; ++n)
+            sum += b->d1[a1][m] * b->d1[a2][n] *
+                   (u[m * s1 + n * s2] - u[-m * s1 + n * s2] - u[m * s1 - n * s2] + u[-m * s1 - n * s2]);
+    return sum;
+}
+
+/* H1 and H2 of field f at a point. */
+static void axis_operators(sf_backend *b, int f, long i, long j, long k, long n, float *h1, float *h2)
+{
+    const float *u = b->cur[f] + sf_field_index(&b->L, i, j, k);
+    const float dxx = second_derivative(b, f, AXIS_X, i, i, j, k, u);
+    const float dyy = second_derivative(b, f, AXIS_Y, j, i, j, k, u);
+    const float dzz = second_derivative(b, f, AXIS_Z, k, i, j, k, u);
+    if (!b->tilted) {
+        *h1 = dzz;
+    } else {
+        float *const *w = b->weight;
+        *h1 = w[0][n] * dxx + w[1][n] * dyy + w[2][n] * dzz +
+              w[3][n] * mixed_derivative(b, AXIS_X, AXIS_Y, u) +
+              w[4][n] * mixed_derivative(b, AXIS_X, AXIS_Z, u) +
+              w[5][n] * mixed_derivative(b, AXIS_Y, AXIS_Z, u);
+    }
+    *h2 = dxx + dyy + dzz - *h1;
+}
+
+static void advance_point(sf_backend *b, long i, long j, long k)
+{
+    const sf_layout *L = &b->L;
+    const long n = (k * L->ny + j) * L->nx + i;
+    float h1p, h2p, h1q, h2q, dp, dq;
+    axis_operators(b, SF_ANISOTROPIC_P, i, j, k, n, &h1p, &h2p);
+    axis_operators(b, SF_ANISOTROPIC_Q, i, j, k, n, &h1q, &h2q);
+    sf_fdf_rhs(sf_fdf_at(b->vp[n], b->epsilon[n], b->delta[n], b->dt2), h1p, h2p, h1q, h2q, &dp, &dq);
+    const size_t x = sf_field_index(L, i, j, k);
+    float *p = b->prev[SF_ANISOTROPIC_P], *q = b->prev[SF_ANISOTROPIC_Q];
+    p[x] = 2.0f * b->cur[SF_ANISOTROPIC_P][x] - p[x] + dp;
+    q[x] = 2.0f * b->cur[SF_ANISOTROPIC_Q][x] - q[x] + dq;
+}
+
+/* H1 and H2 of a field at a point that reads no memory variables, with a
+ * constant radius so that rows vectorize. */
+static inline void interior_operators(const sf_backend *b, const float *u, long n, long sx,
+                                      long sp, const int R, float *h1, float *h2)
+{
+    float d2[AXES] = {b->c0[0] * u[0], b->c0[1] * u[0], b->c0[2] * u[0]};
+    for (int m = 1; m <= R; ++m) {
+        d2[0] += b->c2[0][m] * (u[m] + u[-m]);
+        d2[1] += b->c2[1][m] * (u[m * sx] + u[-m * sx]);
+        d2[2] += b->c2[2][m] * (u[m * sp] + u[-m * sp]);
+    }
+    if (!b->tilted) {
+        *h1 = d2[2];
+    } else {
+        float xy = 0.0f, xz = 0.0f, yz = 0.0f;
+        for (int m = 1; m <= R; ++m)
+            for (int q = 1; q <= R; ++q) {
+                xy += b->d1[0][m] * b->d1[1][q] *
+                      (u[m + q * sx] - u[-m + q * sx] - u[m - q * sx] + u[-m - q * sx]);
+                xz += b->d1[0][m] * b->d1[2][q] *
+                      (u[m + q * sp] - u[-m + q * sp] - u[m - q * sp] + u[-m - q * sp]);
+                yz += b->d1[1][m] * b->d1[2][q] *
+                      (u[m * sx + q * sp] - u[-m * sx + q * sp] - u[m * sx - q * sp] +
+                       u[-m * sx - q * sp]);
+            }
+        float *const *w = b->weight;
+        *h1 = w[0][n] * d2[0] + w[1][n] * d2[1] + w[2][n] * d2[2] + w[3][n] * xy + w[4][n] * xz +
+              w[5][n] * yz;
+    }
+    *h2 = d2[0] + d2[1] + d2[2] - *h1;
+}
+
+/* Points [i0, i1) of row (j, k), none of which reads memory variables. */
+static void advance_interior_run(sf_backend *b, long i0, long i1, long j, long k, const int R)
+{
+    const sf_layout *L = &b->L;
+    const size_t x0 = sf_field_index(L, 0, j, k);
+    const long n0 = (k * L->ny + j) * L->nx;
+    const float *cp = b->cur[SF_ANISOTROPIC_P] + x0, *cq = b->cur[SF_ANISOTROPIC_Q] + x0;
+    float *np = b->prev[SF_ANISOTROPIC_P] + x0, *nq = b->prev[SF_ANISOTROPIC_Q] + x0;
+    #pragma omp simd
+    for (long i = i0; i < i1; ++i) {
+        float h1p, h2p, h1q, h2q, dp, dq;
+        interior_operators(b, cp + i, n0 + i, L->sx, L->sp, R, &h1p, &h2p);
+        interior_operators(b, cq + i, n0 + i, L->sx, L->sp, R, &h1q, &h2q);
+        sf_fdf_rhs(sf_fdf_at(b->vp[n0 + i], b->epsilon[n0 + i], b->delta[n0 + i], b->dt2), h1p,
+                   h2p, h1q, h2q, &dp, &dq);
+        np[i] = 2.0f * cp[i] - np[i] + dp;
+        nq[i] = 2.0f * cq[i] - nq[i] + dq;
+    }
+}
+
+/* Row (j, k): the points between the x layers' reach go the fast way when
+ * the row is outside every y and z layer's reach. */
+static void advance_row(sf_backend *b, long j, long k)
+{
+    const axis_layers *x = &b->axis[AXIS_X];
+    const long nx = b->L.nx;
+    long i0 = 0, i1 = 0;
+    if (point_slot(&b->axis[AXIS_Y], j) < 0 && point_slot(&b->axis[AXIS_Z], k) < 0) {
+        while (i0 < nx && point_slot(x, i0) >= 0) ++i0;
+        for (i1 = i0; i1 < nx && point_slot(x, i1) < 0; ++i1) continue;
+    }
+    for (long i = 0; i < i0; ++i) advance_point(b, i, j, k);
+    if (b->radius == 4)
+        advance_interior_run(b, i0, i1, j, k, 4);
+    else
+        advance_interior_run(b, i0, i1, j, k, b->radius);
+    for (long i = i1 > i0 ? i1 : i0; i < nx; ++i) advance_point(b, i, j, k);
+}
+
+static void cpu_advance(sf_backend *b, long k0, long k1)
+{
+    const sf_layout *L = &b->L;
+    double t = MPI_Wtime();
+    #pragma omp parallel for collapse(2) schedule(static)
+    for (long k = k0; k < k1; ++k)
+        for (long j = 0; j < L->ny; ++j) advance_row(b, j, k);
+    if (b->free_surface_here && k0 == 0)
+        for (int f = 0; f < FIELDS; ++f)
+            for (long j = 0; j < L->ny; ++j)
+                memset(b->prev[f] + sf_field_index(L, 0, j, 0), 0, (size_t)L->nx * sizeof(float));
+    phase_done(b, SF_PHASE_STENCIL, t);
+}
+
+static void cpu_update(sf_backend *b, int stage, long k0, long k1)
+{
+    if (k1 <= k0) return;
+    if (stage == SF_ACOUSTIC_MEMORY)
+        cpu_update_memory(b, k0, k1);
+    else
+        cpu_advance(b, k0, k1);
+}
+
+/* Both fields take the source alike: in an isotropic medium p = q then. */
+static void cpu_inject_source(sf_backend *b, int stage, float amplitude, long k0, long k1)
+{
+    if (stage != SF_ACOUSTIC_ADVANCE) return;
+    double t = MPI_Wtime();
+    for (long n = 0; n < b->source_count; ++n)
+        if (b->source_plane[n] >= k0 && b->source_plane[n] < k1)
+            for (int f = 0; f < FIELDS; ++f)
+                b->prev[f][b->source_index[n]] += b->source_coef[n] * amplitude;
+    phase_done(b, SF_PHASE_ACQUISITION, t);
+}
+
+/* The new level becomes the current one, imaged oddly above a free surface. */
+static void cpu_finish_stage(sf_backend *b, int stage)
+{
+    if (stage != SF_ACOUSTIC_ADVANCE) return;
+    for (int f = 0; f < FIELDS; ++f) {
+        float *t = b->prev[f];
+        b->prev[f] = b->cur[f];
+        b->cur[f] = t;
+        if (!b->free_surface_here) continue;
+        const long sp = b->L.sp;
+        for (long m = 1; m <= SF_HALO; ++m)
+            for (long n = 0; n < sp; ++n)
+                b->cur[f][(SF_HALO - m) * sp + n] = -b->cur[f][(SF_HALO + m) * sp + n];
+    }
+}
+
+/* ---- halo planes ------------------------------------------------------ */
+
+static size_t cpu_halo_count(const sf_backend *b, int g) { return (void)g, b->halo_count; }
+static float *cpu_send(sf_backend *b, int g, sf_side s) { return b->send[g][s]; }
+static float *cpu_recv(sf_backend *b, int g, sf_side s) { return b->recv[g][s]; }
+
+/* Plane k (local) of a group's field f: the new level's, or psi_z's (NULL
+ * where that half-plane holds none). */
+static float *group_plane(sf_backend *b, int g, int f, long k, size_t *stride)
+{
+    const sf_layout *L = &b->L;
+    if (g == SF_HALO_WAVEFIELD) {
+        *stride = (size_t)L->sx;
+        return b->prev[f] + sf_field_index(L, 0, 0, k);
+    }
+    *stride = (size_t)L->nx;
+    const int s = half_slot(&b->axis[AXIS_Z], k);
+    return s < 0 ? NULL : b->psi[f][AXIS_Z] + memory_index(b, AXIS_Z, s, 0, 0, 0, 0);
+}
+
+static void move_planes(sf_backend *b, int g, long k0, float *buffer, int out)
+{
+    const sf_layout *L = &b->L;
+    double t = MPI_Wtime();
+    for (int f = 0; f < FIELDS; ++f)
+        for (long m = 0; m < SF_HALO; ++m) {
+            size_t stride;
+            float *plane = group_plane(b, g, f, k0 + m, &stride);
+            float *flat = buffer + ((size_t)f * SF_HALO + (size_t)m) * (size_t)(L->nx * L->ny);
+            for (long j = 0; j < L->ny; ++j) {
+                float *row = flat + j * L->nx;
+                if (!plane) {
+                    if (out) memset(row, 0, (size_t)L->nx * sizeof(float));
+                } else if (out) {
+                    memcpy(row, plane + j * stride, (size_t)L->nx * sizeof(float));
+                } else {
+                    memcpy(plane + j * stride, row, (size_t)L->nx * sizeof(float));
+                }
+            }
+        }
+    phase_done(b, out ? SF_PHASE_HALO_PACK : SF_PHASE_HALO_UNPACK, t);
+}
+
+static void cpu_halo_pack(sf_backend *b, int g, sf_side s)
+{
+    move_planes(b, g, s == SF_SIDE_LOWER ? 0 : b->L.nz - SF_HALO, b->send[g][s], 1);
+}
+
+static void cpu_halo_wait_packed(sf_backend *b) { (void)b; }
+
+static void cpu_halo_unpack(sf_backend *b, int g, sf_side s)
+{
+    move_planes(b, g, s == SF_SIDE_LOWER ? -SF_HALO : b->L.nz, b->recv[g][s], 0);
+}
+
+/* ---- what reaches the host ---------------------------------------------- */
+
+static void cpu_sample_receivers(sf_backend *b, int slot)
+{
+    double t = MPI_Wtime();
+    float *out = b->samples + (size_t)slot * (size_t)b->receiver_count;
+    const float *p = b->cur[SF_ANISOTROPIC_P];
+    for (long r = 0; r < b->receiver_count; ++r) {
+        float sum = 0.0f;
+        for (long n = b->receiver_offset[r]; n < b->receiver_offset[r + 1]; ++n)
+            sum += b->receiver_weight[n] * p[b->receiver_index[n]];
+        out[r] = sum;
+    }
+    phase_done(b, SF_PHASE_ACQUISITION, t);
+}
+
+static void cpu_fetch_receivers(sf_backend *b, int count, float *out)
+{
+    size_t bytes = (size_t)count * (size_t)b->receiver_count * sizeof(float);
+    if (bytes) memcpy(out, b->samples, bytes);
+}
+
+static void cpu_fetch_field(sf_backend *b, sf_component c, const sf_sampling_lattice *s, float *out)
+{
+    (void)c;   /* p, the pressure, is the only component */
+    const sf_layout *L = &b->L;
+    size_t n = 0;
+    for (long k = s->k0; k < L->nz; k += s->dk)
+        for (long j = 0; j < L->ny; j += s->dj)
+            for (long i = 0; i < L->nx; i += s->di)
+                out[n++] = b->cur[SF_ANISOTROPIC_P][sf_field_index(L, i, j, k)];
+}
+
+static int cpu_find_nonfinite(sf_backend *b, sf_nonfinite *where)
+{
+    for (int f = 0; f < FIELDS; ++f) {
+        const long first = sf_first_nonfinite(&b->L, b->cur[f]);
+        if (first < 0) continue;
+        *where = sf_nonfinite_at(f, first, b->L.nx, b->L.ny);
+        return 1;
+    }
+    return 0;
+}
+
+static void cpu_synchronize(sf_backend *b) { (void)b; }
+
+static void cpu_take_timers(sf_backend *b, double *seconds)
+{
+    for (int p = 0; p < SF_PHASE_COUNT; ++p) seconds[p] += b->seconds[p];
+    memset(b->seconds, 0, sizeof b->seconds);
+}
+
+const sf_backend_ops *sf_backend_cpu_anisotropic(void)
+{
+    static const sf_backend_ops ops = SF_BACKEND_OPS("cpu", cpu, NULL);
+    return &ops;
+}

@@ -1,0 +1,311 @@
+"""The pseudo-acoustic VTI and TTI physics: the isotropic limit, Thomsen's
+exact group velocities, the tilt, long-run stability, rank invariance and
+the job checks of their parameters."""
+import copy
+import math
+import os
+
+import numpy as np
+
+from testlib import base_job, check, read_gather, run, run_job, write_job
+
+SIGMA = 0.75   # vsz^2 = vp^2 (epsilon - delta) / sigma (README, "Anisotropic media")
+
+
+def anisotropic(job, kind, **params):
+    job = copy.deepcopy(job)
+    job["physics"] = {"type": kind, "order": 8}
+    job["model"].update(params)
+    return job
+
+
+def peak_ratio(a, b):
+    return float(np.abs(a - b).max() / np.abs(b).max())
+
+
+def test_isotropic_limit_is_the_acoustic_gather(tmp):
+    """epsilon = delta = 0 (any tilt) gives the acoustic gather to 1e-5 of
+    its peak: p = q, and H1 + H2 is the Laplacian."""
+    job = base_job(n=(44, 40, 42), cpml=10, duration=0.25, dt=0.001, frequency=15.0)
+    job["receivers"] = {"line": {"start": [100, 200, 100], "end": [340, 200, 330], "count": 9}}
+    run_job(tmp, job, name="acoustic", ranks=2)
+    reference = read_gather(os.path.join(tmp, "gather.h5"))["traces"]
+    worst = []
+    for kind, extra in (("vti", {}), ("tti", {"theta": 37.0, "phi": 21.0})):
+        run_job(tmp, anisotropic(job, kind, epsilon=0.0, delta=0.0, **extra), name=kind, ranks=2)
+        traces = read_gather(os.path.join(tmp, "gather.h5"))["traces"]
+        worst.append(peak_ratio(traces, reference))
+        check(worst[-1] < 1e-5, f"{kind}: differs from the acoustic gather by {worst[-1]:.2e} "
+                                "of its peak")
+    return "vti %.1e, tti %.1e of the peak" % tuple(worst)
+
+
+def thomsen_phase(theta, vp, eps, delta, vs):
+    """Thomsen's (1986) exact qP phase velocity at phase angle theta from the axis."""
+    f = 1.0 - (vs / vp) ** 2
+    s2 = math.sin(theta) ** 2
+    root = math.sqrt((1.0 + 2.0 * eps * s2 / f) ** 2 - 2.0 * (eps - delta) * math.sin(2 * theta) ** 2 / f)
+    return vp * math.sqrt(1.0 + eps * s2 - f / 2.0 + f / 2.0 * root)
+
+
+def thomsen_group(psi, vp, eps, delta, vs):
+    """The exact group velocity at group angle psi: the phase angle whose
+    ray leaves at psi, found by bisection (no cusps for qP)."""
+    def ray(theta):
+        h = 1e-6
+        v = thomsen_phase(theta, vp, eps, delta, vs)
+        dv = (thomsen_phase(theta + h, vp, eps, delta, vs) -
+              thomsen_phase(theta - h, vp, eps, delta, vs)) / (2 * h)
+        angle = math.atan2(math.sin(theta) * v + math.cos(theta) * dv,
+                           math.cos(theta) * v - math.sin(theta) * dv)
+        return angle, math.hypot(v, dv)
+    lo, hi = 0.0, math.pi / 2
+    for _ in range(60):
+        mid = 0.5 * (lo + hi)
+        lo, hi = (mid, hi) if ray(mid)[0] < psi else (lo, mid)
+    return ray(0.5 * (lo + hi))[1]
+
+
+def peak_time(trace, dt):
+    """The time of the largest sample, refined by a parabola through its neighbours."""
+    n = int(np.argmax(trace))
+    a, b, c = trace[n - 1], trace[n], trace[n + 1]
+    return (n + 0.5 * (a - c) / (a - 2 * b + c)) * dt
+
+
+def test_vti_first_arrivals_follow_thomsen_group_velocity(tmp):
+    """A point source in a homogeneous VTI medium: the peak of the direct
+    wave reaches receivers 400 m away at group angles 0..90 degrees when
+    Thomsen's exact group velocity (with the axis shear velocity the
+    formulation adds) says, to 0.5%."""
+    vp, eps, delta, f0, r = 2000.0, 0.24, 0.1, 12.0, 400.0
+    vs = vp * math.sqrt((eps - delta) / SIGMA)
+    src = [450.0, 150.0, 450.0]
+    angles = [0, 15, 30, 45, 60, 75, 90]
+    points = [[src[0] + r * math.sin(math.radians(a)), src[1], src[2] + r * math.cos(math.radians(a))]
+              for a in angles]
+    job = base_job(n=(96, 31, 96), cpml=12, duration=0.42, dt=0.0008, source=src,
+                   receivers=points, frequency=f0)
+    job["receivers"]["sampling"] = 0.0002
+    run_job(tmp, anisotropic(job, "vti", epsilon=eps, delta=delta), ranks=2)
+    g = read_gather(os.path.join(tmp, "gather.h5"))
+    delay = 1.5 / f0
+    worst, lines = 0.0, []
+    for angle, trace in zip(angles, g["traces"]):
+        expected = r / thomsen_group(math.radians(angle), vp, eps, delta, vs)
+        got = peak_time(trace, g["dt"]) - delay
+        error = got / expected - 1.0
+        lines.append(f"{angle}: {error:+.4f}")
+        worst = max(worst, abs(error))
+    check(worst < 0.005, "travel times against Thomsen's group velocity: " + ", ".join(lines))
+    return f"worst {100 * worst:.2f}% over 0..90 degrees (limit 0.5%)"
+
+
+def swapped(job, a, b):
+    """The same job with grid axes a and b exchanged (0 x, 1 y, 2 z)."""
+    job = copy.deepcopy(job)
+    names = ("nx", "ny", "nz")
+    g = job["grid"]
+    g[names[a]], g[names[b]] = g[names[b]], g[names[a]]
+
+    def swap(p):
+        p = list(p)
+        p[a], p[b] = p[b], p[a]
+        return p
+    job["source"]["position"] = swap(job["source"]["position"])
+    job["receivers"]["points"] = [swap(p) for p in job["receivers"]["points"]]
+    return job
+
+
+def test_tilt_of_90_degrees_is_vti_with_axes_exchanged(tmp):
+    """TTI with its axis along x (theta 90, phi 0) or y (theta 90, phi 90)
+    records what VTI records on the grid with that axis and z exchanged,
+    to 1e-5 of the peak."""
+    job = base_job(n=(46, 38, 42), cpml=10, duration=0.3, dt=0.001, frequency=14.0,
+                   source=[203.0, 171.0, 188.0],
+                   receivers=[[303.0, 171.0, 188.0], [203.0, 271.0, 188.0], [203.0, 171.0, 308.0],
+                              [281.0, 242.0, 260.0], [130.0, 100.0, 95.0]])
+    eps, delta = 0.22, 0.08
+    results = []
+    for axis, phi in ((0, 0.0), (1, 90.0)):
+        run_job(tmp, anisotropic(job, "tti", epsilon=eps, delta=delta, theta=90.0, phi=phi),
+                name="tti", ranks=2)
+        tilted = read_gather(os.path.join(tmp, "gather.h5"))["traces"]
+        run_job(tmp, anisotropic(swapped(job, axis, 2), "vti", epsilon=eps, delta=delta),
+                name="vti", ranks=2)
+        vti = read_gather(os.path.join(tmp, "gather.h5"))["traces"]
+        results.append(peak_ratio(tilted, vti))
+        check(results[-1] < 1e-5, f"axis {'xy'[axis]}: TTI differs from the exchanged VTI by "
+                                  f"{results[-1]:.2e} of the peak")
+    return "axis x %.1e, axis y %.1e of the peak" % tuple(results)
+
+
+def layered_tti_job(n=(36, 30, 44), duration=0.3, dt=0.001, cpml=10):
+    """A tilted, layered medium with a free surface: the tilt and the
+    anisotropy change across the layers."""
+    job = base_job(n=n, cpml=cpml, duration=duration, dt=dt, frequency=12.0,
+                   source=[171.3, 148.2, 121.7])
+    job["physics"] = {"type": "tti", "order": 8}
+    job["model"] = {"type": "layered", "layers": [
+        {"top": 0, "vp": 1800, "epsilon": 0.1, "delta": 0.05, "theta": 30, "phi": 20},
+        {"top": 170, "vp": 2400, "epsilon": 0.25, "delta": 0.1, "theta": 50, "phi": -40},
+        {"top": 300, "vp": 2800, "epsilon": 0.15, "delta": -0.05, "theta": -20, "phi": 75}]}
+    job["boundaries"]["free_surface"] = True
+    job["receivers"] = {"line": {"start": [60.5, 150.0, 15.0], "end": [290.5, 150.0, 15.0],
+                                 "count": 8},
+                        "points": [[170.0, 140.0, 118.7], [190.0, 150.0, 240.5],
+                                   [150.0, 160.0, 345.2]]}
+    return job
+
+
+def test_tti_gathers_do_not_depend_on_the_rank_count(tmp):
+    """A tilted, layered medium with a free surface and absorbing layers
+    thicker than the slabs: 1, 3 and 4 ranks record the same gather bit for
+    bit, VTI as well."""
+    results = []
+    for kind in ("tti", "vti"):
+        job = layered_tti_job()
+        job["physics"]["type"] = kind
+        if kind == "vti":
+            for layer in job["model"]["layers"]:
+                del layer["theta"], layer["phi"]
+        gathers = []
+        for ranks in (1, 3, 4):
+            run_job(tmp, job, ranks=ranks)
+            gathers.append(read_gather(os.path.join(tmp, "gather.h5"))["traces"])
+        check(np.abs(gathers[0]).max() > 0, f"{kind}: the gather is empty")
+        for ranks, g in zip((3, 4), gathers[1:]):
+            check(np.array_equal(g, gathers[0]), f"{kind}: {ranks} ranks differ from 1 by "
+                                                  f"{peak_ratio(g, gathers[0]):.2e} of the peak")
+        results.append(kind)
+    return "tti and vti: 1, 3, 4 ranks identical"
+
+
+def test_tti_stays_bounded_for_20000_steps(tmp):
+    """20 000 steps of a tilted, layered medium with a free surface: the
+    energy leaves through the absorbing layers and nothing grows (the
+    guard finds no non-finite value, and the last traces are far below the
+    direct wave)."""
+    job = layered_tti_job(n=(24, 22, 26), duration=None, dt=0.001, cpml=8)
+    job["time"] = {"dt": 0.001, "nt": 20000}
+    job["source"]["position"] = [111.3, 98.2, 121.7]
+    job["receivers"] = {"points": [[60.0, 100.0, 50.0], [180.0, 120.0, 200.0]]}
+    job["run"] = {"check_every": 1000}
+    run_job(tmp, job, ranks=2)
+    traces = read_gather(os.path.join(tmp, "gather.h5"))["traces"]
+    check(np.all(np.isfinite(traces)), "non-finite samples")
+    peak = np.abs(traces).max()
+    tail = np.abs(traces[:, -2000:]).max()
+    check(tail < 1e-6 * peak, f"the last 2000 samples reach {tail / peak:.2e} of the peak")
+    return f"last 2000 steps at {tail / peak:.1e} of the peak"
+
+
+# A valid VTI job; the cases below edit single lines, so line numbers are known.
+VTI = """\
+grid: {nx: 40, ny: 40, nz: 40, dx: 10, dy: 10, dz: 10}
+time: {dt: 0.001, duration: 0.1}
+physics:
+  type: vti
+model:
+  type: homogeneous
+  vp: 2000
+  epsilon: 0.2
+  delta: 0.1
+boundaries: {cpml: 10}
+source: {position: [200, 200, 200], frequency: 10}
+receivers:
+  points: [[250, 200, 200]]
+output:
+  gather: g.h5
+"""
+
+
+def test_anisotropic_job_checks(tmp):
+    """Every mistake in the parameters of a VTI or TTI job is reported at
+    its key and line: a delta above epsilon (unstable), a gap the shear
+    velocity cannot keep, other physics' keys, missing parameters, ranges,
+    source types and components the pseudo-acoustic physics do not have."""
+    from test_config import check_job, edit, expect_error
+    rc, out, err = check_job(tmp, VTI)
+    check(rc == 0, f"the valid VTI job was refused:\n{err}")
+    expect_error(tmp, edit(VTI, "  delta: 0.1", "  delta: 0.3"),
+                 r"job\.yaml:9:10: model\.delta: delta = 0\.3 exceeds epsilon = 0\.2: the "
+                 r"pseudo-acoustic system is unstable where delta > epsilon")
+    expect_error(tmp, edit(VTI, "  epsilon: 0.2", "  epsilon: 0.7"),
+                 r"job\.yaml:9:10: model\.delta: epsilon - delta = 0\.7 - 0\.1 exceeds 0\.5")
+    expect_error(tmp, edit(VTI, "  delta: 0.1", "  delta: 0.1\n  vs: 100\n  theta: 10"),
+                 r"job\.yaml:10:7: model\.vs: only an elastic job takes this key "
+                 r"\(physics\.type: elastic\); this job is vti",
+                 r"job\.yaml:11:10: model\.theta: only a tti job takes this key")
+    tti = edit(edit(VTI, "  type: vti", "  type: tti"), "  delta: 0.1", "  delta: 0.1\n  theta: 30")
+    expect_error(tmp, tti, r"job\.yaml:6:3: model\.phi: required key is missing \(physics: tti "
+                           r"needs vp, epsilon, delta, theta and phi\)")
+    expect_error(tmp, edit(tti, "  theta: 30", "  theta: 200\n  phi: 0"),
+                 r"job\.yaml:10:10: model\.theta: .*200")
+    expect_error(tmp, edit(VTI, "  epsilon: 0.2", "  epsilon: -0.6"),
+                 r"job\.yaml:8:12: model\.epsilon: .*-0\.6")
+    expect_error(tmp, edit(VTI, "frequency: 10}", "frequency: 10, type: explosive}"),
+                 r"job\.yaml:11:\d+: source\.type: explosive sources need physics\.type: elastic "
+                 r"\(a vti job takes pressure\)")
+    expect_error(tmp, edit(VTI, "  points: [[250, 200, 200]]",
+                           "  points: [[250, 200, 200]]\n  components: [vz]"),
+                 r"job\.yaml:14:16: receivers\.components: a vti job has pressure \(p\) only")
+    expect_error(tmp, edit(VTI, "  gather: g.h5", "  gather: g.h5\n  energy: e.csv"),
+                 r"job\.yaml:16:11: output\.energy: only an elastic job takes this key")
+    layered = edit(VTI, "  type: homogeneous\n  vp: 2000\n  epsilon: 0.2\n  delta: 0.1\n",
+                   "  type: layered\n  layers:\n    - {top: 0, vp: 2000, epsilon: 0.1, delta: 0.2}\n")
+    expect_error(tmp, layered, r"job\.yaml:8:47: model\.layers\[0\]\.delta: delta = 0\.2 exceeds "
+                               r"epsilon = 0\.1")
+    return "10 kinds of mistake, each at its line"
+
+
+def write_model_h5(path, fields):
+    import h5py
+    with h5py.File(path, "w") as f:
+        for name, values in fields.items():
+            f[name] = values   # [nz][ny][nx]
+
+
+def test_tti_model_files_match_the_layered_model_and_name_bad_points(tmp):
+    """A TTI model in one HDF5 file (a dataset per parameter) and in raw
+    files (one per parameter) gives the layered model's gather bit for bit;
+    a point with delta above epsilon in a file ends the run naming the grid
+    point and both values. A two-shot survey runs on it."""
+    job = layered_tti_job()
+    run_job(tmp, job, ranks=2)
+    reference = read_gather(os.path.join(tmp, "gather.h5"))["traces"]
+    nx, ny, nz = (job["grid"][k] for k in ("nx", "ny", "nz"))
+    layers = job["model"]["layers"]
+    depth = np.arange(nz) * 10.0
+    fields = {}
+    for name in ("vp", "epsilon", "delta", "theta", "phi"):
+        column = np.array([[l[name] for l in layers if l["top"] <= z][-1] for z in depth], "f4")
+        fields[name] = np.broadcast_to(column[:, None, None], (nz, ny, nx)).copy()
+    write_model_h5(os.path.join(tmp, "model.h5"), fields)
+    for name, values in fields.items():
+        values.astype("<f4").tofile(os.path.join(tmp, name + ".bin"))
+    for model in ({"type": "hdf5", "path": "model.h5"},
+                  {"type": "raw", "paths": {n: n + ".bin" for n in fields}, "dims": [nx, ny, nz]}):
+        filed = copy.deepcopy(job)
+        filed["model"] = model
+        run_job(tmp, filed, ranks=3)
+        traces = read_gather(os.path.join(tmp, "gather.h5"))["traces"]
+        check(np.array_equal(traces, reference), f"{model['type']}: differs from the layered model")
+    bad = dict(fields)
+    bad["delta"] = fields["delta"].copy()
+    bad["delta"][7, 5, 3] = 0.4
+    write_model_h5(os.path.join(tmp, "bad.h5"), bad)
+    filed = copy.deepcopy(job)
+    filed["model"] = {"type": "hdf5", "path": "bad.h5"}
+    rc, out, err = run_job(tmp, filed, name="bad", ranks=2, expect_ok=False)
+    check(rc != 0 and "model: at grid point (i=3, j=5, k=7), (30, 50, 70) m, delta = 0.4 exceeds "
+          "epsilon = 0.1" in err, err)
+    survey = copy.deepcopy(job)
+    survey["survey"] = {"shots": [{"position": [171.3, 148.2, 121.7]},
+                                  {"position": [121.3, 128.2, 181.7]}]}
+    del survey["source"]["position"]
+    survey["output"] = {"directory": "shots", "overwrite": True}
+    run_job(tmp, survey, name="survey", ranks=2)
+    first = read_gather(os.path.join(tmp, "shots", "shot_0001.h5"))["traces"]
+    check(np.array_equal(first, reference), "the survey's first shot differs from the single shot")
+    return "hdf5 and raw identical to layered; bad point named; survey shot 1 identical"
