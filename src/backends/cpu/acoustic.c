@@ -3,6 +3,7 @@
  * stay in cache. */
 #include "sf_acoustic.h"
 #include "sf_backend.h"
+#include "sf_cpu_common.h"
 #include "sf_error.h"
 #include "sf_nonfinite.h"
 
@@ -11,10 +12,6 @@
 #include <string.h>
 
 enum { ROW_ALIGN = 16, CACHE_TARGET_BYTES = 160 * 1024 };
-
-/* Arrays a shot changes (time levels, CPML memory variables): reset
- * zeroes them for the next shot. */
-enum { MAX_STATE_ARRAYS = 16 };
 
 /* psi arrays carry PSI_PAD zero half points before and after the layer
  * along their axis, so derivatives of psi need no bounds tests: points up
@@ -58,60 +55,17 @@ struct sf_backend {
     long *source_plane;      /* local plane of each source point */
     float *source_coef;
 
-    long receiver_count;
-    long *receiver_offset;
-    size_t *receiver_index;
-    float *receiver_weight;
-    float *samples;
-    int sample_block;
+    sf_cpu_channels channels;
 
     size_t halo_count[SF_ACOUSTIC_STAGES];
     float *send[SF_ACOUSTIC_STAGES][2], *recv[SF_ACOUSTIC_STAGES][2];
-    size_t bytes;
-    size_t acquisition_bytes;         /* of the source and receiver tables */
-    struct {
-        float *data;
-        size_t count;
-    } state[MAX_STATE_ARRAYS];
-    int states;
-    double seconds[SF_PHASE_COUNT];   /* since the last take_timers */
+    size_t source_bytes;              /* of the source tables */
+    sf_cpu_arena arena;
 };
-
-/* Everything here runs synchronously, so wall-clock time per operation is
- * the phase time. */
-static double phase_started(void) { return MPI_Wtime(); }
-static void phase_done(sf_backend *b, sf_phase phase, double started)
-{
-    b->seconds[phase] += MPI_Wtime() - started;
-}
-
-static void *take(sf_backend *b, size_t count, size_t size, const char *what)
-{
-    void *p = NULL;
-    size_t bytes = count * size;
-    if (bytes == 0) return NULL;
-    /* 64-byte alignment matches the padded rows for vector loads. */
-    if (posix_memalign(&p, 64, bytes) != 0)
-        sf_fatal("out of memory allocating %zu bytes for %s on the CPU backend", bytes, what);
-    memset(p, 0, bytes);
-    b->bytes += bytes;
-    return p;
-}
-
-/* An array of per-shot state, zeroed by reset. */
-static float *take_state(sf_backend *b, size_t count, const char *what)
-{
-    float *p = take(b, count, sizeof(float), what);
-    if (!p) return NULL;
-    if (b->states == MAX_STATE_ARRAYS) sf_fatal("internal: too many state arrays on the CPU backend");
-    b->state[b->states].data = p;
-    b->state[b->states++].count = count;
-    return p;
-}
 
 static float *copy_floats(sf_backend *b, const float *src, long n)
 {
-    float *dst = take(b, (size_t)n, sizeof(float), "CPML coefficients");
+    float *dst = sf_cpu_take(&b->arena, (size_t)n, sizeof(float), "CPML coefficients");
     memcpy(dst, src, (size_t)n * sizeof(float));
     return dst;
 }
@@ -140,7 +94,7 @@ static void setup_coefficients(sf_backend *b, const sf_problem *p)
 static void setup_model(sf_backend *b, const sf_problem *p)
 {
     const sf_layout *L = &b->L;
-    b->vdt2 = take(b, L->plane_size, sizeof(float), "the velocity term v^2 dt^2");
+    b->vdt2 = sf_cpu_take(&b->arena, L->plane_size, sizeof(float), "the velocity term v^2 dt^2");
     for (long k = 0; k < L->nz; ++k)
         for (long j = 0; j < L->ny; ++j)
             for (long i = 0; i < L->nx; ++i) {
@@ -167,13 +121,13 @@ static void setup_cpml(sf_backend *b, const sf_problem *p)
         layer_xy *lx = &b->x[s], *ly = &b->y[s];
         *lx = (layer_xy){sx.flo, sx.fhi, sx.hlo, sx.hhi, sx.hhi - sx.hlo + 2 * PSI_PAD, NULL, NULL};
         if (sx.fhi > sx.flo) {
-            lx->psi = take_state(b, (size_t)(L->nz * L->ny * lx->psi_width), "CPML x");
-            lx->zeta = take_state(b, (size_t)(L->nz * L->ny * (sx.fhi - sx.flo)), "CPML x");
+            lx->psi = sf_cpu_take_state(&b->arena, (size_t)(L->nz * L->ny * lx->psi_width), "CPML x");
+            lx->zeta = sf_cpu_take_state(&b->arena, (size_t)(L->nz * L->ny * (sx.fhi - sx.flo)), "CPML x");
         }
         *ly = (layer_xy){sy.flo, sy.fhi, sy.hlo, sy.hhi, sy.hhi - sy.hlo + 2 * PSI_PAD, NULL, NULL};
         if (sy.fhi > sy.flo) {
-            ly->psi = take_state(b, (size_t)(L->nz * L->nx * ly->psi_width), "CPML y");
-            ly->zeta = take_state(b, (size_t)(L->nz * L->nx * (sy.fhi - sy.flo)), "CPML y");
+            ly->psi = sf_cpu_take_state(&b->arena, (size_t)(L->nz * L->nx * ly->psi_width), "CPML y");
+            ly->zeta = sf_cpu_take_state(&b->arena, (size_t)(L->nz * L->nx * (sy.fhi - sy.flo)), "CPML y");
         }
         layer_z *lz = &b->z[s];
         lz->plo = max_long(sz.flo - b->z0, 0);
@@ -181,8 +135,8 @@ static void setup_cpml(sf_backend *b, const sf_problem *p)
         lz->hlo = max_long(sz.hlo - b->z0, -SF_HALO);
         lz->hhi = max_long(lz->hlo, min_long(sz.hhi - b->z0, L->nz + SF_HALO));
         if (lz->hhi > lz->hlo) {
-            lz->psi = take_state(b, plane * (size_t)(lz->hhi - lz->hlo + 2 * PSI_PAD), "CPML z");
-            lz->zeta = take_state(b, plane * (size_t)(lz->phi - lz->plo), "CPML z");
+            lz->psi = sf_cpu_take_state(&b->arena, plane * (size_t)(lz->hhi - lz->hlo + 2 * PSI_PAD), "CPML z");
+            lz->zeta = sf_cpu_take_state(&b->arena, plane * (size_t)(lz->phi - lz->plo), "CPML z");
         }
     }
 }
@@ -190,43 +144,27 @@ static void setup_cpml(sf_backend *b, const sf_problem *p)
 static void setup_acquisition(sf_backend *b, const sf_problem *p)
 {
     const sf_layout *L = &b->L;
-    size_t bytes_before = b->bytes;
+    size_t before = b->arena.bytes;
     b->source_count = p->source_count;
-    b->source_index = take(b, (size_t)p->source_count, sizeof(size_t), "source points");
-    b->source_plane = take(b, (size_t)p->source_count, sizeof(long), "source points");
-    b->source_coef = take(b, (size_t)p->source_count, sizeof(float), "source points");
+    b->source_index = sf_cpu_take(&b->arena, (size_t)p->source_count, sizeof(size_t), "source points");
+    b->source_plane = sf_cpu_take(&b->arena, (size_t)p->source_count, sizeof(long), "source points");
+    b->source_coef = sf_cpu_take(&b->arena, (size_t)p->source_count, sizeof(float), "source points");
     for (long n = 0; n < p->source_count; ++n) {
         const sf_field_weight *w = &p->source[n];
         b->source_index[n] = sf_field_index(L, w->i, w->j, w->k);
         b->source_plane[n] = w->k;
         b->source_coef[n] = w->weight * b->vdt2[sf_plane_index(L, w->i, w->j, w->k)];
     }
-    b->receiver_count = p->channel_count;
-    b->sample_block = p->sample_block;
-    long npoints = p->channel_count ? p->channel_offset[p->channel_count] : 0;
-    b->receiver_offset = take(b, (size_t)p->channel_count + 1, sizeof(long), "receiver offsets");
-    if (p->channel_count)
-        memcpy(b->receiver_offset, p->channel_offset,
-               (size_t)(p->channel_count + 1) * sizeof(long));
-    b->receiver_index = take(b, (size_t)npoints, sizeof(size_t), "receiver points");
-    b->receiver_weight = take(b, (size_t)npoints, sizeof(float), "receiver points");
-    for (long n = 0; n < npoints; ++n) {
-        const sf_point_weight *w = &p->channel_points[n];
-        b->receiver_index[n] = sf_field_index(L, w->i, w->j, w->k);
-        b->receiver_weight[n] = w->weight;
-    }
-    b->samples = take(b, (size_t)(p->channel_count * p->sample_block), sizeof(float),
-                      "receiver samples");
-    b->acquisition_bytes = b->bytes - bytes_before;
+    b->source_bytes = b->arena.bytes - before;
+    sf_cpu_channels_setup(&b->channels, &b->arena, L, p);
 }
 
 static void free_acquisition(sf_backend *b)
 {
     free(b->source_index), free(b->source_plane), free(b->source_coef);
-    free(b->receiver_offset), free(b->receiver_index), free(b->receiver_weight);
-    free(b->samples);
-    b->bytes -= b->acquisition_bytes;
-    b->acquisition_bytes = 0;
+    b->arena.bytes -= b->source_bytes;
+    b->source_bytes = 0;
+    sf_cpu_channels_free(&b->channels, &b->arena);
 }
 
 static void setup_halos(sf_backend *b)
@@ -235,8 +173,8 @@ static void setup_halos(sf_backend *b)
     for (int g = 0; g < SF_ACOUSTIC_STAGES; ++g) {
         b->halo_count[g] = count;
         for (int s = 0; s < 2; ++s) {
-            b->send[g][s] = take(b, count, sizeof(float), "halo buffers");
-            b->recv[g][s] = take(b, count, sizeof(float), "halo buffers");
+            b->send[g][s] = sf_cpu_take(&b->arena, count, sizeof(float), "halo buffers");
+            b->recv[g][s] = sf_cpu_take(&b->arena, count, sizeof(float), "halo buffers");
         }
     }
 }
@@ -248,8 +186,8 @@ static sf_backend *cpu_create(const sf_problem *p)
     b->z0 = p->z0;
     b->free_surface_here = p->free_surface && p->z0 == 0;
     setup_coefficients(b, p);
-    b->p_prev = take_state(b, b->L.field_size, "the wavefield");
-    b->p_cur = take_state(b, b->L.field_size, "the wavefield");
+    b->p_prev = sf_cpu_take_state(&b->arena, b->L.field_size, "the wavefield");
+    b->p_cur = sf_cpu_take_state(&b->arena, b->L.field_size, "the wavefield");
     setup_model(b, p);
     setup_cpml(b, p);
     setup_acquisition(b, p);
@@ -286,8 +224,7 @@ static void cpu_destroy(sf_backend *b)
 
 static void cpu_reset(sf_backend *b, const sf_problem *p)
 {
-    for (int n = 0; n < b->states; ++n)
-        memset(b->state[n].data, 0, b->state[n].count * sizeof(float));
+    sf_cpu_zero_state(&b->arena);
     for (int a = 0; a < 3; ++a) {
         const sf_cpml_axis *ax = &p->cpml[a];
         memcpy(b->axis[a].a, ax->a, (size_t)ax->n * sizeof(float));
@@ -309,7 +246,7 @@ static int cpu_find_nonfinite(sf_backend *b, sf_nonfinite *where)
     return 1;
 }
 
-static size_t cpu_memory_bytes(const sf_backend *b) { return b->bytes; }
+static size_t cpu_memory_bytes(const sf_backend *b) { return b->arena.bytes; }
 
 /* ---- halo planes ------------------------------------------------------ */
 
@@ -399,18 +336,18 @@ static void unpack_planes(sf_backend *b, int g, sf_side s)
 
 static void cpu_halo_pack(sf_backend *b, int g, sf_side s)
 {
-    double t = phase_started();
+    double t = MPI_Wtime();
     pack_planes(b, g, s);
-    phase_done(b, SF_PHASE_HALO_PACK, t);
+    sf_cpu_phase_done(&b->arena, SF_PHASE_HALO_PACK, t);
 }
 
 static void cpu_halo_wait_packed(sf_backend *b) { (void)b; }
 
 static void cpu_halo_unpack(sf_backend *b, int g, sf_side s)
 {
-    double t = phase_started();
+    double t = MPI_Wtime();
     unpack_planes(b, g, s);
-    phase_done(b, SF_PHASE_HALO_UNPACK, t);
+    sf_cpu_phase_done(&b->arena, SF_PHASE_HALO_UNPACK, t);
 }
 
 static void cpu_mirror_free_surface(sf_backend *b)
@@ -483,12 +420,12 @@ static int row_has_memory(const sf_backend *b, long j, long k)
 static void cpu_update_cpml_memory(sf_backend *b, long k0, long k1)
 {
     const sf_layout *L = &b->L;
-    double t = phase_started();
+    double t = MPI_Wtime();
     #pragma omp parallel for collapse(2) schedule(static)
     for (long k = k0; k < k1; ++k)
         for (long j = 0; j < L->ny; ++j)
             if (row_has_memory(b, j, k)) memory_row(b, j, k);
-    phase_done(b, SF_PHASE_STENCIL, t);
+    sf_cpu_phase_done(&b->arena, SF_PHASE_STENCIL, t);
 }
 
 /* ---- the time step ------------------------------------------------------ */
@@ -709,23 +646,23 @@ static void stencil_planes(sf_backend *b, long k0, long k1)
 static void cpu_advance(sf_backend *b, long k0, long k1)
 {
     if (k1 <= k0) return;
-    double t = phase_started();
+    double t = MPI_Wtime();
     stencil_planes(b, k0, k1);
     if (b->free_surface_here && k0 == 0) {
         const sf_layout *L = &b->L;
         for (long j = 0; j < L->ny; ++j)
             memset(b->p_prev + sf_field_index(L, 0, j, 0), 0, (size_t)L->nx * sizeof(float));
     }
-    phase_done(b, SF_PHASE_STENCIL, t);
+    sf_cpu_phase_done(&b->arena, SF_PHASE_STENCIL, t);
 }
 
 static void cpu_inject_pressure(sf_backend *b, float amplitude, long k0, long k1)
 {
-    double t = phase_started();
+    double t = MPI_Wtime();
     for (long n = 0; n < b->source_count; ++n)
         if (b->source_plane[n] >= k0 && b->source_plane[n] < k1)
             b->p_prev[b->source_index[n]] += b->source_coef[n] * amplitude;
-    phase_done(b, SF_PHASE_ACQUISITION, t);
+    sf_cpu_phase_done(&b->arena, SF_PHASE_ACQUISITION, t);
 }
 
 static void cpu_update(sf_backend *b, int stage, long k0, long k1)
@@ -754,21 +691,14 @@ static void cpu_finish_stage(sf_backend *b, int stage)
 
 static void cpu_sample_receivers(sf_backend *b, int slot)
 {
-    double t = phase_started();
-    float *out = b->samples + (size_t)slot * (size_t)b->receiver_count;
-    for (long r = 0; r < b->receiver_count; ++r) {
-        float sum = 0.0f;
-        for (long n = b->receiver_offset[r]; n < b->receiver_offset[r + 1]; ++n)
-            sum += b->receiver_weight[n] * b->p_cur[b->receiver_index[n]];
-        out[r] = sum;
-    }
-    phase_done(b, SF_PHASE_ACQUISITION, t);
+    double t = MPI_Wtime();
+    sf_cpu_channels_sample(&b->channels, b->p_cur, slot);
+    sf_cpu_phase_done(&b->arena, SF_PHASE_ACQUISITION, t);
 }
 
 static void cpu_fetch_receivers(sf_backend *b, int count, float *out)
 {
-    size_t bytes = (size_t)count * (size_t)b->receiver_count * sizeof(float);
-    if (bytes) memcpy(out, b->samples, bytes);   /* a rank with no receivers has no samples */
+    sf_cpu_channels_fetch(&b->channels, count, out);
 }
 
 static void cpu_fetch_field(sf_backend *b, sf_component c, const sf_sampling_lattice *s,
@@ -784,11 +714,7 @@ static void cpu_fetch_field(sf_backend *b, sf_component c, const sf_sampling_lat
 
 static void cpu_synchronize(sf_backend *b) { (void)b; }
 
-static void cpu_take_timers(sf_backend *b, double *seconds)
-{
-    for (int p = 0; p < SF_PHASE_COUNT; ++p) seconds[p] += b->seconds[p];
-    memset(b->seconds, 0, sizeof b->seconds);
-}
+static void cpu_take_timers(sf_backend *b, double *seconds) { sf_cpu_take_timers(&b->arena, seconds); }
 
 const sf_backend_ops *sf_backend_cpu_acoustic(void)
 {

@@ -5,6 +5,7 @@
 #include "sf_anisotropic.h"
 #include "sf_backend.h"
 #include "sf_cpml_slots.h"
+#include "sf_cpu_common.h"
 #include "sf_error.h"
 #include "sf_nonfinite.h"
 
@@ -12,7 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-enum { ROW_ALIGN = 16, MAX_STATE_ARRAYS = 24 };
+enum { ROW_ALIGN = 16 };
 enum { AXIS_X, AXIS_Y, AXIS_Z, AXES };
 enum { FIELDS = SF_ANISOTROPIC_FIELDS };
 
@@ -42,48 +43,14 @@ struct sf_backend {
     size_t *source_index;
     long *source_plane;
     float *source_coef;
-    long receiver_count;
-    long *receiver_offset;
-    size_t *receiver_index;
-    float *receiver_weight;
-    float *samples;
+    sf_cpu_channels channels;
 
     size_t halo_count;
     float *send[SF_ACOUSTIC_STAGES][2], *recv[SF_ACOUSTIC_STAGES][2];
-    size_t bytes, acquisition_bytes;
-    struct {
-        float *data;
-        size_t count;
-    } state[MAX_STATE_ARRAYS];
-    int states;
-    double seconds[SF_PHASE_COUNT];
+    size_t source_bytes;
+    sf_cpu_arena arena;
 };
 
-static void *take(sf_backend *b, size_t count, size_t size, const char *what)
-{
-    if (count == 0) return NULL;
-    void *p = NULL;
-    if (posix_memalign(&p, 64, count * size) != 0)
-        sf_fatal("out of memory allocating %zu bytes for %s on the CPU backend", count * size, what);
-    memset(p, 0, count * size);
-    b->bytes += count * size;
-    return p;
-}
-
-static float *take_state(sf_backend *b, size_t count, const char *what)
-{
-    float *p = take(b, count, sizeof(float), what);
-    if (!p) return NULL;
-    if (b->states == MAX_STATE_ARRAYS) sf_fatal("internal: too many state arrays (%s)", what);
-    b->state[b->states].data = p;
-    b->state[b->states++].count = count;
-    return p;
-}
-
-static void phase_done(sf_backend *b, sf_phase phase, double started)
-{
-    b->seconds[phase] += MPI_Wtime() - started;
-}
 
 /* ---- set-up ------------------------------------------------------------- */
 
@@ -104,7 +71,7 @@ static void setup_stencil(sf_backend *b, const sf_problem *p)
 
 static float *copy_compact(sf_backend *b, const float *src, long count, const char *what)
 {
-    float *dst = take(b, (size_t)count, sizeof(float), what);
+    float *dst = sf_cpu_take(&b->arena, (size_t)count, sizeof(float), what);
     memcpy(dst, src, (size_t)count * sizeof(float));
     return dst;
 }
@@ -119,7 +86,7 @@ static void setup_medium(sf_backend *b, const sf_problem *p)
     b->tilted = p->anisotropy[2] != NULL;
     if (!b->tilted) return;
     for (int w = 0; w < SF_TILT_WEIGHTS; ++w)
-        b->weight[w] = take(b, (size_t)count, sizeof(float), "the tilt");
+        b->weight[w] = sf_cpu_take(&b->arena, (size_t)count, sizeof(float), "the tilt");
     for (long n = 0; n < count; ++n) {
         float w[SF_TILT_WEIGHTS];
         sf_tilt_weights(p->anisotropy[2][n], p->anisotropy[3][n], w);
@@ -134,7 +101,7 @@ static void setup_axis(sf_backend *b, int a, const sf_cpml_axis *global, long n,
 {
     axis_layers *ax = &b->axis[a];
     sf_cpml_slots_init(&ax->slots, global, b->radius, n, first, half_lo, half_hi);
-    b->bytes += sf_cpml_slots_bytes(&ax->slots);
+    b->arena.bytes += sf_cpml_slots_bytes(&ax->slots);
     float **c = b->coefficients[a];
     c[0] = copy_compact(b, global->a, global->n, "CPML coefficients");
     c[1] = copy_compact(b, global->b, global->n, "CPML coefficients");
@@ -152,19 +119,19 @@ static void setup_cpml(sf_backend *b, const sf_problem *p)
     const long cross[AXES] = {nz * ny, nz * nx, nx * ny};
     for (int f = 0; f < FIELDS; ++f)
         for (int a = 0; a < AXES; ++a) {
-            b->psi[f][a] = take_state(b, (size_t)(cross[a] * b->axis[a].slots.halves), "CPML memory");
-            b->zeta[f][a] = take_state(b, (size_t)(cross[a] * b->axis[a].slots.points), "CPML memory");
+            b->psi[f][a] = sf_cpu_take_state(&b->arena, (size_t)(cross[a] * b->axis[a].slots.halves), "CPML memory");
+            b->zeta[f][a] = sf_cpu_take_state(&b->arena, (size_t)(cross[a] * b->axis[a].slots.points), "CPML memory");
         }
 }
 
 static void setup_acquisition(sf_backend *b, const sf_problem *p)
 {
     const sf_layout *L = &b->L;
-    size_t before = b->bytes;
+    size_t before = b->arena.bytes;
     b->source_count = p->source_count;
-    b->source_index = take(b, (size_t)p->source_count, sizeof(size_t), "source points");
-    b->source_plane = take(b, (size_t)p->source_count, sizeof(long), "source points");
-    b->source_coef = take(b, (size_t)p->source_count, sizeof(float), "source points");
+    b->source_index = sf_cpu_take(&b->arena, (size_t)p->source_count, sizeof(size_t), "source points");
+    b->source_plane = sf_cpu_take(&b->arena, (size_t)p->source_count, sizeof(long), "source points");
+    b->source_coef = sf_cpu_take(&b->arena, (size_t)p->source_count, sizeof(float), "source points");
     for (long n = 0; n < p->source_count; ++n) {
         const sf_field_weight *w = &p->source[n];
         const float vp = b->vp[(w->k * L->ny + w->j) * L->nx + w->i];
@@ -172,30 +139,16 @@ static void setup_acquisition(sf_backend *b, const sf_problem *p)
         b->source_plane[n] = w->k;
         b->source_coef[n] = w->weight * vp * vp * b->dt2;
     }
-    b->receiver_count = p->channel_count;
-    long npoints = p->channel_count ? p->channel_offset[p->channel_count] : 0;
-    b->receiver_offset = take(b, (size_t)p->channel_count + 1, sizeof(long), "receiver offsets");
-    if (p->channel_count)
-        memcpy(b->receiver_offset, p->channel_offset, (size_t)(p->channel_count + 1) * sizeof(long));
-    b->receiver_index = take(b, (size_t)npoints, sizeof(size_t), "receiver points");
-    b->receiver_weight = take(b, (size_t)npoints, sizeof(float), "receiver points");
-    for (long n = 0; n < npoints; ++n) {
-        const sf_point_weight *w = &p->channel_points[n];
-        b->receiver_index[n] = sf_field_index(L, w->i, w->j, w->k);
-        b->receiver_weight[n] = w->weight;
-    }
-    b->samples = take(b, (size_t)(p->channel_count * p->sample_block), sizeof(float),
-                      "receiver samples");
-    b->acquisition_bytes = b->bytes - before;
+    b->source_bytes = b->arena.bytes - before;
+    sf_cpu_channels_setup(&b->channels, &b->arena, L, p);
 }
 
 static void free_acquisition(sf_backend *b)
 {
     free(b->source_index), free(b->source_plane), free(b->source_coef);
-    free(b->receiver_offset), free(b->receiver_index), free(b->receiver_weight);
-    free(b->samples);
-    b->bytes -= b->acquisition_bytes;
-    b->acquisition_bytes = 0;
+    b->arena.bytes -= b->source_bytes;
+    b->source_bytes = 0;
+    sf_cpu_channels_free(&b->channels, &b->arena);
 }
 
 static sf_backend *cpu_create(const sf_problem *p)
@@ -206,8 +159,8 @@ static sf_backend *cpu_create(const sf_problem *p)
     b->free_surface_here = p->free_surface && p->z0 == 0;
     setup_stencil(b, p);
     for (int f = 0; f < FIELDS; ++f) {
-        b->prev[f] = take_state(b, b->L.field_size, "the wavefields");
-        b->cur[f] = take_state(b, b->L.field_size, "the wavefields");
+        b->prev[f] = sf_cpu_take_state(&b->arena, b->L.field_size, "the wavefields");
+        b->cur[f] = sf_cpu_take_state(&b->arena, b->L.field_size, "the wavefields");
     }
     setup_medium(b, p);
     setup_cpml(b, p);
@@ -215,8 +168,8 @@ static sf_backend *cpu_create(const sf_problem *p)
     b->halo_count = (size_t)(FIELDS * SF_HALO * p->nx * p->ny);
     for (int g = 0; g < SF_ACOUSTIC_STAGES; ++g)
         for (int s = 0; s < 2; ++s) {
-            b->send[g][s] = take(b, b->halo_count, sizeof(float), "halo buffers");
-            b->recv[g][s] = take(b, b->halo_count, sizeof(float), "halo buffers");
+            b->send[g][s] = sf_cpu_take(&b->arena, b->halo_count, sizeof(float), "halo buffers");
+            b->recv[g][s] = sf_cpu_take(&b->arena, b->halo_count, sizeof(float), "halo buffers");
         }
     return b;
 }
@@ -240,11 +193,11 @@ static void cpu_destroy(sf_backend *b)
     free(b);
 }
 
-static size_t cpu_memory_bytes(const sf_backend *b) { return b->bytes; }
+static size_t cpu_memory_bytes(const sf_backend *b) { return b->arena.bytes; }
 
 static void cpu_reset(sf_backend *b, const sf_problem *p)
 {
-    for (int n = 0; n < b->states; ++n) memset(b->state[n].data, 0, b->state[n].count * sizeof(float));
+    sf_cpu_zero_state(&b->arena);
     for (int a = 0; a < AXES; ++a) {
         const sf_cpml_axis *g = &p->cpml[a];
         const float *src[4] = {g->a, g->b, g->a_half, g->b_half};
@@ -305,7 +258,7 @@ static void cpu_update_memory(sf_backend *b, long k0, long k1)
                     if (z) memory_point(b, f, AXIS_Z, k, i, j, k);
                 }
         }
-    phase_done(b, SF_PHASE_STENCIL, t);
+    sf_cpu_phase_done(&b->arena, SF_PHASE_STENCIL, t);
 }
 
 /* ---- the time step ------------------------------------------------------ */
@@ -466,7 +419,7 @@ static void cpu_advance(sf_backend *b, long k0, long k1)
         for (int f = 0; f < FIELDS; ++f)
             for (long j = 0; j < L->ny; ++j)
                 memset(b->prev[f] + sf_field_index(L, 0, j, 0), 0, (size_t)L->nx * sizeof(float));
-    phase_done(b, SF_PHASE_STENCIL, t);
+    sf_cpu_phase_done(&b->arena, SF_PHASE_STENCIL, t);
 }
 
 static void cpu_update(sf_backend *b, int stage, long k0, long k1)
@@ -487,7 +440,7 @@ static void cpu_inject_source(sf_backend *b, int stage, float amplitude, long k0
         if (b->source_plane[n] >= k0 && b->source_plane[n] < k1)
             for (int f = 0; f < FIELDS; ++f)
                 b->prev[f][b->source_index[n]] += b->source_coef[n] * amplitude;
-    phase_done(b, SF_PHASE_ACQUISITION, t);
+    sf_cpu_phase_done(&b->arena, SF_PHASE_ACQUISITION, t);
 }
 
 /* The new level becomes the current one, imaged oddly above a free surface. */
@@ -546,7 +499,7 @@ static void move_planes(sf_backend *b, int g, long k0, float *buffer, int out)
                 }
             }
         }
-    phase_done(b, out ? SF_PHASE_HALO_PACK : SF_PHASE_HALO_UNPACK, t);
+    sf_cpu_phase_done(&b->arena, out ? SF_PHASE_HALO_PACK : SF_PHASE_HALO_UNPACK, t);
 }
 
 static void cpu_halo_pack(sf_backend *b, int g, sf_side s)
@@ -566,21 +519,13 @@ static void cpu_halo_unpack(sf_backend *b, int g, sf_side s)
 static void cpu_sample_receivers(sf_backend *b, int slot)
 {
     double t = MPI_Wtime();
-    float *out = b->samples + (size_t)slot * (size_t)b->receiver_count;
-    const float *p = b->cur[SF_ANISOTROPIC_P];
-    for (long r = 0; r < b->receiver_count; ++r) {
-        float sum = 0.0f;
-        for (long n = b->receiver_offset[r]; n < b->receiver_offset[r + 1]; ++n)
-            sum += b->receiver_weight[n] * p[b->receiver_index[n]];
-        out[r] = sum;
-    }
-    phase_done(b, SF_PHASE_ACQUISITION, t);
+    sf_cpu_channels_sample(&b->channels, b->cur[SF_ANISOTROPIC_P], slot);
+    sf_cpu_phase_done(&b->arena, SF_PHASE_ACQUISITION, t);
 }
 
 static void cpu_fetch_receivers(sf_backend *b, int count, float *out)
 {
-    size_t bytes = (size_t)count * (size_t)b->receiver_count * sizeof(float);
-    if (bytes) memcpy(out, b->samples, bytes);
+    sf_cpu_channels_fetch(&b->channels, count, out);
 }
 
 static void cpu_fetch_field(sf_backend *b, sf_component c, const sf_sampling_lattice *s, float *out)
@@ -607,11 +552,7 @@ static int cpu_find_nonfinite(sf_backend *b, sf_nonfinite *where)
 
 static void cpu_synchronize(sf_backend *b) { (void)b; }
 
-static void cpu_take_timers(sf_backend *b, double *seconds)
-{
-    for (int p = 0; p < SF_PHASE_COUNT; ++p) seconds[p] += b->seconds[p];
-    memset(b->seconds, 0, sizeof b->seconds);
-}
+static void cpu_take_timers(sf_backend *b, double *seconds) { sf_cpu_take_timers(&b->arena, seconds); }
 
 const sf_backend_ops *sf_backend_cpu_anisotropic(void)
 {

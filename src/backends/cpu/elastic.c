@@ -4,6 +4,7 @@
  * memory variables correct those inside absorbing layers, and the field
  * is updated once. */
 #include "sf_backend.h"
+#include "sf_cpu_common.h"
 #include "sf_elastic_backend.h"
 #include "sf_error.h"
 #include "sf_layout.h"
@@ -72,10 +73,6 @@ enum { W_RHO_X, W_RHO_Y, W_RHO_Z, W_BULK, W_DEVIATORIC, W_XY, W_XZ, W_YZ, ENERGY
 /* Fields in each halo group, in buffer order. */
 enum { MAX_HALO_FIELDS = 5 };
 
-/* Arrays a shot changes (fields, memory variables, the energy's
- * stresses): reset zeroes them for the next shot. */
-enum { MAX_STATE_ARRAYS = 64 };
-
 struct sf_backend {
     sf_layout L;
     float *field_block, *medium_block;  /* the arrays below live in these */
@@ -97,14 +94,8 @@ struct sf_backend {
     long *source_plane;
     float *source_coef;
 
-    long channel_count;
-    sf_component *channel_component;
-    long *channel_offset;
-    size_t *channel_index;
-    float *channel_weight;
+    sf_cpu_channels channels;
     float *previous;                    /* each velocity channel at the last half step */
-    float *samples;
-    int sample_block;
 
     int halo_fields[SF_HALF_STEPS];
     sf_elastic_field halo_field[SF_HALF_STEPS][MAX_HALO_FIELDS];
@@ -113,43 +104,10 @@ struct sf_backend {
 
     float *stress_block, *stress_before[6]; /* energy: the stresses before the update */
     float *energy_block, *energy_weight[ENERGY_WEIGHTS];
-    size_t bytes;
-    size_t acquisition_bytes;           /* of the source and channel tables */
-    struct {
-        float *data;
-        size_t count;
-    } state[MAX_STATE_ARRAYS];
-    int states;
-    double seconds[SF_PHASE_COUNT];
+    size_t source_bytes;                /* of the source tables and the channels' state */
+    sf_cpu_arena arena;                 /* its arrays; reset zeroes the fields, memory
+                                           variables and the energy's stresses */
 };
-
-static double phase_started(void) { return MPI_Wtime(); }
-static void phase_done(sf_backend *b, sf_phase phase, double started)
-{
-    b->seconds[phase] += MPI_Wtime() - started;
-}
-
-static void *take(sf_backend *b, size_t count, size_t size, const char *what)
-{
-    void *p = NULL;
-    size_t bytes = count * size;
-    if (bytes == 0) return NULL;
-    if (posix_memalign(&p, 64, bytes) != 0)
-        sf_fatal("out of memory allocating %zu bytes for %s on the CPU backend", bytes, what);
-    memset(p, 0, bytes);
-    b->bytes += bytes;
-    return p;
-}
-
-/* Registers an array of per-shot state, zeroed by reset. */
-static void keep_as_state(sf_backend *b, float *data, size_t count)
-{
-    if (!data) return;
-    if (b->states == MAX_STATE_ARRAYS)
-        sf_fatal("internal: too many state arrays on the elastic CPU backend");
-    b->state[b->states].data = data;
-    b->state[b->states++].count = count;
-}
 
 static long max_long(long a, long b) { return a > b ? a : b; }
 static long min_long(long a, long b) { return a < b ? a : b; }
@@ -163,7 +121,7 @@ static float *take_skewed(sf_backend *b, int count, size_t n, size_t skew, float
                           const char *what)
 {
     size_t stride = (n + PAGE_FLOATS - 1) / PAGE_FLOATS * PAGE_FLOATS + skew;
-    float *block = take(b, stride * (size_t)count, sizeof(float), what);
+    float *block = sf_cpu_take(&b->arena, stride * (size_t)count, sizeof(float), what);
     for (int a = 0; a < count; ++a) arrays[a] = block + stride * (size_t)a;
     return block;
 }
@@ -194,7 +152,7 @@ static void setup_medium(sf_backend *b, const sf_problem *p)
 
 static float *copy_floats(sf_backend *b, const float *src, long n)
 {
-    float *dst = take(b, (size_t)n, sizeof(float), "CPML coefficients");
+    float *dst = sf_cpu_take(&b->arena, (size_t)n, sizeof(float), "CPML coefficients");
     memcpy(dst, src, (size_t)n * sizeof(float));
     return dst;
 }
@@ -227,8 +185,8 @@ static void setup_layer(sf_backend *b, const sf_cpml_axis *ax, int a, int side)
     for (int h = 0; h < SF_HALF_STEPS; ++h)
         for (int t = 0; t < TERMS; ++t)
             if (TERM_TABLE[h][t].axis == a) {
-                ly->psi[h][t] = take(b, count, sizeof(float), "CPML memory variables");
-                keep_as_state(b, ly->psi[h][t], count);
+                ly->psi[h][t] = sf_cpu_take(&b->arena, count, sizeof(float), "CPML memory variables");
+                sf_cpu_keep_as_state(&b->arena, ly->psi[h][t], count);
             }
 }
 
@@ -254,10 +212,10 @@ static void setup_source(sf_backend *b, const sf_problem *p)
 {
     const sf_layout *L = &b->L;
     long n = p->source_count;
-    b->source_field = take(b, (size_t)n, sizeof(sf_elastic_field), "source points");
-    b->source_index = take(b, (size_t)n, sizeof(size_t), "source points");
-    b->source_plane = take(b, (size_t)n, sizeof(long), "source points");
-    b->source_coef = take(b, (size_t)n, sizeof(float), "source points");
+    b->source_field = sf_cpu_take(&b->arena, (size_t)n, sizeof(sf_elastic_field), "source points");
+    b->source_index = sf_cpu_take(&b->arena, (size_t)n, sizeof(size_t), "source points");
+    b->source_plane = sf_cpu_take(&b->arena, (size_t)n, sizeof(long), "source points");
+    b->source_coef = sf_cpu_take(&b->arena, (size_t)n, sizeof(float), "source points");
     b->source_count = 0;
     for (long s = 0; s < n; ++s) {
         const sf_field_weight *w = &p->source[s];
@@ -274,45 +232,24 @@ static void setup_source(sf_backend *b, const sf_problem *p)
     }
 }
 
-static void setup_channels(sf_backend *b, const sf_problem *p)
-{
-    const sf_layout *L = &b->L;
-    long nc = p->channel_count, np = nc ? p->channel_offset[nc] : 0;
-    b->channel_count = nc;
-    b->sample_block = p->sample_block;
-    b->channel_component = take(b, (size_t)nc, sizeof(sf_component), "receiver channels");
-    b->channel_offset = take(b, (size_t)nc + 1, sizeof(long), "receiver channels");
-    if (nc) {
-        memcpy(b->channel_component, p->channel_component, (size_t)nc * sizeof(sf_component));
-        memcpy(b->channel_offset, p->channel_offset, (size_t)(nc + 1) * sizeof(long));
-    }
-    b->channel_index = take(b, (size_t)np, sizeof(size_t), "receiver points");
-    b->channel_weight = take(b, (size_t)np, sizeof(float), "receiver points");
-    for (long n = 0; n < np; ++n) {
-        const sf_point_weight *w = &p->channel_points[n];
-        b->channel_index[n] = sf_field_index(L, w->i, w->j, w->k);
-        b->channel_weight[n] = w->weight;
-    }
-    b->previous = take(b, (size_t)nc, sizeof(float), "receiver channels");
-    b->samples = take(b, (size_t)(nc * p->sample_block), sizeof(float), "receiver samples");
-}
-
 /* The source and channel tables (and the channels' state): per shot. */
 static void setup_acquisition(sf_backend *b, const sf_problem *p)
 {
-    size_t before = b->bytes;
+    size_t before = b->arena.bytes;
     setup_source(b, p);
-    setup_channels(b, p);
-    b->acquisition_bytes = b->bytes - before;
+    b->previous = sf_cpu_take(&b->arena, (size_t)p->channel_count, sizeof(float),
+                              "receiver channels");
+    b->source_bytes = b->arena.bytes - before;
+    sf_cpu_channels_setup(&b->channels, &b->arena, &b->L, p);
 }
 
 static void free_acquisition(sf_backend *b)
 {
     free(b->source_field), free(b->source_index), free(b->source_plane), free(b->source_coef);
-    free(b->channel_component), free(b->channel_offset), free(b->channel_index);
-    free(b->channel_weight), free(b->previous), free(b->samples);
-    b->bytes -= b->acquisition_bytes;
-    b->acquisition_bytes = 0;
+    free(b->previous);
+    b->arena.bytes -= b->source_bytes;
+    b->source_bytes = 0;
+    sf_cpu_channels_free(&b->channels, &b->arena);
 }
 
 static void setup_halos(sf_backend *b, const sf_problem *p)
@@ -327,8 +264,8 @@ static void setup_halos(sf_backend *b, const sf_problem *p)
     for (int g = 0; g < SF_HALF_STEPS; ++g) {
         b->halo_count[g] = (size_t)b->halo_fields[g] * SF_HALO * (size_t)(b->L.nx * b->L.ny);
         for (int s = 0; s < 2; ++s) {
-            b->send[g][s] = take(b, b->halo_count[g], sizeof(float), "halo buffers");
-            b->recv[g][s] = take(b, b->halo_count[g], sizeof(float), "halo buffers");
+            b->send[g][s] = sf_cpu_take(&b->arena, b->halo_count[g], sizeof(float), "halo buffers");
+            b->recv[g][s] = sf_cpu_take(&b->arena, b->halo_count[g], sizeof(float), "halo buffers");
         }
     }
 }
@@ -368,7 +305,7 @@ static sf_backend *cpu_create(const sf_problem *p)
             b->d1[a][m] = (float)(p->stencil.first[m] / p->h[a]);
     b->field_block = take_skewed(b, SF_ELASTIC_FIELDS, b->L.field_size, FIELD_SKEW, b->f,
                                  "the wavefields");
-    keep_as_state(b, b->field_block, skewed_floats(SF_ELASTIC_FIELDS, b->L.field_size, FIELD_SKEW));
+    sf_cpu_keep_as_state(&b->arena, b->field_block, skewed_floats(SF_ELASTIC_FIELDS, b->L.field_size, FIELD_SKEW));
     setup_medium(b, p);
     setup_cpml(b, p);
     setup_acquisition(b, p);
@@ -376,7 +313,7 @@ static sf_backend *cpu_create(const sf_problem *p)
     if (p->energy) {
         b->stress_block = take_skewed(b, 6, b->L.plane_size, FIELD_SKEW, b->stress_before,
                                       "the energy diagnostic");
-        keep_as_state(b, b->stress_block, skewed_floats(6, b->L.plane_size, FIELD_SKEW));
+        sf_cpu_keep_as_state(&b->arena, b->stress_block, skewed_floats(6, b->L.plane_size, FIELD_SKEW));
         setup_energy(b);
     }
     /* A z derivative reads 2R planes of three fields. */
@@ -409,8 +346,7 @@ static void cpu_destroy(sf_backend *b)
 
 static void cpu_reset(sf_backend *b, const sf_problem *p)
 {
-    for (int n = 0; n < b->states; ++n)
-        memset(b->state[n].data, 0, b->state[n].count * sizeof(float));
+    sf_cpu_zero_state(&b->arena);
     for (int a = 0; a < 3; ++a) {
         const sf_cpml_axis *ax = &p->cpml[a];
         memcpy(b->axis[a].a, ax->a, (size_t)ax->n * sizeof(float));
@@ -435,7 +371,7 @@ static int cpu_find_nonfinite(sf_backend *b, sf_nonfinite *where)
     return 0;
 }
 
-static size_t cpu_memory_bytes(const sf_backend *b) { return b->bytes; }
+static size_t cpu_memory_bytes(const sf_backend *b) { return b->arena.bytes; }
 
 /* ---- halo planes and the free surface ----------------------------------- */
 
@@ -462,18 +398,18 @@ static void copy_planes(sf_backend *b, int g, long k0, float *buffer, int out)
 
 static void cpu_halo_pack(sf_backend *b, int g, sf_side s)
 {
-    double t = phase_started();
+    double t = MPI_Wtime();
     copy_planes(b, g, s == SF_SIDE_LOWER ? 0 : b->L.nz - SF_HALO, b->send[g][s], 1);
-    phase_done(b, SF_PHASE_HALO_PACK, t);
+    sf_cpu_phase_done(&b->arena, SF_PHASE_HALO_PACK, t);
 }
 
 static void cpu_halo_wait_packed(sf_backend *b) { (void)b; }
 
 static void cpu_halo_unpack(sf_backend *b, int g, sf_side s)
 {
-    double t = phase_started();
+    double t = MPI_Wtime();
     copy_planes(b, g, s == SF_SIDE_LOWER ? -SF_HALO : b->L.nz, b->recv[g][s], 0);
-    phase_done(b, SF_PHASE_HALO_UNPACK, t);
+    sf_cpu_phase_done(&b->arena, SF_PHASE_HALO_UNPACK, t);
 }
 
 /* Ghost plane -m of a field takes plane `from` times sign. */
@@ -698,25 +634,25 @@ static void keep_stresses(sf_backend *b, long k0, long k1)
 static void cpu_update(sf_backend *b, int g, long k0, long k1)
 {
     if (k1 <= k0) return;
-    double t = phase_started();
+    double t = MPI_Wtime();
     if (g == SF_HALF_STRESS && b->stress_before[0]) keep_stresses(b, k0, k1);
     update_planes(b, g, k0, k1);
     if (g == SF_HALF_STRESS && b->free_surface_here && k0 == 0)
         memset(b->f[SF_FIELD_SZZ] + SF_HALO * b->L.sp, 0, (size_t)b->L.sp * sizeof(float));
-    phase_done(b, SF_PHASE_STENCIL, t);
+    sf_cpu_phase_done(&b->arena, SF_PHASE_STENCIL, t);
 }
 
 static void cpu_inject_source(sf_backend *b, int g, float amplitude, long k0,
                               long k1)
 {
-    double t = phase_started();
+    double t = MPI_Wtime();
     for (long n = 0; n < b->source_count; ++n) {
         sf_elastic_field f = b->source_field[n];
         if ((g == SF_HALF_VELOCITY) != is_velocity(f)) continue;
         if (b->source_plane[n] >= k0 && b->source_plane[n] < k1)
             b->f[f][b->source_index[n]] += b->source_coef[n] * amplitude;
     }
-    phase_done(b, SF_PHASE_ACQUISITION, t);
+    sf_cpu_phase_done(&b->arena, SF_PHASE_ACQUISITION, t);
 }
 
 /* ---- receivers, snapshots, energy ---------------------------------------- */
@@ -724,40 +660,36 @@ static void cpu_inject_source(sf_backend *b, int g, float amplitude, long k0,
 static float channel_value(const sf_backend *b, long c)
 {
     float sum = 0.0f;
-    if (b->channel_component[c] == SF_COMPONENT_P) {
+    if (b->channels.component[c] == SF_COMPONENT_P) {
         const float *sxx = b->f[SF_FIELD_SXX], *syy = b->f[SF_FIELD_SYY], *szz = b->f[SF_FIELD_SZZ];
-        for (long n = b->channel_offset[c]; n < b->channel_offset[c + 1]; ++n) {
-            size_t q = b->channel_index[n];
-            sum += b->channel_weight[n] * (sxx[q] + syy[q] + szz[q]);
+        for (long n = b->channels.offset[c]; n < b->channels.offset[c + 1]; ++n) {
+            size_t q = b->channels.index[n];
+            sum += b->channels.weight[n] * (sxx[q] + syy[q] + szz[q]);
         }
         return sum * (-1.0f / 3.0f);
     }
-    const float *f = b->f[SF_FIELD_VX + b->channel_component[c]];
-    for (long n = b->channel_offset[c]; n < b->channel_offset[c + 1]; ++n)
-        sum += b->channel_weight[n] * f[b->channel_index[n]];
-    return sum;
+    return sf_cpu_channel_value(&b->channels, c, b->f[SF_FIELD_VX + b->channels.component[c]]);
 }
 
 static void cpu_sample_receivers(sf_backend *b, int slot)
 {
-    double t = phase_started();
-    float *out = b->samples + (size_t)slot * (size_t)b->channel_count;
-    for (long c = 0; c < b->channel_count; ++c) {
+    double t = MPI_Wtime();
+    float *out = b->channels.samples + (size_t)slot * (size_t)b->channels.count;
+    for (long c = 0; c < b->channels.count; ++c) {
         float v = channel_value(b, c);
-        if (b->channel_component[c] == SF_COMPONENT_P) {
+        if (b->channels.component[c] == SF_COMPONENT_P) {
             out[c] = v;
         } else {
             out[c] = 0.5f * (b->previous[c] + v);
             b->previous[c] = v;
         }
     }
-    phase_done(b, SF_PHASE_ACQUISITION, t);
+    sf_cpu_phase_done(&b->arena, SF_PHASE_ACQUISITION, t);
 }
 
 static void cpu_fetch_receivers(sf_backend *b, int count, float *out)
 {
-    size_t bytes = (size_t)count * (size_t)b->channel_count * sizeof(float);
-    if (bytes) memcpy(out, b->samples, bytes);   /* a rank with no receivers has no samples */
+    sf_cpu_channels_fetch(&b->channels, count, out);
 }
 
 static float node_value(const sf_backend *b, sf_component c, long i, long j, long k)
@@ -820,11 +752,7 @@ static void cpu_energy(sf_backend *b, double out[2])
 
 static void cpu_synchronize(sf_backend *b) { (void)b; }
 
-static void cpu_take_timers(sf_backend *b, double *seconds)
-{
-    for (int p = 0; p < SF_PHASE_COUNT; ++p) seconds[p] += b->seconds[p];
-    memset(b->seconds, 0, sizeof b->seconds);
-}
+static void cpu_take_timers(sf_backend *b, double *seconds) { sf_cpu_take_timers(&b->arena, seconds); }
 
 const sf_backend_ops *sf_backend_cpu_elastic(void)
 {

@@ -5,9 +5,7 @@
  * so the exchange overlaps the interior update. Only halo planes leave
  * the GPU every step (through the host, or device to device with GPU-aware
  * MPI); receiver samples come back in blocks. */
-#include "sf_cuda_kernels.h"
-#include "sf_cuda_halo.h"
-#include "sf_cuda_memory.h"
+#include "sf_cuda_common.h"
 
 #include <mpi.h>
 #include <stdlib.h>
@@ -15,23 +13,15 @@
 
 extern "C" {
 #include "sf_acoustic.h"
-#include "sf_backend.h"
 #include "sf_error.h"
-#include "sf_gpu.h"
-#include "sf_gpu_timers.h"
-#include "sf_nonfinite.h"
 }
 
-enum {
-    ROW_ALIGN = 32,        /* 128-byte rows: a warp's row segment is one aligned line */
-    /* Planes per block: on 1000^3, 64 and 128 ran alike and a whole
-     * column (1000) 14% slower, its last wave of blocks part empty. */
-    Z_CHUNK = 128
-};
+/* Planes per block: on 1000^3, 64 and 128 ran alike and a whole column
+ * (1000) 14% slower, its last wave of blocks part empty. */
+enum { Z_CHUNK = 128 };
 
 struct sf_backend {
-    sf_layout L;
-    sf_cuda_grid grid;
+    sf_cuda_common c;               /* layout, arrays, streams, acquisition */
     long z0;
     int radius, free_surface_here;
     float *p_prev, *p_cur, *vdt2;
@@ -40,38 +30,10 @@ struct sf_backend {
     long half_hi[3][2];             /* one past the last stored half point (z: local) */
     sf_cuda_step step;              /* kernel arguments; fields set per launch */
     sf_cuda_tiling tiling;
-
-    long source_count;
-    int *source_plane_host;
-    long *source_index;
-    float *source_coef;
-    int *source_plane;
-
-    long receiver_count;
-    int sample_block;
-    long *receiver_offset, *receiver_index;
-    float *receiver_weight, *samples, *samples_host;
-
-    float *lattice;
-    size_t lattice_floats;
-
-    sf_cuda_halo xfer;              /* the compute and halo streams, halo buffers */
     sf_cuda_streams stencil;        /* compute as main, and a side stream for the frame tiles */
-    sf_gpu_timers *timers;
-    unsigned long long *guard;      /* the instability guard's result word */
-
-    sf_cuda_arrays arrays;          /* for the whole run */
-    sf_cuda_arrays acquisition;     /* the source and receiver tables: per shot */
 };
 
-/* Requests a device array of this backend (allocated by sf_cuda_allocate). */
 static_assert((int)SF_ACOUSTIC_STAGES == (int)SF_CUDA_HALO_GROUPS, "one halo buffer set per group");
-
-/* Requests a device array of this backend (allocated by sf_cuda_allocate). */
-static void want(sf_backend *b, void *slot, size_t count, size_t size, const char *what)
-{
-    sf_cuda_want(&b->arrays, slot, count, size, what);
-}
 
 static long max_long(long a, long b) { return a > b ? a : b; }
 static long min_long(long a, long b) { return a < b ? a : b; }
@@ -99,9 +61,9 @@ static void plan_layer_xy(sf_backend *b, const sf_problem *p, int axis, int side
     b->half_hi[axis][side] = span.hhi;
     if (span.fhi <= span.flo) return;
     size_t lines = (size_t)(p->nz * (axis == 0 ? p->ny : p->nx));
-    sf_cuda_want_state(&b->arrays, &b->psi[axis][side], lines * (size_t)l->psi_width, sizeof(float),
+    sf_cuda_want_state(&b->c.arrays, &b->psi[axis][side], lines * (size_t)l->psi_width, sizeof(float),
                        "CPML memory");
-    sf_cuda_want_state(&b->arrays, &b->zeta[axis][side], lines * (size_t)(l->hi - l->lo), sizeof(float),
+    sf_cuda_want_state(&b->c.arrays, &b->zeta[axis][side], lines * (size_t)(l->hi - l->lo), sizeof(float),
                        "CPML memory");
 }
 
@@ -123,54 +85,38 @@ static void plan_layer_z(sf_backend *b, const sf_problem *p, int side)
         return;
     }
     size_t plane = (size_t)(p->nx * p->ny);
-    sf_cuda_want_state(&b->arrays, &b->psi[2][side],
+    sf_cuda_want_state(&b->c.arrays, &b->psi[2][side],
                        plane * (size_t)(b->half_hi[2][side] - hlo + 2 * SF_PSI_PAD), sizeof(float),
                        "CPML memory");
-    sf_cuda_want_state(&b->arrays, &b->zeta[2][side], plane * (size_t)(l->hi - l->lo), sizeof(float),
+    sf_cuda_want_state(&b->c.arrays, &b->zeta[2][side], plane * (size_t)(l->hi - l->lo), sizeof(float),
                        "CPML memory");
 }
 
 static void plan_arrays(sf_backend *b, const sf_problem *p)
 {
-    const sf_layout *L = &b->L;
-    sf_cuda_want_state(&b->arrays, &b->p_prev, L->field_size, sizeof(float), "the wavefield");
-    sf_cuda_want_state(&b->arrays, &b->p_cur, L->field_size, sizeof(float), "the wavefield");
-    want(b, &b->guard, 1, sizeof(unsigned long long), "the instability guard");
-    want(b, &b->vdt2, L->plane_size, sizeof(float), "the velocity term v^2 dt^2");
+    const sf_layout *L = &b->c.L;
+    sf_cuda_arrays *arrays = &b->c.arrays;
+    sf_cuda_want_state(arrays, &b->p_prev, L->field_size, sizeof(float), "the wavefield");
+    sf_cuda_want_state(arrays, &b->p_cur, L->field_size, sizeof(float), "the wavefield");
+    sf_cuda_want(arrays, &b->vdt2, L->plane_size, sizeof(float), "the velocity term v^2 dt^2");
     for (int a = 0; a < 3; ++a)
         for (int c = 0; c < 4; ++c)
-            want(b, &b->coef[c][a], (size_t)p->cpml[a].n, sizeof(float), "CPML coefficients");
+            sf_cuda_want(arrays, &b->coef[c][a], (size_t)p->cpml[a].n, sizeof(float), "CPML coefficients");
     for (int side = 0; side < 2; ++side) {
         plan_layer_xy(b, p, 0, side);
         plan_layer_xy(b, p, 1, side);
         plan_layer_z(b, p, side);
     }
     const size_t planes = (size_t)(SF_HALO * p->nx * p->ny), counts[SF_CUDA_HALO_GROUPS] = {planes, planes};
-    sf_cuda_halo_plan(&b->xfer, &b->arrays, counts);
-    want(b, &b->tiling.tiles, (size_t)sf_cuda_tiling_room(p->nx, p->ny), sizeof(int4),
-         "the stencil's tile list");
-}
-
-/* The source and receiver tables live in arrays of their own, replaced
- * for every shot (their sizes change with the shot's geometry). */
-static void plan_acquisition(sf_backend *b, const sf_problem *p)
-{
-    sf_cuda_arrays *a = &b->acquisition;
-    long points = p->channel_count ? p->channel_offset[p->channel_count] : 0;
-    sf_cuda_want(a, &b->source_index, (size_t)p->source_count, sizeof(long), "source points");
-    sf_cuda_want(a, &b->source_coef, (size_t)p->source_count, sizeof(float), "source points");
-    sf_cuda_want(a, &b->source_plane, (size_t)p->source_count, sizeof(int), "source points");
-    sf_cuda_want(a, &b->receiver_offset, (size_t)p->channel_count + 1, sizeof(long), "receivers");
-    sf_cuda_want(a, &b->receiver_index, (size_t)points, sizeof(long), "receivers");
-    sf_cuda_want(a, &b->receiver_weight, (size_t)points, sizeof(float), "receivers");
-    sf_cuda_want(a, &b->samples, (size_t)(p->channel_count * p->sample_block), sizeof(float),
-                 "receiver samples");
+    sf_cuda_common_plan(&b->c, counts);
+    sf_cuda_want(arrays, &b->tiling.tiles, (size_t)sf_cuda_tiling_room(p->nx, p->ny), sizeof(int4),
+                 "the stencil's tile list");
 }
 
 /* v^2 dt^2 a plane at a time, in the field layout (zero padding). */
 static void upload_model(sf_backend *b, const sf_problem *p)
 {
-    const sf_layout *L = &b->L;
+    const sf_layout *L = &b->c.L;
     float *plane = (float *)sf_calloc((size_t)L->sp, sizeof(float), "a plane of the model");
     for (long k = 0; k < L->nz; ++k) {
         for (long j = 0; j < L->ny; ++j)
@@ -199,69 +145,20 @@ static void upload_cpml(sf_backend *b, const sf_problem *p)
     }
 }
 
-static void upload_acquisition(sf_backend *b, const sf_problem *p)
+/* The CPU backend's source coefficient, w v^2 dt^2 in double. */
+static int place_source(const sf_backend *b, const sf_problem *p, const sf_field_weight *w,
+                        sf_cuda_source_point *out)
 {
-    const sf_layout *L = &b->L;
-    long n_src = p->source_count, points = p->channel_count ? p->channel_offset[p->channel_count] : 0;
-    long *index = (long *)sf_malloc((size_t)(max_long(n_src, points) + 1) * sizeof(long), "indices");
-    float *value = (float *)sf_malloc((size_t)(max_long(n_src, points) + 1) * sizeof(float), "weights");
-    b->source_count = n_src;
-    b->source_plane_host = (int *)sf_malloc((size_t)(n_src + 1) * sizeof(int), "source planes");
-    for (long n = 0; n < n_src; ++n) {
-        const sf_field_weight *w = &p->source[n];
-        double v = p->vp[((long)w->k * L->ny + w->j) * L->nx + w->i];
-        index[n] = (long)sf_field_index(L, w->i, w->j, w->k);
-        value[n] = w->weight * (float)(v * v * p->dt * p->dt);
-        b->source_plane_host[n] = w->k;
-    }
-    sf_cuda_upload(b->source_index, index, (size_t)n_src * sizeof(long), "uploading the source");
-    sf_cuda_upload(b->source_coef, value, (size_t)n_src * sizeof(float), "uploading the source");
-    sf_cuda_upload(b->source_plane, b->source_plane_host, (size_t)n_src * sizeof(int), "uploading the source");
-
-    b->receiver_count = p->channel_count;
-    b->sample_block = p->sample_block;
-    for (long n = 0; n < points; ++n) {
-        const sf_point_weight *w = &p->channel_points[n];
-        index[n] = (long)sf_field_index(L, w->i, w->j, w->k);
-        value[n] = w->weight;
-    }
-    if (p->channel_count)
-        sf_cuda_upload(b->receiver_offset, p->channel_offset, (size_t)(p->channel_count + 1) * sizeof(long),
-               "uploading the receivers");
-    sf_cuda_upload(b->receiver_index, index, (size_t)points * sizeof(long), "uploading the receivers");
-    sf_cuda_upload(b->receiver_weight, value, (size_t)points * sizeof(float), "uploading the receivers");
-    free(index);
-    free(value);
-}
-
-static void setup_host_buffers(sf_backend *b)
-{
-    b->samples_host = (float *)sf_cuda_pinned((size_t)(b->receiver_count * b->sample_block) * sizeof(float),
-                                      "pinned receiver samples");
-}
-
-/* The shot's source and receivers: device tables, the host's copy of the
- * source planes, and the pinned block receiver samples come back in. */
-static void setup_acquisition(sf_backend *b, const sf_problem *p)
-{
-    plan_acquisition(b, p);
-    sf_cuda_allocate(&b->acquisition, b->L.nx, b->L.ny, b->L.nz);
-    upload_acquisition(b, p);
-    setup_host_buffers(b);
-}
-
-static void free_acquisition(sf_backend *b)
-{
-    sf_cuda_free_arrays(&b->acquisition);
-    SF_CUDA_CHECK(cudaFreeHost(b->samples_host), "freeing pinned buffers");
-    b->samples_host = NULL;
-    free(b->source_plane_host);
-    b->source_plane_host = NULL;
+    const sf_layout *L = &b->c.L;
+    double v = p->vp[((long)w->k * L->ny + w->j) * L->nx + w->i];
+    out->index = (long)sf_field_index(L, w->i, w->j, w->k);
+    out->coef = w->weight * (float)(v * v * p->dt * p->dt);
+    return 1;
 }
 
 static void setup_tiling(sf_backend *b)
 {
-    const long room = sf_cuda_tiling_room((int)b->L.nx, (int)b->L.ny);
+    const long room = sf_cuda_tiling_room((int)b->c.L.nx, (int)b->c.L.ny);
     int4 *tiles = (int4 *)sf_malloc((size_t)room * sizeof(int4), "the stencil's tile list");
     sf_cuda_tiling_plan(&b->tiling, &b->step, tiles);
     sf_cuda_upload(b->tiling.tiles, tiles, (size_t)b->tiling.tile_count * sizeof(int4), "uploading the tile list");
@@ -269,104 +166,77 @@ static void setup_tiling(sf_backend *b)
     b->tiling.z_chunk = Z_CHUNK;
 }
 
-static void setup_streams(sf_backend *b, sf_halo_transport transport)
+/* After the common streams: frame blocks, dispatched first on a stream of
+ * their own, end with the interior's rather than after them. */
+static void setup_frame_stream(sf_backend *b)
 {
     int least = 0, greatest = 0;
     SF_CUDA_CHECK(cudaDeviceGetStreamPriorityRange(&least, &greatest), "creating streams");
-    sf_cuda_halo_start(&b->xfer, transport);
-    /* Frame blocks, dispatched first, end with the interior's rather than
-     * after them. */
     SF_CUDA_CHECK(cudaStreamCreateWithPriority(&b->stencil.side, cudaStreamNonBlocking, greatest),
                   "creating the frame stream");
-    b->stencil.main = b->xfer.compute;
+    b->stencil.main = b->c.xfer.compute;
     cudaEvent_t *events[2] = {&b->stencil.fork, &b->stencil.join};
     for (int e = 0; e < 2; ++e)
         SF_CUDA_CHECK(cudaEventCreateWithFlags(events[e], cudaEventDisableTiming), "creating events");
-    b->timers = sf_gpu_timers_create();
 }
+
+static const sf_cuda_physics PHYSICS = {place_source, upload_cpml, 0, 0};
 
 static sf_backend *cuda_create(const sf_problem *p)
 {
     sf_backend *b = (sf_backend *)sf_calloc(1, sizeof *b, "the CUDA backend");
-    sf_layout_init(&b->L, p->nx, p->ny, p->nz, ROW_ALIGN);
-    b->grid.nx = (int)p->nx;
-    b->grid.ny = (int)p->ny;
-    b->grid.nz = (int)p->nz;
-    b->grid.gx = b->L.gx;
-    b->grid.sx = b->L.sx;
-    b->grid.sp = b->L.sp;
+    sf_cuda_common_init(&b->c, p, &PHYSICS);
     b->z0 = p->z0;
     b->free_surface_here = p->free_surface && p->z0 == 0;
     setup_coefficients(b, p);
     plan_arrays(b, p);
-    sf_cuda_allocate(&b->arrays, b->L.nx, b->L.ny, b->L.nz);
+    sf_cuda_common_allocate(&b->c);
     upload_model(b, p);
     upload_cpml(b, p);
-    setup_acquisition(b, p);
-    b->step.grid = b->grid;
+    sf_cuda_common_setup_acquisition(&b->c, b, p);
+    b->step.grid = b->c.grid;
     b->step.z0 = (int)p->z0;
     b->step.zero_plane0 = b->free_surface_here;
     b->step.vdt2 = b->vdt2;
     setup_tiling(b);
-    setup_streams(b, p->halo_transport);
-    /* The zeroing and uploads ran on the legacy stream, which the
-     * non-blocking streams do not wait for. */
-    SF_CUDA_CHECK(cudaDeviceSynchronize(), "finishing the set-up");
+    sf_cuda_common_start(&b->c, p->halo_transport);
+    setup_frame_stream(b);
     return b;
 }
 
 static void cuda_destroy(sf_backend *b)
 {
     if (!b) return;
-    SF_CUDA_CHECK(cudaDeviceSynchronize(), "finishing before teardown");
-    sf_cuda_free_arrays(&b->arrays);
-    free_acquisition(b);
-    SF_CUDA_CHECK(cudaFree(b->lattice), "freeing the lattice buffer");
-    sf_gpu_timers_destroy(b->timers);
+    sf_cuda_common_destroy(&b->c);
     SF_CUDA_CHECK(cudaEventDestroy(b->stencil.fork), "destroying events");
     SF_CUDA_CHECK(cudaEventDestroy(b->stencil.join), "destroying events");
     SF_CUDA_CHECK(cudaStreamDestroy(b->stencil.side), "destroying streams");
-    sf_cuda_halo_destroy(&b->xfer);
     free(b);
 }
 
-static size_t cuda_memory_bytes(const sf_backend *b) { return b->arrays.bytes + b->acquisition.bytes; }
+static size_t cuda_memory_bytes(const sf_backend *b) { return sf_cuda_common_memory_bytes(&b->c); }
 
 /* ---- shots --------------------------------------------------------------- */
 
-static void cuda_reset(sf_backend *b, const sf_problem *p)
-{
-    sf_cuda_halo_synchronize(&b->xfer);
-    sf_cuda_zero_state(&b->arrays, b->xfer.compute);
-    SF_CUDA_CHECK(cudaStreamSynchronize(b->xfer.compute), "zeroing the state of the last shot");
-    upload_cpml(b, p);
-    free_acquisition(b);
-    setup_acquisition(b, p);
-    /* The uploads ran on the legacy stream, which the non-blocking streams
-     * do not wait for. */
-    SF_CUDA_CHECK(cudaDeviceSynchronize(), "setting up a shot");
-}
+static void cuda_reset(sf_backend *b, const sf_problem *p) { sf_cuda_common_reset(&b->c, b, p); }
 
 static int cuda_find_nonfinite(sf_backend *b, sf_nonfinite *where)
 {
-    unsigned long long first = sf_cuda_first_nonfinite(b->p_cur, b->grid, b->guard, b->xfer.compute);
-    if (first == SF_CUDA_ALL_FINITE) return 0;
-    *where = sf_nonfinite_at(0, (long)first, b->L.nx, b->L.ny);
-    return 1;
+    return sf_cuda_common_find_nonfinite(&b->c, &b->p_cur, 1, where);
 }
 
 /* ---- halo planes ------------------------------------------------------ */
 
-static size_t cuda_halo_count(const sf_backend *b, int g) { return b->xfer.count[g]; }
+static size_t cuda_halo_count(const sf_backend *b, int g) { return b->c.xfer.count[g]; }
 
 static float *cuda_send(sf_backend *b, int g, sf_side s)
 {
-    return sf_cuda_halo_send_buffer(&b->xfer, g, s);
+    return sf_cuda_halo_send_buffer(&b->c.xfer, g, s);
 }
 
 static float *cuda_recv(sf_backend *b, int g, sf_side s)
 {
-    return sf_cuda_halo_recv_buffer(&b->xfer, g, s);
+    return sf_cuda_halo_recv_buffer(&b->c.xfer, g, s);
 }
 
 /* The stored psi_z half-plane k (local), or NULL. */
@@ -375,7 +245,7 @@ static float *psi_z_plane(const sf_backend *b, long k)
     for (int s = 0; s < 2; ++s) {
         const sf_cuda_layer *l = &b->step.layer[2][s];
         if (b->psi[2][s] && k >= l->hlo && k < b->half_hi[2][s])
-            return b->psi[2][s] + (size_t)(SF_PSI_PAD + k - l->hlo) * (size_t)(b->L.nx * b->L.ny);
+            return b->psi[2][s] + (size_t)(SF_PSI_PAD + k - l->hlo) * (size_t)(b->c.L.nx * b->c.L.ny);
     }
     return NULL;
 }
@@ -384,49 +254,46 @@ static float *psi_z_plane(const sf_backend *b, long k)
 static long group_planes(const sf_backend *b, int g, long k0, float *plane[SF_HALO])
 {
     for (long q = 0; q < SF_HALO; ++q)
-        plane[q] = g == SF_HALO_WAVEFIELD ? b->p_prev + sf_field_index(&b->L, 0, 0, k0 + q)
+        plane[q] = g == SF_HALO_WAVEFIELD ? b->p_prev + sf_field_index(&b->c.L, 0, 0, k0 + q)
                                           : psi_z_plane(b, k0 + q);
-    return g == SF_HALO_WAVEFIELD ? b->L.sx : b->L.nx;
+    return g == SF_HALO_WAVEFIELD ? b->c.L.sx : b->c.L.nx;
 }
 
 static void cuda_halo_pack(sf_backend *b, int g, sf_side s)
 {
     sf_cuda_plane_sources from;
     float *plane[SF_HALO];
-    long stride = group_planes(b, g, s == SF_SIDE_LOWER ? 0 : b->L.nz - SF_HALO, plane);
+    long stride = group_planes(b, g, s == SF_SIDE_LOWER ? 0 : b->c.L.nz - SF_HALO, plane);
     for (int q = 0; q < SF_HALO; ++q) from.plane[q] = plane[q];
-    sf_cuda_halo_after_edges(&b->xfer);
-    sf_gpu_timers_begin(b->timers, SF_PHASE_HALO_PACK, b->xfer.halo);
-    sf_cuda_pack_planes(b->xfer.send[g][s], from, stride, b->grid.nx, b->grid.ny, b->xfer.halo);
-    sf_gpu_timers_end(b->timers, b->xfer.halo);
-    sf_cuda_halo_to_host(&b->xfer, b->timers, g, s);
+    sf_cuda_halo_after_edges(&b->c.xfer);
+    sf_gpu_timers_begin(b->c.timers, SF_PHASE_HALO_PACK, b->c.xfer.halo);
+    sf_cuda_pack_planes(b->c.xfer.send[g][s], from, stride, b->c.grid.nx, b->c.grid.ny, b->c.xfer.halo);
+    sf_gpu_timers_end(b->c.timers, b->c.xfer.halo);
+    sf_cuda_halo_to_host(&b->c.xfer, b->c.timers, g, s);
 }
 
-static void cuda_halo_wait_packed(sf_backend *b)
-{
-    sf_cuda_halo_wait_packed(&b->xfer);
-}
+static void cuda_halo_wait_packed(sf_backend *b) { sf_cuda_halo_wait_packed(&b->c.xfer); }
 
 static void cuda_halo_unpack(sf_backend *b, int g, sf_side s)
 {
     sf_cuda_plane_targets to;
     float *plane[SF_HALO];
-    long stride = group_planes(b, g, s == SF_SIDE_LOWER ? -SF_HALO : b->L.nz, plane);
+    long stride = group_planes(b, g, s == SF_SIDE_LOWER ? -SF_HALO : b->c.L.nz, plane);
     for (int q = 0; q < SF_HALO; ++q) to.plane[q] = plane[q];
-    sf_cuda_halo_from_host(&b->xfer, b->timers, g, s);
-    sf_gpu_timers_begin(b->timers, SF_PHASE_HALO_UNPACK, b->xfer.halo);
-    sf_cuda_unpack_planes(to, stride, b->xfer.recv[g][s], b->grid.nx, b->grid.ny, b->xfer.halo);
-    sf_gpu_timers_end(b->timers, b->xfer.halo);
+    sf_cuda_halo_from_host(&b->c.xfer, b->c.timers, g, s);
+    sf_gpu_timers_begin(b->c.timers, SF_PHASE_HALO_UNPACK, b->c.xfer.halo);
+    sf_cuda_unpack_planes(to, stride, b->c.xfer.recv[g][s], b->c.grid.nx, b->c.grid.ny, b->c.xfer.halo);
+    sf_gpu_timers_end(b->c.timers, b->c.xfer.halo);
     /* Later compute reads these halos. */
-    sf_cuda_halo_before_compute(&b->xfer);
+    sf_cuda_halo_before_compute(&b->c.xfer);
 }
 
 static void cuda_mirror_free_surface(sf_backend *b)
 {
     if (!b->free_surface_here) return;
-    sf_gpu_timers_begin(b->timers, SF_PHASE_STENCIL, b->xfer.compute);
-    sf_cuda_mirror_surface(b->p_cur, b->grid, b->xfer.compute);
-    sf_gpu_timers_end(b->timers, b->xfer.compute);
+    sf_gpu_timers_begin(b->c.timers, SF_PHASE_STENCIL, b->c.xfer.compute);
+    sf_cuda_mirror_surface(b->p_cur, b->c.grid, b->c.xfer.compute);
+    sf_gpu_timers_end(b->c.timers, b->c.xfer.compute);
 }
 
 /* ---- the time step ------------------------------------------------------ */
@@ -435,7 +302,7 @@ static void memory_box_xy(const sf_backend *b, int axis, int side, long k0, long
                           sf_cuda_memory_box *box)
 {
     const sf_cuda_layer *l = &b->step.layer[axis][side];
-    const long nx = b->L.nx, ny = b->L.ny, width = l->psi_width, halves = b->half_hi[axis][side] - l->hlo;
+    const long nx = b->c.L.nx, ny = b->c.L.ny, width = l->psi_width, halves = b->half_hi[axis][side] - l->hlo;
     box->axis = axis;
     box->lo[0] = axis == 0 ? l->hlo : 0;
     box->lo[1] = axis == 1 ? l->hlo : 0;
@@ -456,7 +323,7 @@ static int memory_box_z(const sf_backend *b, int side, long k0, long k1, sf_cuda
     const sf_cuda_layer *l = &b->step.layer[2][side];
     long lo = max_long(l->hlo, k0), hi = min_long(b->half_hi[2][side], k1);
     if (hi <= lo) return 0;
-    const long nx = b->L.nx, ny = b->L.ny;
+    const long nx = b->c.L.nx, ny = b->c.L.ny;
     box->axis = 2;
     box->lo[0] = box->lo[1] = 0;
     box->lo[2] = (int)lo;
@@ -474,7 +341,7 @@ static int memory_box_z(const sf_backend *b, int side, long k0, long k1, sf_cuda
 static void cuda_update_cpml_memory(sf_backend *b, long k0, long k1)
 {
     if (k1 <= k0) return;
-    sf_gpu_timers_begin(b->timers, SF_PHASE_STENCIL, b->xfer.compute);
+    sf_gpu_timers_begin(b->c.timers, SF_PHASE_STENCIL, b->c.xfer.compute);
     sf_cuda_memory_box boxes[SF_CUDA_MEMORY_BOXES];
     int count = 0;
     for (int axis = 0; axis < 3; ++axis)
@@ -491,8 +358,8 @@ static void cuda_update_cpml_memory(sf_backend *b, long k0, long k1)
             memcpy(box->first, b->step.c.first[axis], sizeof box->first);
             ++count;
         }
-    sf_cuda_update_memory(boxes, count, b->p_cur, b->grid, b->radius, b->xfer.compute);
-    sf_gpu_timers_end(b->timers, b->xfer.compute);
+    sf_cuda_update_memory(boxes, count, b->p_cur, b->c.grid, b->radius, b->c.xfer.compute);
+    sf_gpu_timers_end(b->c.timers, b->c.xfer.compute);
 }
 
 static void cuda_advance(sf_backend *b, long k0, long k1)
@@ -500,21 +367,9 @@ static void cuda_advance(sf_backend *b, long k0, long k1)
     if (k1 <= k0) return;
     b->step.next = b->p_prev;
     b->step.cur = b->p_cur;
-    sf_gpu_timers_begin(b->timers, SF_PHASE_STENCIL, b->xfer.compute);
+    sf_gpu_timers_begin(b->c.timers, SF_PHASE_STENCIL, b->c.xfer.compute);
     sf_cuda_advance(&b->step, &b->tiling, b->radius, (int)k0, (int)k1, &b->stencil);
-    sf_gpu_timers_end(b->timers, b->xfer.compute);
-}
-
-static void cuda_inject_pressure(sf_backend *b, float amplitude, long k0, long k1)
-{
-    int any = 0;
-    for (long n = 0; n < b->source_count && !any; ++n)
-        any = b->source_plane_host[n] >= k0 && b->source_plane_host[n] < k1;
-    if (!any) return;
-    sf_gpu_timers_begin(b->timers, SF_PHASE_ACQUISITION, b->xfer.compute);
-    sf_cuda_inject(b->p_prev, b->source_index, b->source_coef, b->source_plane, (int)b->source_count,
-                   amplitude, (int)k0, (int)k1, b->xfer.compute);
-    sf_gpu_timers_end(b->timers, b->xfer.compute);
+    sf_gpu_timers_end(b->c.timers, b->c.xfer.compute);
 }
 
 static void cuda_update(sf_backend *b, int stage, long k0, long k1)
@@ -527,7 +382,7 @@ static void cuda_update(sf_backend *b, int stage, long k0, long k1)
 
 static void cuda_inject_source(sf_backend *b, int stage, float amplitude, long k0, long k1)
 {
-    if (stage == SF_ACOUSTIC_ADVANCE) cuda_inject_pressure(b, amplitude, k0, k1);
+    if (stage == SF_ACOUSTIC_ADVANCE) sf_cuda_common_inject(&b->c, &b->p_prev, 1, amplitude, k0, k1);
 }
 
 /* The new level becomes the current one, with its images above a free
@@ -543,43 +398,23 @@ static void cuda_finish_stage(sf_backend *b, int stage)
 
 /* ---- receivers and snapshots ------------------------------------------ */
 
-static void cuda_sample_receivers(sf_backend *b, int slot)
-{
-    if (b->receiver_count == 0) return;
-    sf_gpu_timers_begin(b->timers, SF_PHASE_ACQUISITION, b->xfer.compute);
-    sf_cuda_sample(b->samples + (size_t)slot * (size_t)b->receiver_count, b->p_cur, b->receiver_index,
-                   b->receiver_weight, b->receiver_offset, (int)b->receiver_count, b->xfer.compute);
-    sf_gpu_timers_end(b->timers, b->xfer.compute);
-}
+static void cuda_sample_receivers(sf_backend *b, int slot) { sf_cuda_common_sample(&b->c, slot, b->p_cur); }
 
 static void cuda_fetch_receivers(sf_backend *b, int count, float *out)
 {
-    size_t bytes = (size_t)count * (size_t)b->receiver_count * sizeof(float);
-    if (bytes == 0) return;
-    sf_cuda_download(b->samples_host, b->samples, bytes, b->xfer.compute, "receiver samples");
-    memcpy(out, b->samples_host, bytes);
+    sf_cuda_common_fetch_receivers(&b->c, count, out);
 }
 
 static void cuda_fetch_field(sf_backend *b, sf_component c, const sf_sampling_lattice *s,
                              float *out)
 {
     (void)c;   /* the pressure is the only one */
-    const long planes = sf_lattice_points(b->L.nz, s->k0, s->dk);
-    const long rows = sf_lattice_points(b->L.ny, 0, s->dj), columns = sf_lattice_points(b->L.nx, 0, s->di);
-    const size_t count = (size_t)(planes * rows * columns);
-    if (count == 0) return;
-    float *lattice = sf_cuda_grow(&b->lattice, &b->lattice_floats, count, "the snapshot buffer");
-    sf_cuda_gather_lattice(lattice, b->p_cur, b->grid, s->di, s->dj, s->dk, s->k0, planes, rows,
-                           columns, b->xfer.compute);
-    sf_cuda_download(out, lattice, count * sizeof(float), b->xfer.compute, "a wavefield snapshot");
+    sf_cuda_common_fetch_field(&b->c, b->p_cur, s, out);
 }
 
-static void cuda_synchronize(sf_backend *b)
-{
-    sf_cuda_halo_synchronize(&b->xfer);
-}
+static void cuda_synchronize(sf_backend *b) { sf_cuda_halo_synchronize(&b->c.xfer); }
 
-static void cuda_take_timers(sf_backend *b, double *seconds) { sf_gpu_timers_take(b->timers, seconds); }
+static void cuda_take_timers(sf_backend *b, double *seconds) { sf_gpu_timers_take(b->c.timers, seconds); }
 
 extern "C" const sf_backend_ops *sf_backend_cuda_acoustic(void)
 {

@@ -6,8 +6,7 @@
  * higher-priority halo stream ordered by events, so the exchange overlaps
  * the interior update. */
 #include "sf_cuda_anisotropic.h"
-#include "sf_cuda_halo.h"
-#include "sf_cuda_memory.h"
+#include "sf_cuda_common.h"
 
 #include <mpi.h>
 #include <stdlib.h>
@@ -15,15 +14,10 @@
 
 extern "C" {
 #include "sf_acoustic.h"
-#include "sf_backend.h"
 #include "sf_error.h"
-#include "sf_gpu.h"
-#include "sf_gpu_timers.h"
-#include "sf_nonfinite.h"
 }
 
 enum {
-    ROW_ALIGN = 32,        /* 128-byte rows: a warp's row segment is one aligned line */
     FIELDS = SF_ANISOTROPIC_FIELDS,
     AXES = 3,
     /* Slot runs per axis: a layer at each end, or one where they meet. */
@@ -52,8 +46,7 @@ typedef struct {
 } axis_layers;
 
 struct sf_backend {
-    sf_layout L;
-    sf_cuda_grid grid;
+    sf_cuda_common c;                      /* layout, arrays, streams, acquisition */
     long z0;
     int radius, tilted, free_surface_here;
     float dt2;
@@ -64,34 +57,7 @@ struct sf_backend {
     float *psi[FIELDS][AXES], *zeta[FIELDS][AXES];
     axis_layers axis[AXES];
     sf_cuda_anisotropic_step step;         /* kernel arguments; fields set per launch */
-
-    long source_count;
-    int *source_plane_host;
-    long *source_index;
-    float *source_coef;
-    int *source_plane;
-
-    long receiver_count;
-    int sample_block;
-    long *receiver_offset, *receiver_index;
-    float *receiver_weight, *samples, *samples_host;
-
-    float *lattice;
-    size_t lattice_floats;
-
-    sf_cuda_halo xfer;              /* the compute and halo streams, halo buffers */
-    sf_gpu_timers *timers;
-    unsigned long long *guard;      /* the instability guard's result word */
-
-    sf_cuda_arrays arrays;          /* for the whole run */
-    sf_cuda_arrays acquisition;     /* the source and receiver tables: per shot */
 };
-
-/* Requests a device array of this backend (allocated by sf_cuda_allocate). */
-static void want(sf_backend *b, void *slot, size_t count, size_t size, const char *what)
-{
-    sf_cuda_want(&b->arrays, slot, count, size, what);
-}
 
 static long max_long(long a, long b) { return a > b ? a : b; }
 static long min_long(long a, long b) { return a < b ? a : b; }
@@ -135,7 +101,7 @@ static void number_layers(sf_backend *b, const sf_problem *p)
 /* Lines of an axis's memory variables: one per (j, k), (i, k) or (i, j). */
 static size_t cross_section(const sf_backend *b, int a)
 {
-    const sf_layout *L = &b->L;
+    const sf_layout *L = &b->c.L;
     return (size_t)(a == 0 ? L->nz * L->ny : a == 1 ? L->nz * L->nx : L->nx * L->ny);
 }
 
@@ -143,55 +109,39 @@ static size_t cross_section(const sf_backend *b, int a)
 
 static void plan_arrays(sf_backend *b, const sf_problem *p)
 {
-    const sf_layout *L = &b->L;
+    const sf_layout *L = &b->c.L;
+    sf_cuda_arrays *arrays = &b->c.arrays;
     for (int f = 0; f < FIELDS; ++f) {
-        sf_cuda_want_state(&b->arrays, &b->prev[f], L->field_size, sizeof(float), "the wavefields");
-        sf_cuda_want_state(&b->arrays, &b->cur[f], L->field_size, sizeof(float), "the wavefields");
+        sf_cuda_want_state(arrays, &b->prev[f], L->field_size, sizeof(float), "the wavefields");
+        sf_cuda_want_state(arrays, &b->cur[f], L->field_size, sizeof(float), "the wavefields");
     }
-    want(b, &b->guard, 1, sizeof(unsigned long long), "the instability guard");
     for (int m = 0; m < (b->tilted ? MEDIUM_ARRAYS : MEDIUM_THETA); ++m)
-        want(b, &b->medium[m], L->plane_size, sizeof(float), "the medium");
+        sf_cuda_want(arrays, &b->medium[m], L->plane_size, sizeof(float), "the medium");
     for (int a = 0; a < AXES; ++a) {
         const sf_cpml_slots *ax = &b->axis[a].slots;
         const size_t table = (size_t)(ax->n + 2 * SF_CPML_SLOT_SLACK);
         for (int c = 0; c < 4; ++c)
-            want(b, &b->coef[a][c], (size_t)p->cpml[a].n, sizeof(float), "CPML coefficients");
-        want(b, &b->half_slot[a], table, sizeof(int), "CPML slots");
-        want(b, &b->point_slot[a], table, sizeof(int), "CPML slots");
-        want(b, &b->point_at[a], (size_t)ax->points, sizeof(int), "CPML slots");
+            sf_cuda_want(arrays, &b->coef[a][c], (size_t)p->cpml[a].n, sizeof(float), "CPML coefficients");
+        sf_cuda_want(arrays, &b->half_slot[a], table, sizeof(int), "CPML slots");
+        sf_cuda_want(arrays, &b->point_slot[a], table, sizeof(int), "CPML slots");
+        sf_cuda_want(arrays, &b->point_at[a], (size_t)ax->points, sizeof(int), "CPML slots");
         for (int f = 0; f < FIELDS; ++f) {
-            sf_cuda_want_state(&b->arrays, &b->psi[f][a], cross_section(b, a) * (size_t)ax->halves,
+            sf_cuda_want_state(arrays, &b->psi[f][a], cross_section(b, a) * (size_t)ax->halves,
                                sizeof(float), "CPML memory");
-            sf_cuda_want_state(&b->arrays, &b->zeta[f][a], cross_section(b, a) * (size_t)ax->points,
+            sf_cuda_want_state(arrays, &b->zeta[f][a], cross_section(b, a) * (size_t)ax->points,
                                sizeof(float), "CPML memory");
         }
     }
     const size_t planes = (size_t)(FIELDS * SF_HALO * p->nx * p->ny);
     const size_t counts[SF_CUDA_HALO_GROUPS] = {planes, planes};
-    sf_cuda_halo_plan(&b->xfer, &b->arrays, counts);
-}
-
-/* The source and receiver tables live in arrays of their own, replaced
- * for every shot (their sizes change with the shot's geometry). */
-static void plan_acquisition(sf_backend *b, const sf_problem *p)
-{
-    sf_cuda_arrays *a = &b->acquisition;
-    long points = p->channel_count ? p->channel_offset[p->channel_count] : 0;
-    sf_cuda_want(a, &b->source_index, (size_t)p->source_count, sizeof(long), "source points");
-    sf_cuda_want(a, &b->source_coef, (size_t)p->source_count, sizeof(float), "source points");
-    sf_cuda_want(a, &b->source_plane, (size_t)p->source_count, sizeof(int), "source points");
-    sf_cuda_want(a, &b->receiver_offset, (size_t)p->channel_count + 1, sizeof(long), "receivers");
-    sf_cuda_want(a, &b->receiver_index, (size_t)points, sizeof(long), "receivers");
-    sf_cuda_want(a, &b->receiver_weight, (size_t)points, sizeof(float), "receivers");
-    sf_cuda_want(a, &b->samples, (size_t)(p->channel_count * p->sample_block), sizeof(float),
-                 "receiver samples");
+    sf_cuda_common_plan(&b->c, counts);
 }
 
 /* A compact [nz][ny][nx] array into the owned-planes layout, a plane at a
  * time (the padding stays zero). */
 static void upload_planes(const sf_backend *b, float *to, const float *from, float *plane)
 {
-    const sf_layout *L = &b->L;
+    const sf_layout *L = &b->c.L;
     for (long k = 0; k < L->nz; ++k) {
         for (long j = 0; j < L->ny; ++j)
             memcpy(plane + sf_plane_index(L, 0, j, 0), from + (k * L->ny + j) * L->nx,
@@ -204,7 +154,7 @@ static void upload_medium(sf_backend *b, const sf_problem *p)
 {
     const float *host[MEDIUM_ARRAYS] = {p->vp, p->anisotropy[0], p->anisotropy[1], p->anisotropy[2],
                                         p->anisotropy[3]};
-    float *plane = (float *)sf_calloc((size_t)b->L.sp, sizeof(float), "a plane of the medium");
+    float *plane = (float *)sf_calloc((size_t)b->c.L.sp, sizeof(float), "a plane of the medium");
     for (int m = 0; m < MEDIUM_ARRAYS; ++m)
         if (b->medium[m]) upload_planes(b, b->medium[m], host[m], plane);
     free(plane);
@@ -264,7 +214,7 @@ static void setup_step(sf_backend *b, const sf_problem *p)
 {
     sf_cuda_anisotropic_step *s = &b->step;
     const sf_stencil *st = &p->stencil;
-    s->grid = b->grid;
+    s->grid = b->c.grid;
     s->zero_plane0 = b->free_surface_here;
     s->dt2 = b->dt2;
     s->vp = b->medium[MEDIUM_VP];
@@ -297,79 +247,23 @@ static void setup_step(sf_backend *b, const sf_problem *p)
     z_runs(s, &b->axis[2].slots);
 }
 
-static void upload_acquisition(sf_backend *b, const sf_problem *p)
+/* The CPU backend's float arithmetic, for the same coefficients. */
+static int place_source(const sf_backend *b, const sf_problem *p, const sf_field_weight *w,
+                        sf_cuda_source_point *out)
 {
-    const sf_layout *L = &b->L;
-    long n_src = p->source_count, points = p->channel_count ? p->channel_offset[p->channel_count] : 0;
-    long *index = (long *)sf_malloc((size_t)(max_long(n_src, points) + 1) * sizeof(long), "indices");
-    float *value = (float *)sf_malloc((size_t)(max_long(n_src, points) + 1) * sizeof(float), "weights");
-    b->source_count = n_src;
-    b->source_plane_host = (int *)sf_malloc((size_t)(n_src + 1) * sizeof(int), "source planes");
-    for (long n = 0; n < n_src; ++n) {
-        const sf_field_weight *w = &p->source[n];
-        /* The CPU backend's float arithmetic, for the same coefficients. */
-        const float vp = p->vp[((long)w->k * L->ny + w->j) * L->nx + w->i];
-        index[n] = (long)sf_field_index(L, w->i, w->j, w->k);
-        value[n] = w->weight * vp * vp * b->dt2;
-        b->source_plane_host[n] = w->k;
-    }
-    sf_cuda_upload(b->source_index, index, (size_t)n_src * sizeof(long), "uploading the source");
-    sf_cuda_upload(b->source_coef, value, (size_t)n_src * sizeof(float), "uploading the source");
-    sf_cuda_upload(b->source_plane, b->source_plane_host, (size_t)n_src * sizeof(int),
-                   "uploading the source");
-
-    b->receiver_count = p->channel_count;
-    b->sample_block = p->sample_block;
-    for (long n = 0; n < points; ++n) {
-        const sf_point_weight *w = &p->channel_points[n];
-        index[n] = (long)sf_field_index(L, w->i, w->j, w->k);
-        value[n] = w->weight;
-    }
-    if (p->channel_count)
-        sf_cuda_upload(b->receiver_offset, p->channel_offset, (size_t)(p->channel_count + 1) * sizeof(long),
-                       "uploading the receivers");
-    sf_cuda_upload(b->receiver_index, index, (size_t)points * sizeof(long), "uploading the receivers");
-    sf_cuda_upload(b->receiver_weight, value, (size_t)points * sizeof(float), "uploading the receivers");
-    free(index);
-    free(value);
+    const sf_layout *L = &b->c.L;
+    const float vp = p->vp[((long)w->k * L->ny + w->j) * L->nx + w->i];
+    out->index = (long)sf_field_index(L, w->i, w->j, w->k);
+    out->coef = w->weight * vp * vp * b->dt2;
+    return 1;
 }
 
-/* The shot's source and receivers: device tables, the host's copy of the
- * source planes, and the pinned block receiver samples come back in. */
-static void setup_acquisition(sf_backend *b, const sf_problem *p)
-{
-    plan_acquisition(b, p);
-    sf_cuda_allocate(&b->acquisition, b->L.nx, b->L.ny, b->L.nz);
-    upload_acquisition(b, p);
-    b->samples_host = (float *)sf_cuda_pinned((size_t)(b->receiver_count * b->sample_block) * sizeof(float),
-                                              "pinned receiver samples");
-}
-
-static void free_acquisition(sf_backend *b)
-{
-    sf_cuda_free_arrays(&b->acquisition);
-    SF_CUDA_CHECK(cudaFreeHost(b->samples_host), "freeing pinned buffers");
-    b->samples_host = NULL;
-    free(b->source_plane_host);
-    b->source_plane_host = NULL;
-}
-
-static void setup_streams(sf_backend *b, sf_halo_transport transport)
-{
-    sf_cuda_halo_start(&b->xfer, transport);
-    b->timers = sf_gpu_timers_create();
-}
+static const sf_cuda_physics PHYSICS = {place_source, upload_cpml, 0, 0};
 
 static sf_backend *cuda_create(const sf_problem *p)
 {
     sf_backend *b = (sf_backend *)sf_calloc(1, sizeof *b, "the CUDA backend");
-    sf_layout_init(&b->L, p->nx, p->ny, p->nz, ROW_ALIGN);
-    b->grid.nx = (int)p->nx;
-    b->grid.ny = (int)p->ny;
-    b->grid.nz = (int)p->nz;
-    b->grid.gx = b->L.gx;
-    b->grid.sx = b->L.sx;
-    b->grid.sp = b->L.sp;
+    sf_cuda_common_init(&b->c, p, &PHYSICS);
     b->z0 = p->z0;
     b->radius = p->stencil.radius;
     b->tilted = p->anisotropy[2] != NULL;
@@ -377,72 +271,47 @@ static sf_backend *cuda_create(const sf_problem *p)
     b->dt2 = (float)(p->dt * p->dt);
     number_layers(b, p);
     plan_arrays(b, p);
-    sf_cuda_allocate(&b->arrays, b->L.nx, b->L.ny, b->L.nz);
+    sf_cuda_common_allocate(&b->c);
     upload_medium(b, p);
     upload_layers(b);
     upload_cpml(b, p);
     setup_step(b, p);
-    setup_acquisition(b, p);
-    setup_streams(b, p->halo_transport);
-    /* The zeroing and uploads ran on the legacy stream, which the
-     * non-blocking streams do not wait for. */
-    SF_CUDA_CHECK(cudaDeviceSynchronize(), "finishing the set-up");
+    sf_cuda_common_setup_acquisition(&b->c, b, p);
+    sf_cuda_common_start(&b->c, p->halo_transport);
     return b;
 }
 
 static void cuda_destroy(sf_backend *b)
 {
     if (!b) return;
-    SF_CUDA_CHECK(cudaDeviceSynchronize(), "finishing before teardown");
-    sf_cuda_free_arrays(&b->arrays);
-    free_acquisition(b);
-    SF_CUDA_CHECK(cudaFree(b->lattice), "freeing the lattice buffer");
-    sf_gpu_timers_destroy(b->timers);
-    sf_cuda_halo_destroy(&b->xfer);
+    sf_cuda_common_destroy(&b->c);
     for (int a = 0; a < AXES; ++a) sf_cpml_slots_free(&b->axis[a].slots);
     free(b);
 }
 
-static size_t cuda_memory_bytes(const sf_backend *b) { return b->arrays.bytes + b->acquisition.bytes; }
+static size_t cuda_memory_bytes(const sf_backend *b) { return sf_cuda_common_memory_bytes(&b->c); }
 
 /* ---- shots --------------------------------------------------------------- */
 
-static void cuda_reset(sf_backend *b, const sf_problem *p)
-{
-    sf_cuda_halo_synchronize(&b->xfer);
-    sf_cuda_zero_state(&b->arrays, b->xfer.compute);
-    SF_CUDA_CHECK(cudaStreamSynchronize(b->xfer.compute), "zeroing the state of the last shot");
-    upload_cpml(b, p);
-    free_acquisition(b);
-    setup_acquisition(b, p);
-    /* The uploads ran on the legacy stream, which the non-blocking streams
-     * do not wait for. */
-    SF_CUDA_CHECK(cudaDeviceSynchronize(), "setting up a shot");
-}
+static void cuda_reset(sf_backend *b, const sf_problem *p) { sf_cuda_common_reset(&b->c, b, p); }
 
 static int cuda_find_nonfinite(sf_backend *b, sf_nonfinite *where)
 {
-    for (int f = 0; f < FIELDS; ++f) {
-        unsigned long long first = sf_cuda_first_nonfinite(b->cur[f], b->grid, b->guard, b->xfer.compute);
-        if (first == SF_CUDA_ALL_FINITE) continue;
-        *where = sf_nonfinite_at(f, (long)first, b->L.nx, b->L.ny);
-        return 1;
-    }
-    return 0;
+    return sf_cuda_common_find_nonfinite(&b->c, b->cur, FIELDS, where);
 }
 
 /* ---- halo planes ------------------------------------------------------ */
 
-static size_t cuda_halo_count(const sf_backend *b, int g) { return b->xfer.count[g]; }
+static size_t cuda_halo_count(const sf_backend *b, int g) { return b->c.xfer.count[g]; }
 
 static float *cuda_send(sf_backend *b, int g, sf_side s)
 {
-    return sf_cuda_halo_send_buffer(&b->xfer, g, s);
+    return sf_cuda_halo_send_buffer(&b->c.xfer, g, s);
 }
 
 static float *cuda_recv(sf_backend *b, int g, sf_side s)
 {
-    return sf_cuda_halo_recv_buffer(&b->xfer, g, s);
+    return sf_cuda_halo_recv_buffer(&b->c.xfer, g, s);
 }
 
 /* Field f's SF_HALO planes of a group from local plane k0 on: the new
@@ -450,7 +319,7 @@ static float *cuda_recv(sf_backend *b, int g, sf_side s)
  * row stride. */
 static long group_planes(const sf_backend *b, int g, int f, long k0, float *plane[SF_HALO])
 {
-    const sf_layout *L = &b->L;
+    const sf_layout *L = &b->c.L;
     for (long q = 0; q < SF_HALO; ++q) {
         if (g == SF_HALO_WAVEFIELD) {
             plane[q] = b->prev[f] + sf_field_index(L, 0, 0, k0 + q);
@@ -464,46 +333,43 @@ static long group_planes(const sf_backend *b, int g, int f, long k0, float *plan
 
 /* Each field's planes take their part of the buffer, [field][plane][ny][nx]
  * as on the CPU. */
-static size_t field_part(const sf_backend *b) { return (size_t)(SF_HALO * b->L.nx * b->L.ny); }
+static size_t field_part(const sf_backend *b) { return (size_t)(SF_HALO * b->c.L.nx * b->c.L.ny); }
 
 static void cuda_halo_pack(sf_backend *b, int g, sf_side s)
 {
-    const long k0 = s == SF_SIDE_LOWER ? 0 : b->L.nz - SF_HALO;
-    sf_cuda_halo_after_edges(&b->xfer);
-    sf_gpu_timers_begin(b->timers, SF_PHASE_HALO_PACK, b->xfer.halo);
+    const long k0 = s == SF_SIDE_LOWER ? 0 : b->c.L.nz - SF_HALO;
+    sf_cuda_halo_after_edges(&b->c.xfer);
+    sf_gpu_timers_begin(b->c.timers, SF_PHASE_HALO_PACK, b->c.xfer.halo);
     for (int f = 0; f < FIELDS; ++f) {
         sf_cuda_plane_sources from;
         float *plane[SF_HALO];
         const long stride = group_planes(b, g, f, k0, plane);
         for (int q = 0; q < SF_HALO; ++q) from.plane[q] = plane[q];
-        sf_cuda_pack_planes(b->xfer.send[g][s] + (size_t)f * field_part(b), from, stride, b->grid.nx,
-                            b->grid.ny, b->xfer.halo);
+        sf_cuda_pack_planes(b->c.xfer.send[g][s] + (size_t)f * field_part(b), from, stride, b->c.grid.nx,
+                            b->c.grid.ny, b->c.xfer.halo);
     }
-    sf_gpu_timers_end(b->timers, b->xfer.halo);
-    sf_cuda_halo_to_host(&b->xfer, b->timers, g, s);
+    sf_gpu_timers_end(b->c.timers, b->c.xfer.halo);
+    sf_cuda_halo_to_host(&b->c.xfer, b->c.timers, g, s);
 }
 
-static void cuda_halo_wait_packed(sf_backend *b)
-{
-    sf_cuda_halo_wait_packed(&b->xfer);
-}
+static void cuda_halo_wait_packed(sf_backend *b) { sf_cuda_halo_wait_packed(&b->c.xfer); }
 
 static void cuda_halo_unpack(sf_backend *b, int g, sf_side s)
 {
-    const long k0 = s == SF_SIDE_LOWER ? -SF_HALO : b->L.nz;
-    sf_cuda_halo_from_host(&b->xfer, b->timers, g, s);
-    sf_gpu_timers_begin(b->timers, SF_PHASE_HALO_UNPACK, b->xfer.halo);
+    const long k0 = s == SF_SIDE_LOWER ? -SF_HALO : b->c.L.nz;
+    sf_cuda_halo_from_host(&b->c.xfer, b->c.timers, g, s);
+    sf_gpu_timers_begin(b->c.timers, SF_PHASE_HALO_UNPACK, b->c.xfer.halo);
     for (int f = 0; f < FIELDS; ++f) {
         sf_cuda_plane_targets to;
         float *plane[SF_HALO];
         const long stride = group_planes(b, g, f, k0, plane);
         for (int q = 0; q < SF_HALO; ++q) to.plane[q] = plane[q];
-        sf_cuda_unpack_planes(to, stride, b->xfer.recv[g][s] + (size_t)f * field_part(b), b->grid.nx,
-                              b->grid.ny, b->xfer.halo);
+        sf_cuda_unpack_planes(to, stride, b->c.xfer.recv[g][s] + (size_t)f * field_part(b), b->c.grid.nx,
+                              b->c.grid.ny, b->c.xfer.halo);
     }
-    sf_gpu_timers_end(b->timers, b->xfer.halo);
+    sf_gpu_timers_end(b->c.timers, b->c.xfer.halo);
     /* Later compute reads these halos. */
-    sf_cuda_halo_before_compute(&b->xfer);
+    sf_cuda_halo_before_compute(&b->c.xfer);
 }
 
 /* ---- the time step ------------------------------------------------------ */
@@ -513,7 +379,7 @@ static void cuda_halo_unpack(sf_backend *b, int g, sf_side s)
 static int memory_box(const sf_backend *b, int f, int a, const slot_run *r, long k0, long k1,
                       sf_cuda_memory_box *box)
 {
-    const long nx = b->L.nx, ny = b->L.ny, halves = b->axis[a].slots.halves;
+    const long nx = b->c.L.nx, ny = b->c.L.ny, halves = b->axis[a].slots.halves;
     memset(box, 0, sizeof *box);
     box->axis = a;
     box->psi = b->psi[f][a];
@@ -549,16 +415,16 @@ static int memory_box(const sf_backend *b, int f, int a, const slot_run *r, long
 /* psi of both fields on all three axes over owned planes [k0, k1). */
 static void cuda_update_memory(sf_backend *b, long k0, long k1)
 {
-    sf_gpu_timers_begin(b->timers, SF_PHASE_STENCIL, b->xfer.compute);
+    sf_gpu_timers_begin(b->c.timers, SF_PHASE_STENCIL, b->c.xfer.compute);
     for (int f = 0; f < FIELDS; ++f) {
         sf_cuda_memory_box boxes[SF_CUDA_MEMORY_BOXES];
         int count = 0;
         for (int a = 0; a < AXES; ++a)
             for (int r = 0; r < b->axis[a].runs; ++r)
                 count += memory_box(b, f, a, &b->axis[a].run[r], k0, k1, &boxes[count]);
-        sf_cuda_update_memory(boxes, count, b->cur[f], b->grid, b->radius, b->xfer.compute);
+        sf_cuda_update_memory(boxes, count, b->cur[f], b->c.grid, b->radius, b->c.xfer.compute);
     }
-    sf_gpu_timers_end(b->timers, b->xfer.compute);
+    sf_gpu_timers_end(b->c.timers, b->c.xfer.compute);
 }
 
 static void cuda_advance(sf_backend *b, long k0, long k1)
@@ -567,9 +433,9 @@ static void cuda_advance(sf_backend *b, long k0, long k1)
         b->step.next[f] = b->prev[f];
         b->step.cur[f] = b->cur[f];
     }
-    sf_gpu_timers_begin(b->timers, SF_PHASE_STENCIL, b->xfer.compute);
-    sf_cuda_anisotropic_advance(&b->step, b->radius, (int)k0, (int)k1, b->xfer.compute);
-    sf_gpu_timers_end(b->timers, b->xfer.compute);
+    sf_gpu_timers_begin(b->c.timers, SF_PHASE_STENCIL, b->c.xfer.compute);
+    sf_cuda_anisotropic_advance(&b->step, b->radius, (int)k0, (int)k1, b->c.xfer.compute);
+    sf_gpu_timers_end(b->c.timers, b->c.xfer.compute);
 }
 
 static void cuda_update(sf_backend *b, int stage, long k0, long k1)
@@ -584,16 +450,7 @@ static void cuda_update(sf_backend *b, int stage, long k0, long k1)
 /* Both fields take the source alike: in an isotropic medium p = q then. */
 static void cuda_inject_source(sf_backend *b, int stage, float amplitude, long k0, long k1)
 {
-    if (stage != SF_ACOUSTIC_ADVANCE) return;
-    int any = 0;
-    for (long n = 0; n < b->source_count && !any; ++n)
-        any = b->source_plane_host[n] >= k0 && b->source_plane_host[n] < k1;
-    if (!any) return;
-    sf_gpu_timers_begin(b->timers, SF_PHASE_ACQUISITION, b->xfer.compute);
-    for (int f = 0; f < FIELDS; ++f)
-        sf_cuda_inject(b->prev[f], b->source_index, b->source_coef, b->source_plane, (int)b->source_count,
-                       amplitude, (int)k0, (int)k1, b->xfer.compute);
-    sf_gpu_timers_end(b->timers, b->xfer.compute);
+    if (stage == SF_ACOUSTIC_ADVANCE) sf_cuda_common_inject(&b->c, b->prev, FIELDS, amplitude, k0, k1);
 }
 
 /* The new level becomes the current one, with its odd images above a free
@@ -607,9 +464,9 @@ static void cuda_finish_stage(sf_backend *b, int stage)
         b->cur[f] = t;
     }
     if (!b->free_surface_here) return;
-    sf_gpu_timers_begin(b->timers, SF_PHASE_STENCIL, b->xfer.compute);
-    for (int f = 0; f < FIELDS; ++f) sf_cuda_mirror_surface(b->cur[f], b->grid, b->xfer.compute);
-    sf_gpu_timers_end(b->timers, b->xfer.compute);
+    sf_gpu_timers_begin(b->c.timers, SF_PHASE_STENCIL, b->c.xfer.compute);
+    for (int f = 0; f < FIELDS; ++f) sf_cuda_mirror_surface(b->cur[f], b->c.grid, b->c.xfer.compute);
+    sf_gpu_timers_end(b->c.timers, b->c.xfer.compute);
 }
 
 /* ---- receivers and snapshots ------------------------------------------ */
@@ -617,42 +474,24 @@ static void cuda_finish_stage(sf_backend *b, int stage)
 /* Channels record p. */
 static void cuda_sample_receivers(sf_backend *b, int slot)
 {
-    if (b->receiver_count == 0) return;
-    sf_gpu_timers_begin(b->timers, SF_PHASE_ACQUISITION, b->xfer.compute);
-    sf_cuda_sample(b->samples + (size_t)slot * (size_t)b->receiver_count, b->cur[SF_ANISOTROPIC_P],
-                   b->receiver_index, b->receiver_weight, b->receiver_offset, (int)b->receiver_count,
-                   b->xfer.compute);
-    sf_gpu_timers_end(b->timers, b->xfer.compute);
+    sf_cuda_common_sample(&b->c, slot, b->cur[SF_ANISOTROPIC_P]);
 }
 
 static void cuda_fetch_receivers(sf_backend *b, int count, float *out)
 {
-    size_t bytes = (size_t)count * (size_t)b->receiver_count * sizeof(float);
-    if (bytes == 0) return;
-    sf_cuda_download(b->samples_host, b->samples, bytes, b->xfer.compute, "receiver samples");
-    memcpy(out, b->samples_host, bytes);
+    sf_cuda_common_fetch_receivers(&b->c, count, out);
 }
 
 static void cuda_fetch_field(sf_backend *b, sf_component c, const sf_sampling_lattice *s,
                              float *out)
 {
     (void)c;   /* p, the pressure, is the only component */
-    const long planes = sf_lattice_points(b->L.nz, s->k0, s->dk);
-    const long rows = sf_lattice_points(b->L.ny, 0, s->dj), columns = sf_lattice_points(b->L.nx, 0, s->di);
-    const size_t count = (size_t)(planes * rows * columns);
-    if (count == 0) return;
-    float *lattice = sf_cuda_grow(&b->lattice, &b->lattice_floats, count, "the snapshot buffer");
-    sf_cuda_gather_lattice(lattice, b->cur[SF_ANISOTROPIC_P], b->grid, s->di, s->dj, s->dk, s->k0,
-                           planes, rows, columns, b->xfer.compute);
-    sf_cuda_download(out, lattice, count * sizeof(float), b->xfer.compute, "a wavefield snapshot");
+    sf_cuda_common_fetch_field(&b->c, b->cur[SF_ANISOTROPIC_P], s, out);
 }
 
-static void cuda_synchronize(sf_backend *b)
-{
-    sf_cuda_halo_synchronize(&b->xfer);
-}
+static void cuda_synchronize(sf_backend *b) { sf_cuda_halo_synchronize(&b->c.xfer); }
 
-static void cuda_take_timers(sf_backend *b, double *seconds) { sf_gpu_timers_take(b->timers, seconds); }
+static void cuda_take_timers(sf_backend *b, double *seconds) { sf_gpu_timers_take(b->c.timers, seconds); }
 
 extern "C" const sf_backend_ops *sf_backend_cuda_anisotropic(void)
 {

@@ -4,10 +4,8 @@
  * half-steps run in order on a compute stream and halo planes are packed,
  * copied and unpacked on a higher-priority halo stream ordered by events,
  * so the exchange overlaps the interior update. */
+#include "sf_cuda_common.h"
 #include "sf_cuda_elastic.h"
-#include "sf_cuda_halo.h"
-#include "sf_cuda_kernels.h"
-#include "sf_cuda_memory.h"
 
 #include <mpi.h>
 #include <stdlib.h>
@@ -15,57 +13,23 @@
 
 extern "C" {
 #include "sf_error.h"
-#include "sf_gpu.h"
-#include "sf_gpu_timers.h"
-#include "sf_nonfinite.h"
 }
 
-enum { ROW_ALIGN = 32, MAX_HALO_FIELDS = 5 };
+enum { MAX_HALO_FIELDS = 5 };
 
 struct sf_backend {
-    sf_layout L;
+    sf_cuda_common c;                /* layout, arrays, streams, acquisition */
     sf_cuda_elastic_step step;       /* kernel arguments, device pointers */
     double h[3], dt;
     float *fields, *medium, *before, *weights;
     float *coef[4][3];               /* a, b, a_half, b_half per axis */
     sf_cuda_energy_weights energy_weights;
     double *energy_sums;
-
-    int source_count, source_in[SF_HALF_STEPS];
-    int *source_plane_host, *source_group_host;
-    long *source_offset;
-    float *source_coef;
-    int *source_plane, *source_group;
-
-    sf_cuda_channels channels;
-    int *channel_component;
-    long *channel_offset, *channel_index;
-    float *channel_weight, *previous, *samples, *samples_host;
-    int sample_block;
-
+    float *const *host_medium;       /* during create only: the medium the source weights take */
     sf_cuda_field_list halo_fields[SF_HALF_STEPS];
-
-    float *lattice;
-    size_t lattice_floats;
-
-    sf_cuda_halo xfer;              /* the compute and halo streams, halo buffers */
-    sf_gpu_timers *timers;
-    unsigned long long *guard;      /* the instability guard's result word */
-
-    sf_cuda_arrays arrays;          /* for the whole run */
-    sf_cuda_arrays acquisition;     /* the source and channel tables: per shot */
 };
 
-/* ---- memory ------------------------------------------------------------ */
-
-/* Requests a device array of this backend (allocated by sf_cuda_allocate). */
 static_assert((int)SF_HALF_STEPS == (int)SF_CUDA_HALO_GROUPS, "one halo buffer set per group");
-
-/* Requests a device array of this backend (allocated by sf_cuda_allocate). */
-static void want(sf_backend *b, void *slot, size_t count, size_t size, const char *what)
-{
-    sf_cuda_want(&b->arrays, slot, count, size, what);
-}
 
 static long max_long(long a, long b) { return a > b ? a : b; }
 static long min_long(long a, long b) { return a < b ? a : b; }
@@ -94,7 +58,7 @@ static void plan_layer(sf_backend *b, const sf_problem *p, int a, int side)
     for (int g = 0; g < SF_HALF_STEPS; ++g)
         for (int q = 0; q < SF_ELASTIC_TERMS; ++q)
             if (TERM_AXIS[g][q] == a)
-                sf_cuda_want_state(&b->arrays, &ly->psi[g][q], count, sizeof(float), "CPML memory");
+                sf_cuda_want_state(&b->c.arrays, &ly->psi[g][q], count, sizeof(float), "CPML memory");
 }
 
 static void plan_halos(sf_backend *b, const sf_problem *p)
@@ -104,47 +68,28 @@ static void plan_halos(sf_backend *b, const sf_problem *p)
     size_t counts[SF_CUDA_HALO_GROUPS];
     for (int g = 0; g < SF_HALF_STEPS; ++g)
         counts[g] = (size_t)b->halo_fields[g].count * SF_HALO * (size_t)(p->nx * p->ny);
-    sf_cuda_halo_plan(&b->xfer, &b->arrays, counts);
+    sf_cuda_common_plan(&b->c, counts);
 }
 
 static void plan_arrays(sf_backend *b, const sf_problem *p)
 {
-    const sf_layout *L = &b->L;
-    sf_cuda_want_state(&b->arrays, &b->fields, L->field_size * SF_ELASTIC_FIELDS, sizeof(float),
+    const sf_layout *L = &b->c.L;
+    sf_cuda_arrays *arrays = &b->c.arrays;
+    sf_cuda_want_state(arrays, &b->fields, L->field_size * SF_ELASTIC_FIELDS, sizeof(float),
                        "the wavefields");
-    want(b, &b->medium, L->field_size * SF_NODE_ARRAYS, sizeof(float), "the elastic medium");
-    want(b, &b->guard, 1, sizeof(unsigned long long), "the instability guard");
+    sf_cuda_want(arrays, &b->medium, L->field_size * SF_NODE_ARRAYS, sizeof(float), "the elastic medium");
     if (p->energy) {
-        sf_cuda_want_state(&b->arrays, &b->before, L->plane_size * 6, sizeof(float),
-                           "the energy diagnostic");
-        want(b, &b->weights, L->plane_size * SF_ENERGY_WEIGHTS, sizeof(float), "the energy diagnostic");
-        want(b, &b->energy_sums, 2, sizeof(double), "the energy diagnostic");
+        sf_cuda_want_state(arrays, &b->before, L->plane_size * 6, sizeof(float), "the energy diagnostic");
+        sf_cuda_want(arrays, &b->weights, L->plane_size * SF_ENERGY_WEIGHTS, sizeof(float),
+                     "the energy diagnostic");
+        sf_cuda_want(arrays, &b->energy_sums, 2, sizeof(double), "the energy diagnostic");
     }
     for (int a = 0; a < 3; ++a) {
         for (int c = 0; c < 4; ++c)
-            want(b, &b->coef[c][a], (size_t)p->cpml[a].n, sizeof(float), "CPML coefficients");
+            sf_cuda_want(arrays, &b->coef[c][a], (size_t)p->cpml[a].n, sizeof(float), "CPML coefficients");
         for (int s = 0; s < 2; ++s) plan_layer(b, p, a, s);
     }
     plan_halos(b, p);
-}
-
-/* The source and channel tables live in arrays of their own, replaced for
- * every shot (their sizes change with the shot's geometry). */
-static void plan_acquisition(sf_backend *b, const sf_problem *p)
-{
-    sf_cuda_arrays *a = &b->acquisition;
-    size_t n = (size_t)p->source_count;
-    sf_cuda_want(a, &b->source_offset, n, sizeof(long), "source points");
-    sf_cuda_want(a, &b->source_coef, n, sizeof(float), "source points");
-    sf_cuda_want(a, &b->source_plane, n, sizeof(int), "source points");
-    sf_cuda_want(a, &b->source_group, n, sizeof(int), "source points");
-    size_t nc = (size_t)p->channel_count, np = nc ? (size_t)p->channel_offset[nc] : 0;
-    sf_cuda_want(a, &b->channel_component, nc, sizeof(int), "receiver channels");
-    sf_cuda_want(a, &b->channel_offset, nc + 1, sizeof(long), "receiver channels");
-    sf_cuda_want(a, &b->channel_index, np, sizeof(long), "receiver points");
-    sf_cuda_want(a, &b->channel_weight, np, sizeof(float), "receiver points");
-    sf_cuda_want(a, &b->previous, nc, sizeof(float), "receiver channels");
-    sf_cuda_want(a, &b->samples, nc * (size_t)p->sample_block, sizeof(float), "receiver samples");
 }
 
 static double inverse_or_zero(double x) { return x > 0.0 ? 1.0 / x : 0.0; }
@@ -153,7 +98,7 @@ static double inverse_or_zero(double x) { return x > 0.0 ? 1.0 / x : 0.0; }
 static void energy_weights(const sf_backend *b, float *const *m, float *const *w)
 {
     const double dt = b->dt;
-    for (size_t q = 0; q < b->L.plane_size; ++q) {
+    for (size_t q = 0; q < b->c.L.plane_size; ++q) {
         for (int v = 0; v < 3; ++v) w[v][q] = (float)(0.5 * dt * inverse_or_zero(m[SF_MEDIUM_BX + v][q]));
         double lambda = m[SF_MEDIUM_LAMBDA][q] / dt, l2m = m[SF_MEDIUM_L2M][q] / dt;
         double mu = 0.5 * (l2m - lambda);
@@ -169,7 +114,7 @@ static void energy_weights(const sf_backend *b, float *const *m, float *const *w
  * next plane, which is what the CPU medium's averages take past the edges. */
 static void upload_nodes(sf_backend *b, const sf_problem *p)
 {
-    const sf_layout *L = &b->L;
+    const sf_layout *L = &b->c.L;
     float *host = (float *)sf_calloc(L->field_size * SF_NODE_ARRAYS, sizeof(float), "the medium");
     for (int a = 0; a < SF_NODE_ARRAYS; ++a) {
         float *out = host + L->field_size * (size_t)a;
@@ -192,7 +137,7 @@ static void upload_nodes(sf_backend *b, const sf_problem *p)
  * host only: the source and energy weights come from it. */
 static float *host_medium(sf_backend *b, const sf_problem *p)
 {
-    const sf_layout *L = &b->L;
+    const sf_layout *L = &b->c.L;
     float *host = (float *)sf_calloc(L->plane_size * SF_MEDIUM_ARRAYS, sizeof(float), "the medium");
     for (int a = 0; a < SF_MEDIUM_ARRAYS; ++a) {
         float *m = host + L->plane_size * (size_t)a;
@@ -206,7 +151,7 @@ static float *host_medium(sf_backend *b, const sf_problem *p)
 
 static void upload_energy_weights(sf_backend *b, float *const *m)
 {
-    const sf_layout *L = &b->L;
+    const sf_layout *L = &b->c.L;
     float *w = (float *)sf_malloc(L->plane_size * SF_ENERGY_WEIGHTS * sizeof(float), "energy weights");
     float *wq[SF_ENERGY_WEIGHTS];
     for (int q = 0; q < SF_ENERGY_WEIGHTS; ++q) {
@@ -234,14 +179,13 @@ static void upload_cpml(sf_backend *b, const sf_problem *p)
 static int is_velocity(sf_elastic_field f) { return f <= SF_FIELD_VZ; }
 
 /* The dt-scaled buoyancy of a velocity field at an owned point: from the
- * host copy of the medium during create (m), afterwards formed as the CPU
+ * host copy of the medium during create, afterwards formed as the CPU
  * medium does from the two densities around it, read back from the
  * device's node arrays (which hold the same floats). */
-static float buoyancy_at(const sf_backend *b, float *const *m, sf_elastic_field f, long i,
-                         long j, long k)
+static float buoyancy_at(const sf_backend *b, sf_elastic_field f, long i, long j, long k)
 {
-    const sf_layout *L = &b->L;
-    if (m) return m[SF_MEDIUM_BX + f][sf_plane_index(L, i, j, k)];
+    const sf_layout *L = &b->c.L;
+    if (b->host_medium) return b->host_medium[SF_MEDIUM_BX + f][sf_plane_index(L, i, j, k)];
     const long step[3] = {1, L->sx, L->sp};
     float rho[2];
     const float *at = b->step.node[SF_NODE_RHO] + sf_field_index(L, i, j, k);
@@ -252,68 +196,29 @@ static float buoyancy_at(const sf_backend *b, float *const *m, sf_elastic_field 
     return (float)(b->dt * (float)(2.0 / ((double)rho[0] + (double)rho[1])));
 }
 
-static void upload_source(sf_backend *b, const sf_problem *p, float *const *m)
+/* Force and moment weights times the dt-scaled buoyancy or dt; a stress
+ * source on a free surface's plane is left out (it holds szz at zero). */
+static int place_source(const sf_backend *b, const sf_problem *p, const sf_field_weight *w,
+                        sf_cuda_source_point *out)
 {
-    const sf_layout *L = &b->L;
-    b->source_in[SF_HALF_VELOCITY] = b->source_in[SF_HALF_STRESS] = 0;
-    long n = p->source_count;
-    long *offset = (long *)sf_malloc((size_t)(n + 1) * sizeof(long), "source points");
-    float *coef = (float *)sf_malloc((size_t)(n + 1) * sizeof(float), "source points");
-    b->source_plane_host = (int *)sf_malloc((size_t)(n + 1) * sizeof(int), "source points");
-    b->source_group_host = (int *)sf_malloc((size_t)(n + 1) * sizeof(int), "source points");
-    int count = 0;
-    for (long s = 0; s < n; ++s) {
-        const sf_field_weight *w = &p->source[s];
-        if (b->step.free_surface_here && w->field == SF_FIELD_SZZ && w->k == 0) continue;
-        float scale = is_velocity((sf_elastic_field)w->field) ? buoyancy_at(b, m, (sf_elastic_field)w->field, w->i, w->j, w->k)
-                                            : (float)p->dt;
-        offset[count] = (long)(L->field_size * (size_t)w->field + sf_field_index(L, w->i, w->j, w->k));
-        coef[count] = w->weight * scale;
-        b->source_plane_host[count] = w->k;
-        b->source_group_host[count] = is_velocity((sf_elastic_field)w->field) ? SF_HALF_VELOCITY : SF_HALF_STRESS;
-        b->source_in[b->source_group_host[count]]++;
-        ++count;
-    }
-    b->source_count = count;
-    sf_cuda_upload(b->source_offset, offset, (size_t)count * sizeof(long), "uploading the source");
-    sf_cuda_upload(b->source_coef, coef, (size_t)count * sizeof(float), "uploading the source");
-    sf_cuda_upload(b->source_plane, b->source_plane_host, (size_t)count * sizeof(int), "uploading the source");
-    sf_cuda_upload(b->source_group, b->source_group_host, (size_t)count * sizeof(int), "uploading the source");
-    free(offset);
-    free(coef);
-}
-
-static void upload_channels(sf_backend *b, const sf_problem *p)
-{
-    long nc = p->channel_count, np = nc ? p->channel_offset[nc] : 0;
-    int *component = (int *)sf_malloc((size_t)(nc + 1) * sizeof(int), "receiver channels");
-    long *index = (long *)sf_malloc((size_t)(np + 1) * sizeof(long), "receiver points");
-    float *weight = (float *)sf_malloc((size_t)(np + 1) * sizeof(float), "receiver points");
-    for (long c = 0; c < nc; ++c) component[c] = (int)p->channel_component[c];
-    for (long n = 0; n < np; ++n) {
-        const sf_point_weight *w = &p->channel_points[n];
-        index[n] = (long)sf_field_index(&b->L, w->i, w->j, w->k);
-        weight[n] = w->weight;
-    }
-    sf_cuda_upload(b->channel_component, component, (size_t)nc * sizeof(int), "uploading the receivers");
-    if (nc) sf_cuda_upload(b->channel_offset, p->channel_offset, (size_t)(nc + 1) * sizeof(long), "uploading the receivers");
-    sf_cuda_upload(b->channel_index, index, (size_t)np * sizeof(long), "uploading the receivers");
-    sf_cuda_upload(b->channel_weight, weight, (size_t)np * sizeof(float), "uploading the receivers");
-    free(component), free(index), free(weight);
-    b->channels = (sf_cuda_channels){b->channel_component, b->channel_offset, b->channel_index,
-                                     b->channel_weight, b->previous, (int)nc};
-    b->sample_block = p->sample_block;
+    const sf_elastic_field f = (sf_elastic_field)w->field;
+    if (b->step.free_surface_here && f == SF_FIELD_SZZ && w->k == 0) return 0;
+    const float scale = is_velocity(f) ? buoyancy_at(b, f, w->i, w->j, w->k) : (float)p->dt;
+    out->index = (long)(b->c.L.field_size * (size_t)f + sf_field_index(&b->c.L, w->i, w->j, w->k));
+    out->coef = w->weight * scale;
+    out->group = is_velocity(f) ? SF_HALF_VELOCITY : SF_HALF_STRESS;
+    return 1;
 }
 
 static void setup_step(sf_backend *b, const sf_problem *p)
 {
     sf_cuda_elastic_step *s = &b->step;
-    for (int f = 0; f < SF_ELASTIC_FIELDS; ++f) s->f[f] = b->fields + b->L.field_size * (size_t)f;
+    for (int f = 0; f < SF_ELASTIC_FIELDS; ++f) s->f[f] = b->fields + b->c.L.field_size * (size_t)f;
     s->nx = (int)p->nx, s->ny = (int)p->ny, s->nz = (int)p->nz, s->z0 = (int)p->z0;
     s->radius = p->stencil.radius;
     s->dt = (float)p->dt;
     s->free_surface_here = p->free_surface && p->z0 == 0;
-    s->gx = b->L.gx, s->sx = b->L.sx, s->sp = b->L.sp;
+    s->gx = b->c.L.gx, s->sx = b->c.L.sx, s->sp = b->c.L.sp;
     for (int a = 0; a < 3; ++a)
         for (int m = 0; m <= SF_MAX_RADIUS; ++m) s->d1[a][m] = (float)(p->stencil.first[m] / p->h[a]);
     static const sf_elastic_field velocity[] = {SF_FIELD_VX, SF_FIELD_VY, SF_FIELD_VZ};
@@ -325,146 +230,85 @@ static void setup_step(sf_backend *b, const sf_problem *p)
     }
 }
 
-static void setup_host_buffers(sf_backend *b)
-{
-    b->samples_host = (float *)sf_cuda_pinned((size_t)b->channels.count * (size_t)b->sample_block * sizeof(float),
-                                      "pinned receiver samples");
-}
-
-/* The shot's source and channels; m: the host medium during create, NULL
- * afterwards. */
-static void setup_acquisition(sf_backend *b, const sf_problem *p, float *const *m)
-{
-    plan_acquisition(b, p);
-    sf_cuda_allocate(&b->acquisition, b->L.nx, b->L.ny, b->L.nz);
-    upload_source(b, p, m);
-    upload_channels(b, p);
-    setup_host_buffers(b);
-}
-
-static void free_acquisition(sf_backend *b)
-{
-    sf_cuda_free_arrays(&b->acquisition);
-    SF_CUDA_CHECK(cudaFreeHost(b->samples_host), "freeing pinned buffers");
-    b->samples_host = NULL;
-    free(b->source_plane_host);
-    free(b->source_group_host);
-    b->source_plane_host = b->source_group_host = NULL;
-}
-
-static void setup_streams(sf_backend *b, sf_halo_transport transport)
-{
-    sf_cuda_halo_start(&b->xfer, transport);
-    b->timers = sf_gpu_timers_create();
-}
+static const sf_cuda_physics PHYSICS = {place_source, upload_cpml, 1, 1};
 
 static sf_backend *cuda_create(const sf_problem *p)
 {
     sf_backend *b = (sf_backend *)sf_calloc(1, sizeof *b, "the elastic CUDA backend");
-    sf_layout_init(&b->L, p->nx, p->ny, p->nz, ROW_ALIGN);
+    sf_cuda_common_init(&b->c, p, &PHYSICS);
     b->dt = p->dt;
     memcpy(b->h, p->h, sizeof b->h);
     plan_arrays(b, p);
-    sf_cuda_allocate(&b->arrays, b->L.nx, b->L.ny, b->L.nz);
+    sf_cuda_common_allocate(&b->c);
     setup_step(b, p);
     upload_nodes(b, p);
     float *medium = host_medium(b, p);
     float *m[SF_MEDIUM_ARRAYS];
-    for (int a = 0; a < SF_MEDIUM_ARRAYS; ++a) m[a] = medium + b->L.plane_size * (size_t)a;
+    for (int a = 0; a < SF_MEDIUM_ARRAYS; ++a) m[a] = medium + b->c.L.plane_size * (size_t)a;
     if (p->energy) upload_energy_weights(b, m);
     upload_cpml(b, p);
-    setup_acquisition(b, p, m);
+    b->host_medium = m;
+    sf_cuda_common_setup_acquisition(&b->c, b, p);
+    b->host_medium = NULL;
     free(medium);
-    setup_streams(b, p->halo_transport);
-    /* The zeroing and uploads ran on the legacy stream, which the
-     * non-blocking streams do not wait for. */
-    SF_CUDA_CHECK(cudaDeviceSynchronize(), "finishing the set-up");
+    sf_cuda_common_start(&b->c, p->halo_transport);
     return b;
 }
 
 static void cuda_destroy(sf_backend *b)
 {
     if (!b) return;
-    SF_CUDA_CHECK(cudaDeviceSynchronize(), "finishing before teardown");
-    sf_cuda_free_arrays(&b->arrays);
-    free_acquisition(b);
-    SF_CUDA_CHECK(cudaFree(b->lattice), "freeing the lattice buffer");
-    sf_gpu_timers_destroy(b->timers);
-    sf_cuda_halo_destroy(&b->xfer);
+    sf_cuda_common_destroy(&b->c);
     free(b);
 }
 
-static size_t cuda_memory_bytes(const sf_backend *b)
-{
-    return b->arrays.bytes + b->acquisition.bytes;
-}
+static size_t cuda_memory_bytes(const sf_backend *b) { return sf_cuda_common_memory_bytes(&b->c); }
 
 /* ---- shots --------------------------------------------------------------- */
 
-static void cuda_reset(sf_backend *b, const sf_problem *p)
-{
-    sf_cuda_halo_synchronize(&b->xfer);
-    sf_cuda_zero_state(&b->arrays, b->xfer.compute);
-    SF_CUDA_CHECK(cudaStreamSynchronize(b->xfer.compute), "zeroing the state of the last shot");
-    upload_cpml(b, p);
-    free_acquisition(b);
-    setup_acquisition(b, p, NULL);
-    /* The uploads ran on the legacy stream, which the non-blocking streams
-     * do not wait for. */
-    SF_CUDA_CHECK(cudaDeviceSynchronize(), "setting up a shot");
-}
+static void cuda_reset(sf_backend *b, const sf_problem *p) { sf_cuda_common_reset(&b->c, b, p); }
 
 /* Every field is checked, in sf_elastic_field order. */
 static int cuda_find_nonfinite(sf_backend *b, sf_nonfinite *where)
 {
-    const sf_cuda_grid grid = {b->step.nx, b->step.ny, b->step.nz, b->step.gx, b->step.sx, b->step.sp};
-    for (int f = 0; f < SF_ELASTIC_FIELDS; ++f) {
-        unsigned long long first = sf_cuda_first_nonfinite(b->step.f[f], grid, b->guard, b->xfer.compute);
-        if (first == SF_CUDA_ALL_FINITE) continue;
-        *where = sf_nonfinite_at(f, (long)first, b->L.nx, b->L.ny);
-        return 1;
-    }
-    return 0;
+    return sf_cuda_common_find_nonfinite(&b->c, b->step.f, SF_ELASTIC_FIELDS, where);
 }
 
 /* ---- halo planes and the free surface ----------------------------------- */
 
-static size_t cuda_halo_count(const sf_backend *b, int g) { return b->xfer.count[g]; }
+static size_t cuda_halo_count(const sf_backend *b, int g) { return b->c.xfer.count[g]; }
 
 static float *cuda_send(sf_backend *b, int g, sf_side s)
 {
-    return sf_cuda_halo_send_buffer(&b->xfer, g, s);
+    return sf_cuda_halo_send_buffer(&b->c.xfer, g, s);
 }
 
 static float *cuda_recv(sf_backend *b, int g, sf_side s)
 {
-    return sf_cuda_halo_recv_buffer(&b->xfer, g, s);
+    return sf_cuda_halo_recv_buffer(&b->c.xfer, g, s);
 }
 
 static void cuda_halo_pack(sf_backend *b, int g, sf_side s)
 {
-    int k0 = s == SF_SIDE_LOWER ? 0 : (int)b->L.nz - SF_HALO;
-    sf_cuda_halo_after_edges(&b->xfer);
-    sf_gpu_timers_begin(b->timers, SF_PHASE_HALO_PACK, b->xfer.halo);
-    sf_cuda_elastic_planes(&b->step, b->halo_fields[g], k0, b->xfer.send[g][s], 1, b->xfer.halo);
-    sf_gpu_timers_end(b->timers, b->xfer.halo);
-    sf_cuda_halo_to_host(&b->xfer, b->timers, g, s);
+    int k0 = s == SF_SIDE_LOWER ? 0 : (int)b->c.L.nz - SF_HALO;
+    sf_cuda_halo_after_edges(&b->c.xfer);
+    sf_gpu_timers_begin(b->c.timers, SF_PHASE_HALO_PACK, b->c.xfer.halo);
+    sf_cuda_elastic_planes(&b->step, b->halo_fields[g], k0, b->c.xfer.send[g][s], 1, b->c.xfer.halo);
+    sf_gpu_timers_end(b->c.timers, b->c.xfer.halo);
+    sf_cuda_halo_to_host(&b->c.xfer, b->c.timers, g, s);
 }
 
-static void cuda_halo_wait_packed(sf_backend *b)
-{
-    sf_cuda_halo_wait_packed(&b->xfer);
-}
+static void cuda_halo_wait_packed(sf_backend *b) { sf_cuda_halo_wait_packed(&b->c.xfer); }
 
 static void cuda_halo_unpack(sf_backend *b, int g, sf_side s)
 {
-    int k0 = s == SF_SIDE_LOWER ? -SF_HALO : (int)b->L.nz;
-    sf_cuda_halo_from_host(&b->xfer, b->timers, g, s);
-    sf_gpu_timers_begin(b->timers, SF_PHASE_HALO_UNPACK, b->xfer.halo);
-    sf_cuda_elastic_planes(&b->step, b->halo_fields[g], k0, b->xfer.recv[g][s], 0, b->xfer.halo);
-    sf_gpu_timers_end(b->timers, b->xfer.halo);
+    int k0 = s == SF_SIDE_LOWER ? -SF_HALO : (int)b->c.L.nz;
+    sf_cuda_halo_from_host(&b->c.xfer, b->c.timers, g, s);
+    sf_gpu_timers_begin(b->c.timers, SF_PHASE_HALO_UNPACK, b->c.xfer.halo);
+    sf_cuda_elastic_planes(&b->step, b->halo_fields[g], k0, b->c.xfer.recv[g][s], 0, b->c.xfer.halo);
+    sf_gpu_timers_end(b->c.timers, b->c.xfer.halo);
     /* Later compute reads these halos. */
-    sf_cuda_halo_before_compute(&b->xfer);
+    sf_cuda_halo_before_compute(&b->c.xfer);
 }
 
 /* Node planes mirror about k = 0, half planes about k = -1/2. */
@@ -475,9 +319,9 @@ static void cuda_finish_stage(sf_backend *b, int g)
     sf_cuda_images im = g == SF_HALF_STRESS
         ? sf_cuda_images{{f[SF_FIELD_SZZ], f[SF_FIELD_SXZ], f[SF_FIELD_SYZ]}, {0, 1, 1}, {-1.0f, -1.0f, -1.0f}}
         : sf_cuda_images{{f[SF_FIELD_VX], f[SF_FIELD_VY], f[SF_FIELD_VZ]}, {0, 0, 1}, {1.0f, 1.0f, 1.0f}};
-    sf_gpu_timers_begin(b->timers, SF_PHASE_STENCIL, b->xfer.compute);
-    sf_cuda_elastic_mirror(&b->step, im, b->xfer.compute);
-    sf_gpu_timers_end(b->timers, b->xfer.compute);
+    sf_gpu_timers_begin(b->c.timers, SF_PHASE_STENCIL, b->c.xfer.compute);
+    sf_cuda_elastic_mirror(&b->step, im, b->c.xfer.compute);
+    sf_gpu_timers_end(b->c.timers, b->c.xfer.compute);
 }
 
 /* ---- the half-steps ----------------------------------------------------- */
@@ -485,74 +329,68 @@ static void cuda_finish_stage(sf_backend *b, int g)
 static void cuda_update(sf_backend *b, int g, long k0, long k1)
 {
     if (k1 <= k0) return;
-    sf_gpu_timers_begin(b->timers, SF_PHASE_STENCIL, b->xfer.compute);
-    sf_cuda_elastic_update(&b->step, (sf_half_step)g, (int)k0, (int)k1, b->xfer.compute);
-    sf_gpu_timers_end(b->timers, b->xfer.compute);
+    sf_gpu_timers_begin(b->c.timers, SF_PHASE_STENCIL, b->c.xfer.compute);
+    sf_cuda_elastic_update(&b->step, (sf_half_step)g, (int)k0, (int)k1, b->c.xfer.compute);
+    sf_gpu_timers_end(b->c.timers, b->c.xfer.compute);
 }
 
 static void cuda_inject_source(sf_backend *b, int g, float amplitude, long k0, long k1)
 {
-    int any = 0;
-    for (int n = 0; n < b->source_count && !any; ++n)
-        any = b->source_group_host[n] == (int)g && b->source_plane_host[n] >= k0 &&
-              b->source_plane_host[n] < k1;
-    if (!any) return;
-    sf_gpu_timers_begin(b->timers, SF_PHASE_ACQUISITION, b->xfer.compute);
-    sf_cuda_elastic_inject(b->fields, b->source_offset, b->source_coef, b->source_plane,
-                           b->source_group, b->source_count, (int)g, amplitude, (int)k0, (int)k1,
-                           b->xfer.compute);
-    sf_gpu_timers_end(b->timers, b->xfer.compute);
+    const sf_cuda_sources *s = &b->c.source;
+    if (!sf_cuda_common_sources_in(&b->c, g, k0, k1)) return;
+    sf_gpu_timers_begin(b->c.timers, SF_PHASE_ACQUISITION, b->c.xfer.compute);
+    sf_cuda_elastic_inject(b->fields, s->index, s->coef, s->plane, s->group, (int)s->count, g, amplitude,
+                           (int)k0, (int)k1, b->c.xfer.compute);
+    sf_gpu_timers_end(b->c.timers, b->c.xfer.compute);
 }
 
 /* ---- receivers, snapshots, energy ---------------------------------------- */
 
+/* Each channel's component under the elastic recording rule. */
 static void cuda_sample_receivers(sf_backend *b, int slot)
 {
-    if (b->channels.count == 0) return;
-    sf_gpu_timers_begin(b->timers, SF_PHASE_ACQUISITION, b->xfer.compute);
-    sf_cuda_elastic_sample(&b->step, b->channels, b->samples + (size_t)slot * (size_t)b->channels.count,
-                           b->xfer.compute);
-    sf_gpu_timers_end(b->timers, b->xfer.compute);
+    const sf_cuda_receivers *r = &b->c.receivers;
+    if (r->count == 0) return;
+    const sf_cuda_channels channels = {r->component, r->offset, r->index, r->weight, r->previous,
+                                       (int)r->count};
+    sf_gpu_timers_begin(b->c.timers, SF_PHASE_ACQUISITION, b->c.xfer.compute);
+    sf_cuda_elastic_sample(&b->step, channels, r->samples + (size_t)slot * (size_t)r->count,
+                           b->c.xfer.compute);
+    sf_gpu_timers_end(b->c.timers, b->c.xfer.compute);
 }
 
 static void cuda_fetch_receivers(sf_backend *b, int count, float *out)
 {
-    size_t bytes = (size_t)count * (size_t)b->channels.count * sizeof(float);
-    if (bytes == 0) return;
-    sf_cuda_download(b->samples_host, b->samples, bytes, b->xfer.compute, "receiver samples");
-    memcpy(out, b->samples_host, bytes);
+    sf_cuda_common_fetch_receivers(&b->c, count, out);
 }
 
 static void cuda_fetch_field(sf_backend *b, sf_component c, const sf_sampling_lattice *s, float *out)
 {
-    const long planes = sf_lattice_points(b->L.nz, s->k0, s->dk);
-    const long rows = sf_lattice_points(b->L.ny, 0, s->dj), columns = sf_lattice_points(b->L.nx, 0, s->di);
-    const size_t count = (size_t)(planes * rows * columns);
-    if (count == 0) return;
-    float *lattice = sf_cuda_grow(&b->lattice, &b->lattice_floats, count, "the snapshot buffer");
-    sf_cuda_elastic_lattice(&b->step, c, s->di, s->dj, s->dk, s->k0, planes, rows, columns, lattice,
-                            b->xfer.compute);
-    sf_cuda_download(out, lattice, count * sizeof(float), b->xfer.compute, "a snapshot");
+    long n[3];
+    float *lattice = sf_cuda_common_lattice(&b->c, s, n);
+    if (!lattice) return;
+    sf_cuda_elastic_lattice(&b->step, c, s->di, s->dj, s->dk, s->k0, n[0], n[1], n[2], lattice,
+                            b->c.xfer.compute);
+    sf_cuda_download(out, lattice, (size_t)(n[0] * n[1] * n[2]) * sizeof(float), b->c.xfer.compute,
+                     "a snapshot");
 }
 
 static void cuda_energy(sf_backend *b, double out[2])
 {
     if (!b->before) sf_fatal("internal: energy asked of a backend created without it");
     double sums[2];
-    SF_CUDA_CHECK(cudaMemsetAsync(b->energy_sums, 0, 2 * sizeof(double), b->xfer.compute), "clearing the energy sums");
-    sf_cuda_elastic_energy(&b->step, b->energy_weights, b->energy_sums, b->xfer.compute);
-    sf_cuda_download(sums, b->energy_sums, sizeof sums, b->xfer.compute, "the energy");
+    SF_CUDA_CHECK(cudaMemsetAsync(b->energy_sums, 0, 2 * sizeof(double), b->c.xfer.compute),
+                  "clearing the energy sums");
+    sf_cuda_elastic_energy(&b->step, b->energy_weights, b->energy_sums, b->c.xfer.compute);
+    sf_cuda_download(sums, b->energy_sums, sizeof sums, b->c.xfer.compute, "the energy");
     double cell = b->h[0] * b->h[1] * b->h[2];
     out[0] = sums[0] * cell;
     out[1] = sums[1] * cell;
 }
 
-static void cuda_synchronize(sf_backend *b)
-{
-    sf_cuda_halo_synchronize(&b->xfer);
-}
+static void cuda_synchronize(sf_backend *b) { sf_cuda_halo_synchronize(&b->c.xfer); }
 
-static void cuda_take_timers(sf_backend *b, double *seconds) { sf_gpu_timers_take(b->timers, seconds); }
+static void cuda_take_timers(sf_backend *b, double *seconds) { sf_gpu_timers_take(b->c.timers, seconds); }
 
 extern "C" const sf_backend_ops *sf_backend_cuda_elastic(void)
 {

@@ -1,0 +1,60 @@
+/* What every CPU backend keeps besides its physics: its allocations (with
+ * the per-shot state that reset zeroes), its phase timers, and its
+ * receiver channels. */
+#ifndef SF_CPU_COMMON_H
+#define SF_CPU_COMMON_H
+
+#include "sf_backend.h"
+
+#include <stddef.h>
+
+enum { SF_CPU_MAX_STATE = 64 };
+
+typedef struct {
+    size_t bytes;                       /* allocated through the arena, still held */
+    struct {
+        float *data;
+        size_t count;
+    } state[SF_CPU_MAX_STATE];
+    int states;
+    double seconds[SF_PHASE_COUNT];     /* since the last sf_cpu_take_timers */
+} sf_cpu_arena;
+
+/* count x size zeroed bytes aligned for vector loads (NULL for none), or
+ * the run ends naming what they were for. */
+void *sf_cpu_take(sf_cpu_arena *a, size_t count, size_t size, const char *what);
+/* An array of a shot's state: zeroed by sf_cpu_zero_state. */
+float *sf_cpu_take_state(sf_cpu_arena *a, size_t count, const char *what);
+void sf_cpu_keep_as_state(sf_cpu_arena *a, float *data, size_t count);
+void sf_cpu_zero_state(sf_cpu_arena *a);
+/* Everything runs synchronously: wall time is the phase's time. */
+void sf_cpu_phase_done(sf_cpu_arena *a, sf_phase phase, double started);
+void sf_cpu_take_timers(sf_cpu_arena *a, double *seconds);
+
+/* A shot's receiver channels (sf_problem), their samples kept for
+ * sample_block time levels. */
+typedef struct {
+    long count;
+    sf_component *component;
+    long *offset;
+    size_t *index;                      /* points, in the field layout */
+    float *weight;
+    float *samples;                     /* [sample_block][count] */
+    size_t bytes;
+} sf_cpu_channels;
+
+void sf_cpu_channels_setup(sf_cpu_channels *c, sf_cpu_arena *a, const sf_layout *L,
+                           const sf_problem *p);
+void sf_cpu_channels_free(sf_cpu_channels *c, sf_cpu_arena *a);
+/* Channel n's interpolated value of a field. */
+static inline float sf_cpu_channel_value(const sf_cpu_channels *c, long n, const float *field)
+{
+    float sum = 0.0f;
+    for (long q = c->offset[n]; q < c->offset[n + 1]; ++q) sum += c->weight[q] * field[c->index[q]];
+    return sum;
+}
+/* Every channel of one field into slot. */
+void sf_cpu_channels_sample(sf_cpu_channels *c, const float *field, int slot);
+void sf_cpu_channels_fetch(const sf_cpu_channels *c, int count, float *out);
+
+#endif

@@ -1,0 +1,121 @@
+/* What every CUDA backend keeps besides its physics (CUDA sources only):
+ * the slab's layout, its device arrays (for the run, and per shot the
+ * source and receiver tables), the compute and halo streams with the halo
+ * buffers, the phase timers, the instability guard's word and the snapshot
+ * buffer. A backend embeds an sf_cuda_common and keeps only its fields,
+ * medium, CPML and kernels; its operations that are plumbing call these. */
+#ifndef SF_CUDA_COMMON_H
+#define SF_CUDA_COMMON_H
+
+#include "sf_cuda_halo.h"
+#include "sf_cuda_kernels.h"
+#include "sf_cuda_memory.h"
+
+#include <cuda_runtime.h>
+
+extern "C" {
+#include "sf_backend.h"
+#include "sf_gpu_timers.h"
+#include "sf_layout.h"
+#include "sf_nonfinite.h"
+}
+
+/* A source point as its physics places and scales it. */
+typedef struct {
+    long index;     /* into its field, or into the block of all fields (elastic) */
+    float coef;     /* times the signal's amplitude */
+    int group;      /* the stage that injects it, where sources are grouped */
+} sf_cuda_source_point;
+
+/* What the shared set-up asks of a backend's physics. */
+typedef struct {
+    /* Places and scales source point w of shot p; 0 leaves it out. */
+    int (*place_source)(const sf_backend *b, const sf_problem *p, const sf_field_weight *w,
+                        sf_cuda_source_point *out);
+    /* The shot's CPML coefficients, uploaded again on a reset (another
+     * dominant frequency gives another frequency shift). */
+    void (*upload_cpml)(sf_backend *b, const sf_problem *p);
+    int grouped;        /* each source point belongs to one stage (the elastic half-steps) */
+    int components;     /* each channel records a component of its own and keeps its
+                         * previous sample (the elastic recording rule) */
+} sf_cuda_physics;
+
+/* The shot's source points on the device, with the host's copy of their
+ * planes (and groups), which says whether a range of planes has any. */
+typedef struct {
+    long count;
+    long *index;
+    float *coef;
+    int *plane, *group;              /* group: grouped physics only */
+    int *plane_host, *group_host;
+} sf_cuda_sources;
+
+/* The shot's receiver channels; samples stay on the device for
+ * sample_block time levels and come back through pinned memory. */
+typedef struct {
+    long count;
+    int sample_block;
+    int *component;                  /* with components only */
+    long *offset, *index;            /* index: into a field with halos */
+    float *weight, *previous;        /* previous: with components only */
+    float *samples, *samples_host;   /* [sample_block][count] */
+} sf_cuda_receivers;
+
+typedef struct {
+    sf_layout L;
+    sf_cuda_grid grid;
+    const sf_cuda_physics *physics;
+    sf_cuda_halo xfer;               /* the compute and halo streams, halo buffers */
+    sf_gpu_timers *timers;
+    unsigned long long *guard;       /* the instability guard's result word */
+    sf_cuda_sources source;
+    sf_cuda_receivers receivers;
+    float *lattice;                  /* snapshots, grown on demand */
+    size_t lattice_floats;
+    sf_cuda_arrays arrays;           /* for the whole run */
+    sf_cuda_arrays acquisition;      /* the source and receiver tables: per shot */
+} sf_cuda_common;
+
+/* ---- the backend's life ----------------------------------------------- */
+
+/* The layout and grid of p's slab. */
+void sf_cuda_common_init(sf_cuda_common *c, const sf_problem *p, const sf_cuda_physics *physics);
+/* Requests the halo buffers, halo_count[g] floats a side of group g, and
+ * the guard's word; the backend requests its own arrays around this. */
+void sf_cuda_common_plan(sf_cuda_common *c, const size_t halo_count[SF_CUDA_HALO_GROUPS]);
+/* Allocates every requested array of the run. */
+void sf_cuda_common_allocate(sf_cuda_common *c);
+/* The shot's source and receiver tables, uploaded; b is the backend the
+ * physics' hooks get. */
+void sf_cuda_common_setup_acquisition(sf_cuda_common *c, sf_backend *b, const sf_problem *p);
+/* After the uploads: the streams and timers, then waits for the uploads. */
+void sf_cuda_common_start(sf_cuda_common *c, sf_halo_transport transport);
+/* Waits for the queued work and frees all of the above. */
+void sf_cuda_common_destroy(sf_cuda_common *c);
+size_t sf_cuda_common_memory_bytes(const sf_cuda_common *c);
+/* The reset operation: zeroes the state arrays, uploads shot p's CPML
+ * coefficients and replaces the acquisition tables by p's. */
+void sf_cuda_common_reset(sf_cuda_common *c, sf_backend *b, const sf_problem *p);
+
+/* ---- during the time loop ----------------------------------------------- */
+
+/* The find_nonfinite operation over fields[0, count), checked in order. */
+int sf_cuda_common_find_nonfinite(sf_cuda_common *c, const float *const *fields, int count,
+                                  sf_nonfinite *where);
+/* Does a source point of the group (any, ungrouped) lie in planes [k0, k1)? */
+int sf_cuda_common_sources_in(const sf_cuda_common *c, int group, long k0, long k1);
+/* An ungrouped physics' source points in planes [k0, k1) into each of
+ * fields[0, count). */
+void sf_cuda_common_inject(sf_cuda_common *c, float *const *fields, int count, float amplitude,
+                           long k0, long k1);
+/* Every channel's sample of field into slot (a physics without components). */
+void sf_cuda_common_sample(sf_cuda_common *c, int slot, const float *field);
+void sf_cuda_common_fetch_receivers(sf_cuda_common *c, int count, float *out);
+/* The snapshot buffer for lattice s, extent = planes, rows and columns;
+ * NULL when the lattice has no point. */
+float *sf_cuda_common_lattice(sf_cuda_common *c, const sf_sampling_lattice *s, long extent[3]);
+/* The fetch_field operation for a physics whose snapshots are one field. */
+void sf_cuda_common_fetch_field(sf_cuda_common *c, const float *field,
+                                const sf_sampling_lattice *s, float *out);
+
+#endif

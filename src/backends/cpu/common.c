@@ -1,0 +1,92 @@
+#include "sf_cpu_common.h"
+#include "sf_error.h"
+
+#include <mpi.h>
+#include <stdlib.h>
+#include <string.h>
+
+void *sf_cpu_take(sf_cpu_arena *a, size_t count, size_t size, const char *what)
+{
+    const size_t bytes = count * size;
+    if (bytes == 0) return NULL;
+    void *p = NULL;
+    /* 64-byte alignment matches the padded rows for vector loads. */
+    if (posix_memalign(&p, 64, bytes) != 0)
+        sf_fatal("out of memory allocating %zu bytes for %s on the CPU backend", bytes, what);
+    memset(p, 0, bytes);
+    a->bytes += bytes;
+    return p;
+}
+
+void sf_cpu_keep_as_state(sf_cpu_arena *a, float *data, size_t count)
+{
+    if (!data) return;
+    if (a->states == SF_CPU_MAX_STATE) sf_fatal("internal: too many state arrays on the CPU backend");
+    a->state[a->states].data = data;
+    a->state[a->states++].count = count;
+}
+
+float *sf_cpu_take_state(sf_cpu_arena *a, size_t count, const char *what)
+{
+    float *p = sf_cpu_take(a, count, sizeof(float), what);
+    sf_cpu_keep_as_state(a, p, count);
+    return p;
+}
+
+void sf_cpu_zero_state(sf_cpu_arena *a)
+{
+    for (int n = 0; n < a->states; ++n) memset(a->state[n].data, 0, a->state[n].count * sizeof(float));
+}
+
+void sf_cpu_phase_done(sf_cpu_arena *a, sf_phase phase, double started)
+{
+    a->seconds[phase] += MPI_Wtime() - started;
+}
+
+void sf_cpu_take_timers(sf_cpu_arena *a, double *seconds)
+{
+    for (int p = 0; p < SF_PHASE_COUNT; ++p) seconds[p] += a->seconds[p];
+    memset(a->seconds, 0, sizeof a->seconds);
+}
+
+void sf_cpu_channels_setup(sf_cpu_channels *c, sf_cpu_arena *a, const sf_layout *L,
+                           const sf_problem *p)
+{
+    const size_t before = a->bytes;
+    const long n = p->channel_count, points = n ? p->channel_offset[n] : 0;
+    c->count = n;
+    c->component = sf_cpu_take(a, (size_t)n, sizeof(sf_component), "receiver channels");
+    c->offset = sf_cpu_take(a, (size_t)n + 1, sizeof(long), "receiver channels");
+    if (n) {
+        memcpy(c->component, p->channel_component, (size_t)n * sizeof(sf_component));
+        memcpy(c->offset, p->channel_offset, (size_t)(n + 1) * sizeof(long));
+    }
+    c->index = sf_cpu_take(a, (size_t)points, sizeof(size_t), "receiver points");
+    c->weight = sf_cpu_take(a, (size_t)points, sizeof(float), "receiver points");
+    for (long q = 0; q < points; ++q) {
+        const sf_point_weight *w = &p->channel_points[q];
+        c->index[q] = sf_field_index(L, w->i, w->j, w->k);
+        c->weight[q] = w->weight;
+    }
+    c->samples = sf_cpu_take(a, (size_t)(n * p->sample_block), sizeof(float), "receiver samples");
+    c->bytes = a->bytes - before;
+}
+
+void sf_cpu_channels_free(sf_cpu_channels *c, sf_cpu_arena *a)
+{
+    free(c->component), free(c->offset), free(c->index), free(c->weight), free(c->samples);
+    a->bytes -= c->bytes;
+    memset(c, 0, sizeof *c);
+}
+
+void sf_cpu_channels_sample(sf_cpu_channels *c, const float *field, int slot)
+{
+    float *out = c->samples + (size_t)slot * (size_t)c->count;
+    for (long n = 0; n < c->count; ++n) out[n] = sf_cpu_channel_value(c, n, field);
+}
+
+void sf_cpu_channels_fetch(const sf_cpu_channels *c, int count, float *out)
+{
+    const size_t bytes = (size_t)count * (size_t)c->count * sizeof(float);
+    if (bytes) memcpy(out, c->samples, bytes);   /* a rank with no receivers has no samples */
+}
