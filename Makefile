@@ -167,10 +167,13 @@ test-gpu: all $(BIN)/unit_tests $(BIN)/mpich_stub_test
 SANITIZE_BUILD := -fsanitize=address,undefined -fno-sanitize-recover=undefined \
                   -fno-omit-frame-pointer -g
 # Left out (make test runs them unsanitized): the CPML reflection studies
-# (over 5 minutes sanitized, the code paths of physics.homogeneous) and the
-# kill and full-disk surveys, whose subject is the processes around seisfd.
+# (over 5 minutes sanitized, the code paths of physics.homogeneous), the
+# kill and full-disk surveys, whose subject is the processes around seisfd,
+# and of the anisotropic tests those whose code paths the rank test (VTI
+# and TTI, layers, free surface, 1 to 4 ranks) already runs.
 SANITIZE_TESTS ?= unit. physics. wavelets. config. output. models. segy. snapshots. survey. fuzz. \
                   elastic.rank_invariance elastic_outputs. plot.gather \
+                  anisotropic.tti_gathers anisotropic.anisotropic_job anisotropic.isotropic \
                   -physics.cpml_reflection -survey.killed -survey.full_disk
 test-sanitize:
 	@$(MAKE) --no-print-directory CUDA=0 BUILD=build/sanitize BIN=bin/sanitize OPT_FLAGS=-O1 \

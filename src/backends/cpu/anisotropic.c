@@ -13,7 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-enum { ROW_ALIGN = 16 };
+enum { ROW_ALIGN = 16, ROW_CHUNK = 128 };   /* floats of a row per pass */
 enum { AXIS_X, AXIS_Y, AXIS_Z, AXES };
 enum { FIELDS = SF_ANISOTROPIC_FIELDS };
 
@@ -263,158 +263,172 @@ static void cpu_update_memory(sf_backend *b, long k0, long k1)
 
 /* ---- the time step ------------------------------------------------------ */
 
-/* The second derivative of field f along axis a at a point, stretched by
- * the CPML where the point reads memory variables (zeta advanced once). */
-static float second_derivative(sf_backend *b, int f, int a, long along, long i, long j, long k,
-                               const float *u)
+/* The plain second derivatives along x, y and z of a field at a point,
+ * with a constant radius so that rows vectorize. */
+static inline void plain_second(const sf_backend *b, const float *u, long sx, long sp, const int R,
+                                float d2[AXES])
 {
-    const long st = axis_stride(&b->L, a);
-    float d2 = b->c0[a] * u[0];
-    for (int m = 1; m <= b->radius; ++m) d2 += b->c2[a][m] * (u[m * st] + u[-m * st]);
-    const axis_layers *ax = &b->axis[a];
-    const int zs = point_slot(ax, along);
-    if (zs < 0) return d2;
-    float dpsi = 0.0f;
-    for (int m = 1; m <= b->radius; ++m) {
-        const int up = half_slot(ax, along + m - 1), down = half_slot(ax, along - m);
-        const long ui = a == AXIS_X ? i + m - 1 : i, dn_i = a == AXIS_X ? i - m : i;
-        const long uj = a == AXIS_Y ? j + m - 1 : j, dn_j = a == AXIS_Y ? j - m : j;
-        const long uk = a == AXIS_Z ? k + m - 1 : k, dn_k = a == AXIS_Z ? k - m : k;
-        const long halves = ax->slots.halves;
-        const float pu = up < 0 ? 0.0f : b->psi[f][a][memory_index(b, a, up, halves, ui, uj, uk)];
-        const float pd =
-            down < 0 ? 0.0f : b->psi[f][a][memory_index(b, a, down, halves, dn_i, dn_j, dn_k)];
-        dpsi += b->f1[a][m] * (pu - pd);
-    }
-    float *zeta = b->zeta[f][a] + memory_index(b, a, zs, ax->slots.points, i, j, k);
-    const long g = along + ax->slots.first;
-    *zeta = ax->b[g] * *zeta + ax->a[g] * (d2 + dpsi);
-    return d2 + dpsi + *zeta;
-}
-
-/* d2u / da db on the nodes, a != b, from centered first derivatives. */
-static float mixed_derivative(const sf_backend *b, int a1, int a2, const float *u)
-{
-    const long s1 = axis_stride(&b->L, a1), s2 = axis_stride(&b->L, a2);
-    float sum = 0.0f;
-    for (int m = 1; m <= b->radius; ++m)
-        for (int n = 1; n <= b->radius; ++n)
-            sum += b->d1[a1][m] * b->d1[a2][n] *
-                   (u[m * s1 + n * s2] - u[-m * s1 + n * s2] - u[m * s1 - n * s2] + u[-m * s1 - n * s2]);
-    return sum;
-}
-
-/* H1 and H2 of field f at a point. */
-static void axis_operators(sf_backend *b, int f, long i, long j, long k, long n, float *h1, float *h2)
-{
-    const float *u = b->cur[f] + sf_field_index(&b->L, i, j, k);
-    const float dxx = second_derivative(b, f, AXIS_X, i, i, j, k, u);
-    const float dyy = second_derivative(b, f, AXIS_Y, j, i, j, k, u);
-    const float dzz = second_derivative(b, f, AXIS_Z, k, i, j, k, u);
-    if (!b->tilted) {
-        *h1 = dzz;
-    } else {
-        float *const *w = b->weight;
-        *h1 = w[0][n] * dxx + w[1][n] * dyy + w[2][n] * dzz +
-              w[3][n] * mixed_derivative(b, AXIS_X, AXIS_Y, u) +
-              w[4][n] * mixed_derivative(b, AXIS_X, AXIS_Z, u) +
-              w[5][n] * mixed_derivative(b, AXIS_Y, AXIS_Z, u);
-    }
-    *h2 = dxx + dyy + dzz - *h1;
-}
-
-static void advance_point(sf_backend *b, long i, long j, long k)
-{
-    const sf_layout *L = &b->L;
-    const long n = (k * L->ny + j) * L->nx + i;
-    float h1p, h2p, h1q, h2q, dp, dq;
-    axis_operators(b, SF_ANISOTROPIC_P, i, j, k, n, &h1p, &h2p);
-    axis_operators(b, SF_ANISOTROPIC_Q, i, j, k, n, &h1q, &h2q);
-    sf_fdf_rhs(sf_fdf_at(b->vp[n], b->epsilon[n], b->delta[n], b->dt2), h1p, h2p, h1q, h2q, &dp, &dq);
-    const size_t x = sf_field_index(L, i, j, k);
-    float *p = b->prev[SF_ANISOTROPIC_P], *q = b->prev[SF_ANISOTROPIC_Q];
-    p[x] = 2.0f * b->cur[SF_ANISOTROPIC_P][x] - p[x] + dp;
-    q[x] = 2.0f * b->cur[SF_ANISOTROPIC_Q][x] - q[x] + dq;
-}
-
-/* H1 and H2 of a field at a point that reads no memory variables, with a
- * constant radius so that rows vectorize. */
-static inline void interior_operators(const sf_backend *b, const float *u, long n, long sx,
-                                      long sp, const int R, float *h1, float *h2)
-{
-    float d2[AXES] = {b->c0[0] * u[0], b->c0[1] * u[0], b->c0[2] * u[0]};
+    d2[0] = b->c0[0] * u[0], d2[1] = b->c0[1] * u[0], d2[2] = b->c0[2] * u[0];
+    #pragma GCC unroll 4
     for (int m = 1; m <= R; ++m) {
         d2[0] += b->c2[0][m] * (u[m] + u[-m]);
         d2[1] += b->c2[1][m] * (u[m * sx] + u[-m * sx]);
         d2[2] += b->c2[2][m] * (u[m * sp] + u[-m * sp]);
     }
-    if (!b->tilted) {
-        *h1 = d2[2];
-    } else {
-        float xy = 0.0f, xz = 0.0f, yz = 0.0f;
-        for (int m = 1; m <= R; ++m)
-            for (int q = 1; q <= R; ++q) {
-                xy += b->d1[0][m] * b->d1[1][q] *
-                      (u[m + q * sx] - u[-m + q * sx] - u[m - q * sx] + u[-m - q * sx]);
-                xz += b->d1[0][m] * b->d1[2][q] *
-                      (u[m + q * sp] - u[-m + q * sp] - u[m - q * sp] + u[-m - q * sp]);
-                yz += b->d1[1][m] * b->d1[2][q] *
-                      (u[m * sx + q * sp] - u[-m * sx + q * sp] - u[m * sx - q * sp] +
-                       u[-m * sx - q * sp]);
-            }
-        float *const *w = b->weight;
-        *h1 = w[0][n] * d2[0] + w[1][n] * d2[1] + w[2][n] * d2[2] + w[3][n] * xy + w[4][n] * xz +
-              w[5][n] * yz;
+}
+
+/* d2u/da db on the nodes from centered first derivatives, strides s1 and s2. */
+static inline float plain_mixed(const float *restrict d1a, const float *restrict d1b, const float *u,
+                                long s1, long s2, const int R)
+{
+    float sum = 0.0f;
+    #pragma GCC unroll 4
+    for (int m = 1; m <= R; ++m) {
+        #pragma GCC unroll 4
+        for (int q = 1; q <= R; ++q)
+            sum += d1a[m] * d1b[q] *
+                   (u[m * s1 + q * s2] - u[-m * s1 + q * s2] - u[m * s1 - q * s2] + u[-m * s1 - q * s2]);
     }
+    return sum;
+}
+
+/* H1 and H2 of a field at a point without the absorbing layers' terms:
+ * VTI, and TTI with the tilt's weights at point n. */
+static inline void vti_operators(const sf_backend *b, const float *u, long sx, long sp, const int R,
+                                 float *h1, float *h2)
+{
+    float d2[AXES];
+    plain_second(b, u, sx, sp, R, d2);
+    *h1 = d2[2];
+    *h2 = d2[0] + d2[1];
+}
+
+static inline void tti_operators(const sf_backend *b, const float *u, long n, long sx, long sp,
+                                 const int R, float *h1, float *h2)
+{
+    float d2[AXES];
+    plain_second(b, u, sx, sp, R, d2);
+    float *const *w = b->weight;
+    *h1 = w[0][n] * d2[0] + w[1][n] * d2[1] + w[2][n] * d2[2] +
+          w[3][n] * plain_mixed(b->d1[0], b->d1[1], u, 1, sx, R) +
+          w[4][n] * plain_mixed(b->d1[0], b->d1[2], u, 1, sp, R) +
+          w[5][n] * plain_mixed(b->d1[1], b->d1[2], u, sx, sp, R);
     *h2 = d2[0] + d2[1] + d2[2] - *h1;
 }
 
-/* Points [i0, i1) of row (j, k), none of which reads memory variables. */
-static void advance_interior_run(sf_backend *b, long i0, long i1, long j, long k, const int R)
+/* Row (j, k) of the new level without the absorbing layers' terms. */
+static void advance_row(sf_backend *b, long j, long k, const int R)
 {
     const sf_layout *L = &b->L;
     const size_t x0 = sf_field_index(L, 0, j, k);
-    const long n0 = (k * L->ny + j) * L->nx;
+    const long n0 = (k * L->ny + j) * L->nx, sx = L->sx, sp = L->sp;
     const float *cp = b->cur[SF_ANISOTROPIC_P] + x0, *cq = b->cur[SF_ANISOTROPIC_Q] + x0;
-    float *np = b->prev[SF_ANISOTROPIC_P] + x0, *nq = b->prev[SF_ANISOTROPIC_Q] + x0;
-    #pragma omp simd
-    for (long i = i0; i < i1; ++i) {
-        float h1p, h2p, h1q, h2q, dp, dq;
-        interior_operators(b, cp + i, n0 + i, L->sx, L->sp, R, &h1p, &h2p);
-        interior_operators(b, cq + i, n0 + i, L->sx, L->sp, R, &h1q, &h2q);
-        sf_fdf_rhs(sf_fdf_at(b->vp[n0 + i], b->epsilon[n0 + i], b->delta[n0 + i], b->dt2), h1p,
-                   h2p, h1q, h2q, &dp, &dq);
-        np[i] = 2.0f * cp[i] - np[i] + dp;
-        nq[i] = 2.0f * cq[i] - nq[i] + dq;
+    float *restrict np = b->prev[SF_ANISOTROPIC_P] + x0, *restrict nq = b->prev[SF_ANISOTROPIC_Q] + x0;
+    const float *vp = b->vp + n0, *eps = b->epsilon + n0, *delta = b->delta + n0;
+    float h1p[ROW_CHUNK], h2p[ROW_CHUNK], h1q[ROW_CHUNK], h2q[ROW_CHUNK];
+    for (long i0 = 0; i0 < L->nx; i0 += ROW_CHUNK) {
+        const long len = L->nx - i0 < ROW_CHUNK ? L->nx - i0 : ROW_CHUNK;
+        if (b->tilted) {
+            #pragma omp simd
+            for (long i = 0; i < len; ++i) {
+                tti_operators(b, cp + i0 + i, n0 + i0 + i, sx, sp, R, &h1p[i], &h2p[i]);
+                tti_operators(b, cq + i0 + i, n0 + i0 + i, sx, sp, R, &h1q[i], &h2q[i]);
+            }
+        } else {
+            #pragma omp simd
+            for (long i = 0; i < len; ++i) {
+                vti_operators(b, cp + i0 + i, sx, sp, R, &h1p[i], &h2p[i]);
+                vti_operators(b, cq + i0 + i, sx, sp, R, &h1q[i], &h2q[i]);
+            }
+        }
+        #pragma omp simd
+        for (long i = 0; i < len; ++i) {
+            const long x = i0 + i;
+            float dp, dq;
+            sf_fdf_rhs(sf_fdf_at(vp[x], eps[x], delta[x], b->dt2), h1p[i], h2p[i], h1q[i], h2q[i],
+                       &dp, &dq);
+            np[x] = 2.0f * cp[x] - np[x] + dp;
+            nq[x] = 2.0f * cq[x] - nq[x] + dq;
+        }
     }
 }
 
-/* Row (j, k): the points between the x layers' reach go the fast way when
- * the row is outside every y and z layer's reach. */
-static void advance_row(sf_backend *b, long j, long k)
+/* The absorbing layer's term of field f's second derivative along axis a
+ * at a point that reads memory variables: dpsi + zeta, zeta advanced once
+ * with the plain second derivative. */
+static float layer_term(sf_backend *b, int f, int a, long along, long i, long j, long k)
 {
-    const axis_layers *x = &b->axis[AXIS_X];
-    const long nx = b->L.nx;
-    long i0 = 0, i1 = 0;
-    if (point_slot(&b->axis[AXIS_Y], j) < 0 && point_slot(&b->axis[AXIS_Z], k) < 0) {
-        while (i0 < nx && point_slot(x, i0) >= 0) ++i0;
-        for (i1 = i0; i1 < nx && point_slot(x, i1) < 0; ++i1) continue;
+    const axis_layers *ax = &b->axis[a];
+    const long st = axis_stride(&b->L, a);
+    const float *u = b->cur[f] + sf_field_index(&b->L, i, j, k);
+    float d2 = b->c0[a] * u[0], dpsi = 0.0f;
+    for (int m = 1; m <= b->radius; ++m) {
+        d2 += b->c2[a][m] * (u[m * st] + u[-m * st]);
+        const int up = half_slot(ax, along + m - 1), down = half_slot(ax, along - m);
+        const long step_up = m - 1, step_down = -m;
+        const float pu = up < 0 ? 0.0f
+                                : b->psi[f][a][memory_index(b, a, up, ax->slots.halves,
+                                                             i + (a == AXIS_X) * step_up,
+                                                             j + (a == AXIS_Y) * step_up,
+                                                             k + (a == AXIS_Z) * step_up)];
+        const float pd = down < 0 ? 0.0f
+                                  : b->psi[f][a][memory_index(b, a, down, ax->slots.halves,
+                                                               i + (a == AXIS_X) * step_down,
+                                                               j + (a == AXIS_Y) * step_down,
+                                                               k + (a == AXIS_Z) * step_down)];
+        dpsi += b->f1[a][m] * (pu - pd);
     }
-    for (long i = 0; i < i0; ++i) advance_point(b, i, j, k);
-    if (b->radius == 4)
-        advance_interior_run(b, i0, i1, j, k, 4);
-    else
-        advance_interior_run(b, i0, i1, j, k, b->radius);
-    for (long i = i1 > i0 ? i1 : i0; i < nx; ++i) advance_point(b, i, j, k);
+    float *zeta = b->zeta[f][a] + memory_index(b, a, point_slot(ax, along), ax->slots.points, i, j, k);
+    const long g = along + ax->slots.first;
+    *zeta = ax->b[g] * *zeta + ax->a[g] * (d2 + dpsi);
+    return dpsi + *zeta;
 }
 
+/* Adds axis a's layer terms of p and q at a point to the new level: the
+ * right-hand sides are linear in H1 and H2, and a term along axis a
+ * enters H1 with the weight of aa in it. */
+static void correct_point(sf_backend *b, int a, long along, long i, long j, long k)
+{
+    const sf_layout *L = &b->L;
+    const long n = (k * L->ny + j) * L->nx + i;
+    const float cp = layer_term(b, SF_ANISOTROPIC_P, a, along, i, j, k);
+    const float cq = layer_term(b, SF_ANISOTROPIC_Q, a, along, i, j, k);
+    const float w = b->tilted ? b->weight[a][n] : (a == AXIS_Z ? 1.0f : 0.0f);
+    float dp, dq;
+    sf_fdf_rhs(sf_fdf_at(b->vp[n], b->epsilon[n], b->delta[n], b->dt2), w * cp, cp - w * cp,
+               w * cq, cq - w * cq, &dp, &dq);
+    const size_t x = sf_field_index(L, i, j, k);
+    b->prev[SF_ANISOTROPIC_P][x] += dp;
+    b->prev[SF_ANISOTROPIC_Q][x] += dq;
+}
+
+/* Every layer term of row (j, k), the axes in turn. */
+static void correct_row(sf_backend *b, long j, long k)
+{
+    const long nx = b->L.nx;
+    const int y = point_slot(&b->axis[AXIS_Y], j) >= 0, z = point_slot(&b->axis[AXIS_Z], k) >= 0;
+    for (long i = 0; i < nx; ++i)
+        if (point_slot(&b->axis[AXIS_X], i) >= 0) correct_point(b, AXIS_X, i, i, j, k);
+    for (long i = 0; y && i < nx; ++i) correct_point(b, AXIS_Y, j, i, j, k);
+    for (long i = 0; z && i < nx; ++i) correct_point(b, AXIS_Z, k, i, j, k);
+}
+
+/* The new level of planes [k0, k1) row by row: the plain operators, then
+ * the absorbing layers' terms where a point reads memory variables (the
+ * CUDA kernels do the same in two passes). */
 static void cpu_advance(sf_backend *b, long k0, long k1)
 {
     const sf_layout *L = &b->L;
     double t = MPI_Wtime();
     #pragma omp parallel for collapse(2) schedule(static)
     for (long k = k0; k < k1; ++k)
-        for (long j = 0; j < L->ny; ++j) advance_row(b, j, k);
+        for (long j = 0; j < L->ny; ++j) {
+            if (b->radius == 4)
+                advance_row(b, j, k, 4);
+            else
+                advance_row(b, j, k, b->radius);
+            correct_row(b, j, k);
+        }
     if (b->free_surface_here && k0 == 0)
         for (int f = 0; f < FIELDS; ++f)
             for (long j = 0; j < L->ny; ++j)
