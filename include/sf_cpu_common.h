@@ -31,6 +31,17 @@ void sf_cpu_zero_state(sf_cpu_arena *a);
 void sf_cpu_phase_done(sf_cpu_arena *a, sf_phase phase, double started);
 void sf_cpu_take_timers(sf_cpu_arena *a, double *seconds);
 
+/* A backend's copies of the CPML recursion coefficients of the three
+ * global axes (sf_cpml_axis): taken at create, reloaded by reset (another
+ * shot's frequency shift), freed at destroy. */
+typedef struct {
+    float *a, *b, *a_half, *b_half;
+} sf_cpu_cpml_coefficients;
+
+void sf_cpu_cpml_copy(sf_cpu_cpml_coefficients c[3], sf_cpu_arena *a, const sf_cpml_axis axis[3]);
+void sf_cpu_cpml_reload(sf_cpu_cpml_coefficients c[3], const sf_cpml_axis axis[3]);
+void sf_cpu_cpml_free(sf_cpu_cpml_coefficients c[3]);
+
 /* A shot's receiver channels (sf_problem), their samples kept for
  * sample_block time levels. */
 typedef struct {

@@ -31,10 +31,6 @@ typedef struct {
     float *psi, *zeta;       /* psi: (hhi - hlo + 2 PSI_PAD) planes of nx*ny */
 } layer_z;
 
-typedef struct {
-    float *a, *b, *a_half, *b_half;   /* global-axis coefficients */
-} axis_coefficients;
-
 struct sf_backend {
     sf_layout L;
     long z0;
@@ -46,7 +42,7 @@ struct sf_backend {
     int free_surface_here;
     long rows_per_block;
 
-    axis_coefficients axis[3];
+    sf_cpu_cpml_coefficients axis[3];
     layer_xy x[2], y[2];
     layer_z z[2];
 
@@ -62,13 +58,6 @@ struct sf_backend {
     size_t source_bytes;              /* of the source tables */
     sf_cpu_arena arena;
 };
-
-static float *copy_floats(sf_backend *b, const float *src, long n)
-{
-    float *dst = sf_cpu_take(&b->arena, (size_t)n, sizeof(float), "CPML coefficients");
-    memcpy(dst, src, (size_t)n * sizeof(float));
-    return dst;
-}
 
 static long max_long(long a, long b) { return a > b ? a : b; }
 static long min_long(long a, long b) { return a < b ? a : b; }
@@ -106,13 +95,7 @@ static void setup_model(sf_backend *b, const sf_problem *p)
 static void setup_cpml(sf_backend *b, const sf_problem *p)
 {
     const sf_layout *L = &b->L;
-    for (int a = 0; a < 3; ++a) {
-        const sf_cpml_axis *ax = &p->cpml[a];
-        b->axis[a].a = copy_floats(b, ax->a, ax->n);
-        b->axis[a].b = copy_floats(b, ax->b, ax->n);
-        b->axis[a].a_half = copy_floats(b, ax->a_half, ax->n);
-        b->axis[a].b_half = copy_floats(b, ax->b_half, ax->n);
-    }
+    sf_cpu_cpml_copy(b->axis, &b->arena, p->cpml);
     size_t plane = (size_t)(L->nx * L->ny);
     for (int s = 0; s < 2; ++s) {
         sf_cpml_span sx = sf_cpml_layer_span(&p->cpml[0], s, b->radius);
@@ -203,12 +186,7 @@ static void cpu_destroy(sf_backend *b)
     free(b->p_prev);
     free(b->p_cur);
     free(b->vdt2);
-    for (int a = 0; a < 3; ++a) {
-        free(b->axis[a].a);
-        free(b->axis[a].b);
-        free(b->axis[a].a_half);
-        free(b->axis[a].b_half);
-    }
+    sf_cpu_cpml_free(b->axis);
     for (int s = 0; s < 2; ++s) {
         free(b->x[s].psi), free(b->x[s].zeta);
         free(b->y[s].psi), free(b->y[s].zeta);
@@ -225,13 +203,7 @@ static void cpu_destroy(sf_backend *b)
 static void cpu_reset(sf_backend *b, const sf_problem *p)
 {
     sf_cpu_zero_state(&b->arena);
-    for (int a = 0; a < 3; ++a) {
-        const sf_cpml_axis *ax = &p->cpml[a];
-        memcpy(b->axis[a].a, ax->a, (size_t)ax->n * sizeof(float));
-        memcpy(b->axis[a].b, ax->b, (size_t)ax->n * sizeof(float));
-        memcpy(b->axis[a].a_half, ax->a_half, (size_t)ax->n * sizeof(float));
-        memcpy(b->axis[a].b_half, ax->b_half, (size_t)ax->n * sizeof(float));
-    }
+    sf_cpu_cpml_reload(b->axis, p->cpml);
     free_acquisition(b);
     setup_acquisition(b, p);
 }
@@ -391,7 +363,7 @@ static inline void memory_run(float *restrict psi, const float *restrict p, long
 static void memory_row(sf_backend *b, long j, long k)
 {
     const sf_layout *L = &b->L;
-    const axis_coefficients *ax = b->axis;
+    const sf_cpu_cpml_coefficients *ax = b->axis;
     for (int s = 0; s < 2; ++s) {
         const layer_xy *ly = &b->y[s];
         if (j >= ly->hlo && j < ly->hhi)
@@ -586,7 +558,7 @@ static void row_terms(sf_backend *b, long j, long k, row_term ty[2], int *nty, r
 static void correct_row_x(sf_backend *b, long j, long k)
 {
     const sf_layout *L = &b->L;
-    const axis_coefficients *ax = &b->axis[0];
+    const sf_cpu_cpml_coefficients *ax = &b->axis[0];
     const size_t f = sf_field_index(L, 0, j, k), v = sf_plane_index(L, 0, j, k);
     for (int s = 0; s < 2; ++s) {
         const layer_xy *lx = &b->x[s];

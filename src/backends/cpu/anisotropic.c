@@ -21,7 +21,7 @@ enum { FIELDS = SF_ANISOTROPIC_FIELDS };
  * CUDA backend, so both walk the same arrays) and its coefficients. */
 typedef struct {
     sf_cpml_slots slots;
-    const float *a, *b, *a_half, *b_half;   /* global-axis coefficients (the problem's copies) */
+    const sf_cpu_cpml_coefficients *c;      /* the backend's copy, global along the axis */
 } axis_layers;
 
 struct sf_backend {
@@ -35,7 +35,7 @@ struct sf_backend {
     float c0[AXES], c2[AXES][SF_MAX_RADIUS + 1], f1[AXES][SF_MAX_RADIUS + 1];
     float d1[AXES][SF_MAX_RADIUS + 1];    /* centered first derivatives (tti) */
 
-    float *coefficients[AXES][4];         /* owned copies of a, b, a_half, b_half */
+    sf_cpu_cpml_coefficients coefficients[AXES];
     axis_layers axis[AXES];
     float *psi[FIELDS][AXES], *zeta[FIELDS][AXES];
 
@@ -102,17 +102,13 @@ static void setup_axis(sf_backend *b, int a, const sf_cpml_axis *global, long n,
     axis_layers *ax = &b->axis[a];
     sf_cpml_slots_init(&ax->slots, global, b->radius, n, first, half_lo, half_hi);
     b->arena.bytes += sf_cpml_slots_bytes(&ax->slots);
-    float **c = b->coefficients[a];
-    c[0] = copy_compact(b, global->a, global->n, "CPML coefficients");
-    c[1] = copy_compact(b, global->b, global->n, "CPML coefficients");
-    c[2] = copy_compact(b, global->a_half, global->n, "CPML coefficients");
-    c[3] = copy_compact(b, global->b_half, global->n, "CPML coefficients");
-    ax->a = c[0], ax->b = c[1], ax->a_half = c[2], ax->b_half = c[3];
+    ax->c = &b->coefficients[a];
 }
 
 static void setup_cpml(sf_backend *b, const sf_problem *p)
 {
     const long nx = p->nx, ny = p->ny, nz = p->nz;
+    sf_cpu_cpml_copy(b->coefficients, &b->arena, p->cpml);
     setup_axis(b, AXIS_X, &p->cpml[0], nx, 0, 0, nx);
     setup_axis(b, AXIS_Y, &p->cpml[1], ny, 0, 0, ny);
     setup_axis(b, AXIS_Z, &p->cpml[2], nz, p->z0, -SF_HALO, nz + SF_HALO);
@@ -183,10 +179,8 @@ static void cpu_destroy(sf_backend *b)
     }
     free(b->vp), free(b->epsilon), free(b->delta);
     for (int w = 0; w < SF_TILT_WEIGHTS; ++w) free(b->weight[w]);
-    for (int a = 0; a < AXES; ++a) {
-        sf_cpml_slots_free(&b->axis[a].slots);
-        for (int c = 0; c < 4; ++c) free(b->coefficients[a][c]);
-    }
+    for (int a = 0; a < AXES; ++a) sf_cpml_slots_free(&b->axis[a].slots);
+    sf_cpu_cpml_free(b->coefficients);
     free_acquisition(b);
     for (int g = 0; g < SF_ACOUSTIC_STAGES; ++g)
         for (int s = 0; s < 2; ++s) free(b->send[g][s]), free(b->recv[g][s]);
@@ -198,12 +192,7 @@ static size_t cpu_memory_bytes(const sf_backend *b) { return b->arena.bytes; }
 static void cpu_reset(sf_backend *b, const sf_problem *p)
 {
     sf_cpu_zero_state(&b->arena);
-    for (int a = 0; a < AXES; ++a) {
-        const sf_cpml_axis *g = &p->cpml[a];
-        const float *src[4] = {g->a, g->b, g->a_half, g->b_half};
-        for (int c = 0; c < 4; ++c)
-            memcpy(b->coefficients[a][c], src[c], (size_t)g->n * sizeof(float));
-    }
+    sf_cpu_cpml_reload(b->coefficients, p->cpml);
     free_acquisition(b);
     setup_acquisition(b, p);
 }
@@ -240,7 +229,7 @@ static void memory_point(sf_backend *b, int f, int a, long along, long i, long j
     for (int m = 1; m <= b->radius; ++m) d += b->f1[a][m] * (u[m * st] - u[-(m - 1) * st]);
     float *psi = b->psi[f][a] + memory_index(b, a, s, ax->slots.halves, i, j, k);
     const long g = along + ax->slots.first;
-    *psi = ax->b_half[g] * *psi + ax->a_half[g] * d;
+    *psi = ax->c->b_half[g] * *psi + ax->c->a_half[g] * d;
 }
 
 static void cpu_update_memory(sf_backend *b, long k0, long k1)
@@ -380,7 +369,7 @@ static float layer_term(sf_backend *b, int f, int a, long along, long i, long j,
     }
     float *zeta = b->zeta[f][a] + memory_index(b, a, point_slot(ax, along), ax->slots.points, i, j, k);
     const long g = along + ax->slots.first;
-    *zeta = ax->b[g] * *zeta + ax->a[g] * (d2 + dpsi);
+    *zeta = ax->c->b[g] * *zeta + ax->c->a[g] * (d2 + dpsi);
     return dpsi + *zeta;
 }
 

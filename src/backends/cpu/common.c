@@ -90,3 +90,37 @@ void sf_cpu_channels_fetch(const sf_cpu_channels *c, int count, float *out)
     const size_t bytes = (size_t)count * (size_t)c->count * sizeof(float);
     if (bytes) memcpy(out, c->samples, bytes);   /* a rank with no receivers has no samples */
 }
+
+static float *copy_coefficients(sf_cpu_arena *a, const float *src, long n)
+{
+    float *dst = sf_cpu_take(a, (size_t)n, sizeof(float), "CPML coefficients");
+    memcpy(dst, src, (size_t)n * sizeof(float));
+    return dst;
+}
+
+void sf_cpu_cpml_copy(sf_cpu_cpml_coefficients c[3], sf_cpu_arena *a, const sf_cpml_axis axis[3])
+{
+    for (int d = 0; d < 3; ++d) {
+        const sf_cpml_axis *ax = &axis[d];
+        c[d].a = copy_coefficients(a, ax->a, ax->n);
+        c[d].b = copy_coefficients(a, ax->b, ax->n);
+        c[d].a_half = copy_coefficients(a, ax->a_half, ax->n);
+        c[d].b_half = copy_coefficients(a, ax->b_half, ax->n);
+    }
+}
+
+void sf_cpu_cpml_reload(sf_cpu_cpml_coefficients c[3], const sf_cpml_axis axis[3])
+{
+    for (int d = 0; d < 3; ++d) {
+        const size_t bytes = (size_t)axis[d].n * sizeof(float);
+        memcpy(c[d].a, axis[d].a, bytes);
+        memcpy(c[d].b, axis[d].b, bytes);
+        memcpy(c[d].a_half, axis[d].a_half, bytes);
+        memcpy(c[d].b_half, axis[d].b_half, bytes);
+    }
+}
+
+void sf_cpu_cpml_free(sf_cpu_cpml_coefficients c[3])
+{
+    for (int d = 0; d < 3; ++d) free(c[d].a), free(c[d].b), free(c[d].a_half), free(c[d].b_half);
+}

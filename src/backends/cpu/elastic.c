@@ -60,10 +60,6 @@ typedef struct {
     float *psi[SF_HALF_STEPS][TERMS];
 } layer;
 
-typedef struct {
-    float *a, *b, *a_half, *b_half;   /* global-axis coefficients */
-} axis_coefficients;
-
 /* The energy densities' weights at each point: rho/2 at the velocity
  * points; for 1/2 s : C^-1 : s, the bulk part 1/(18 K) and deviatoric part
  * 1/(4 mu) of the normal stresses and 1/(2 mu) of the shear stresses (0
@@ -85,7 +81,7 @@ struct sf_backend {
     int free_surface_here;
     long rows_per_block;
 
-    axis_coefficients axis[3];
+    sf_cpu_cpml_coefficients axis[3];
     layer layers[3][2];
 
     long source_count;
@@ -150,13 +146,6 @@ static void setup_medium(sf_backend *b, const sf_problem *p)
     }
 }
 
-static float *copy_floats(sf_backend *b, const float *src, long n)
-{
-    float *dst = sf_cpu_take(&b->arena, (size_t)n, sizeof(float), "CPML coefficients");
-    memcpy(dst, src, (size_t)n * sizeof(float));
-    return dst;
-}
-
 /* Samples of the axis where a layer's damping acts: at the low end the
  * points and half points below the thickness, at the high end from the
  * half point below its first point to the end. */
@@ -192,13 +181,9 @@ static void setup_layer(sf_backend *b, const sf_cpml_axis *ax, int a, int side)
 
 static void setup_cpml(sf_backend *b, const sf_problem *p)
 {
+    sf_cpu_cpml_copy(b->axis, &b->arena, p->cpml);
     for (int a = 0; a < 3; ++a) {
-        const sf_cpml_axis *ax = &p->cpml[a];
-        b->axis[a].a = copy_floats(b, ax->a, ax->n);
-        b->axis[a].b = copy_floats(b, ax->b, ax->n);
-        b->axis[a].a_half = copy_floats(b, ax->a_half, ax->n);
-        b->axis[a].b_half = copy_floats(b, ax->b_half, ax->n);
-        for (int s = 0; s < 2; ++s) setup_layer(b, ax, a, s);
+        for (int s = 0; s < 2; ++s) setup_layer(b, &p->cpml[a], a, s);
     }
 }
 
@@ -328,12 +313,11 @@ static void cpu_destroy(sf_backend *b)
     free(b->field_block);
     free(b->medium_block);
     for (int a = 0; a < 3; ++a) {
-        free(b->axis[a].a), free(b->axis[a].b);
-        free(b->axis[a].a_half), free(b->axis[a].b_half);
         for (int s = 0; s < 2; ++s)
             for (int h = 0; h < SF_HALF_STEPS; ++h)
                 for (int t = 0; t < TERMS; ++t) free(b->layers[a][s].psi[h][t]);
     }
+    sf_cpu_cpml_free(b->axis);
     free_acquisition(b);
     for (int g = 0; g < SF_HALF_STEPS; ++g)
         for (int s = 0; s < 2; ++s) free(b->send[g][s]), free(b->recv[g][s]);
@@ -347,13 +331,7 @@ static void cpu_destroy(sf_backend *b)
 static void cpu_reset(sf_backend *b, const sf_problem *p)
 {
     sf_cpu_zero_state(&b->arena);
-    for (int a = 0; a < 3; ++a) {
-        const sf_cpml_axis *ax = &p->cpml[a];
-        memcpy(b->axis[a].a, ax->a, (size_t)ax->n * sizeof(float));
-        memcpy(b->axis[a].b, ax->b, (size_t)ax->n * sizeof(float));
-        memcpy(b->axis[a].a_half, ax->a_half, (size_t)ax->n * sizeof(float));
-        memcpy(b->axis[a].b_half, ax->b_half, (size_t)ax->n * sizeof(float));
-    }
+    sf_cpu_cpml_reload(b->axis, p->cpml);
     /* The source weights take the buoyancy from b->m, not from p->medium. */
     free_acquisition(b);
     setup_acquisition(b, p);
@@ -491,7 +469,7 @@ static void absorb(const sf_backend *b, int g, int t, long j, long k, long i0,
 {
     const sf_layout *L = &b->L;
     const term *tm = &TERM_TABLE[g][t];
-    const axis_coefficients *ac = &b->axis[tm->axis];
+    const sf_cpu_cpml_coefficients *ac = &b->axis[tm->axis];
     const float *A = tm->up ? ac->a_half : ac->a, *B = tm->up ? ac->b_half : ac->b;
     for (int s = 0; s < 2; ++s) {
         const layer *ly = &b->layers[tm->axis][s];
