@@ -60,10 +60,22 @@ ifeq ($(origin HWLOC_LIBS),undefined)
 HWLOC_LIBS := $(or $(call pkg,--libs,hwloc),-lhwloc)
 endif
 
+# UCX's headers let `auto` ask the UCX that Open MPI loaded whether it
+# moves device memory (halo/ucx_query.c); UCX=0 or none found builds without.
+ifeq ($(origin UCX),undefined)
+UCX := $(if $(shell pkg-config --exists ucx 2>/dev/null && echo yes),1,0)
+endif
+ifeq ($(origin UCX_CFLAGS),undefined)
+UCX_CFLAGS := $(call pkg,--cflags,ucx)
+endif
+ifeq ($(UCX),1)
+UCX_FLAGS := -DSF_HAVE_UCX=1 $(UCX_CFLAGS)
+endif
+
 CFLAGS   += -std=c11 -D_POSIX_C_SOURCE=200809L -D_DEFAULT_SOURCE $(OPT_FLAGS) $(ARCH_FLAGS) \
             $(OPENMP_FLAGS) $(WARN_FLAGS) -Iinclude $(HDF5_CFLAGS) $(YAML_CFLAGS) \
-            $(SEGYIO_CFLAGS)
-LDLIBS   += $(HDF5_LIBS) $(YAML_LIBS) $(SEGYIO_LIBS) -lm
+            $(SEGYIO_CFLAGS) $(UCX_FLAGS)
+LDLIBS   += $(HDF5_LIBS) $(YAML_LIBS) $(SEGYIO_LIBS) -lm -ldl
 LDFLAGS  += $(OPENMP_FLAGS)
 # make test-sanitize sets the sanitizers' flags here for its own build.
 CFLAGS   += $(SANITIZE_FLAGS)
@@ -85,7 +97,7 @@ CFLAGS   += -DSF_HAVE_HWLOC=1 $(HWLOC_CFLAGS)
 LDLIBS   += $(HWLOC_LIBS)
 endif
 endif
-CORE_OBJ := $(CORE_SRC:%.c=$(BUILD)/%.o) $(CU_OBJ)
+CORE_OBJ := $(CORE_SRC:%.c=$(BUILD)/%.o) $(CU_OBJ) $(BUILD)/plane_costs_table.o
 MAIN_OBJ := $(BUILD)/src/main.o
 UNIT_OBJ := $(BUILD)/tests/unit_tests.o
 FUZZ_OBJ := $(BUILD)/tests/fuzz_driver.o
@@ -125,6 +137,26 @@ $(BIN)/mpich_stub_test: tests/mpich_stub_test.c halo/gpu_aware_mpi.c include/sf_
 	$(CC) -std=c11 -D_DEFAULT_SOURCE $(WARN_FLAGS) $(SANITIZE_FLAGS) -Itests/mpich_stub -Iinclude \
 	    -o $@ tests/mpich_stub_test.c halo/gpu_aware_mpi.c
 
+# The Open MPI and UCX branch of the same query, against stand-ins for Open
+# MPI's headers (tests/ompi_stub) and for libucp (tests/ucx_stub: a library
+# of UCX's name whose answer the test sets), so `auto` is tested with
+# every combination of answers here, where no GPU or CUDA-built UCX is.
+ifeq ($(UCX),1)
+$(BIN)/ucx_stub/libucp.so.0: tests/ucx_stub/ucp.c | $(BIN)
+	@mkdir -p $(dir $@)
+	$(CC) -std=c11 $(WARN_FLAGS) $(SANITIZE_FLAGS) $(UCX_CFLAGS) -shared -fPIC \
+	    -Wl,-soname,libucp.so.0 -o $@ $<
+
+$(BIN)/ompi_ucx_stub_test: tests/ompi_ucx_stub_test.c halo/gpu_aware_mpi.c halo/ucx_query.c \
+                           include/sf_gpu_aware_mpi.h include/sf_ucx_query.h tests/ompi_stub/mpi.h \
+                           tests/ompi_stub/mpi-ext.h $(BIN)/ucx_stub/libucp.so.0 | $(BIN)
+	$(CC) -std=c11 -D_DEFAULT_SOURCE $(WARN_FLAGS) $(SANITIZE_FLAGS) $(UCX_FLAGS) -Itests/ompi_stub \
+	    -Iinclude -rdynamic -o $@ tests/ompi_ucx_stub_test.c halo/gpu_aware_mpi.c halo/ucx_query.c -ldl
+STUB_TESTS := $(BIN)/mpich_stub_test $(BIN)/ompi_ucx_stub_test
+else
+STUB_TESTS := $(BIN)/mpich_stub_test
+endif
+
 $(BUILD)/%.o: %.c $(FLAGS_STAMP)
 	@mkdir -p $(dir $@)
 	$(MPICC) $(CFLAGS) -MMD -MP -c $< -o $@
@@ -132,6 +164,15 @@ $(BUILD)/%.o: %.c $(FLAGS_STAMP)
 $(BUILD)/%.o: %.cu $(FLAGS_STAMP)
 	@mkdir -p $(dir $@)
 	$(NVCC) $(NVCC_ALL) -MMD -MP -MF $(@:.o=.d) -c $< -o $@
+
+# The plane-cost table the docs ship, built in as one string (src/plane_costs.c).
+$(BUILD)/plane_costs_table.c: docs/plane-costs.csv
+	@mkdir -p $(dir $@)
+	{ echo 'const char sf_plane_costs_shipped[] ='; \
+	  sed -e 's/\\/\\\\/g' -e 's/"/\\"/g' -e 's/.*/    "&\\n"/' $<; echo '    "";'; } >$@
+
+$(BUILD)/plane_costs_table.o: $(BUILD)/plane_costs_table.c $(FLAGS_STAMP)
+	$(MPICC) $(CFLAGS) -c $< -o $@
 
 $(FLAGS_STAMP): FORCE
 	@mkdir -p $(BUILD)
@@ -154,11 +195,11 @@ demo: deps
 	@echo "demo: the shot gather is in $$(pwd)/out/quickstart/gather.h5 (SEG-Y: gather.sgy)"
 	@echo "demo: its picture is $$(pwd)/out/quickstart/gather.png"
 
-test: all $(BIN)/unit_tests $(BIN)/mpich_stub_test $(BIN)/fuzz_driver
+test: all $(BIN)/unit_tests $(STUB_TESTS) $(BIN)/fuzz_driver
 	@$(PYTHON) tests/run_tests.py
 
 # The GPU tests alone, on a machine with a GPU (they skip without one).
-test-gpu: all $(BIN)/unit_tests $(BIN)/mpich_stub_test
+test-gpu: all $(BIN)/unit_tests $(STUB_TESTS)
 	@$(PYTHON) tests/run_tests.py gpu
 
 # The CPU build with AddressSanitizer and UndefinedBehaviorSanitizer (its
@@ -171,14 +212,14 @@ SANITIZE_BUILD := -fsanitize=address,undefined -fno-sanitize-recover=undefined \
 # kill and full-disk surveys, whose subject is the processes around seisfd,
 # and of the anisotropic tests those whose code paths the rank test (VTI
 # and TTI, layers, free surface, 1 to 4 ranks) already runs.
-SANITIZE_TESTS ?= unit. physics. wavelets. config. output. models. segy. snapshots. survey. fuzz. \
+SANITIZE_TESTS ?= unit. physics. wavelets. config. output. models. segy. snapshots. survey. fuzz. decomposition. \
                   elastic.rank_invariance elastic_outputs. plot.gather \
                   anisotropic.tti_gathers anisotropic.anisotropic_job anisotropic.isotropic \
                   -physics.cpml_reflection -survey.killed -survey.full_disk
 test-sanitize:
 	@$(MAKE) --no-print-directory CUDA=0 BUILD=build/sanitize BIN=bin/sanitize OPT_FLAGS=-O1 \
 	    SANITIZE_FLAGS="$(SANITIZE_BUILD)" \
-	    bin/sanitize/seisfd bin/sanitize/unit_tests bin/sanitize/mpich_stub_test \
+	    bin/sanitize/seisfd bin/sanitize/unit_tests $(STUB_TESTS:$(BIN)/%=bin/sanitize/%) \
 	    bin/sanitize/fuzz_driver
 	@SEISFD_BIN_DIR=bin/sanitize ASAN_OPTIONS=detect_leaks=0:abort_on_error=0 \
 	    UBSAN_OPTIONS=print_stacktrace=1 $(PYTHON) tests/run_tests.py $(SANITIZE_TESTS)

@@ -9,7 +9,7 @@ set -eu
 cd "$(dirname "$0")"
 
 PACKAGES="gcc make pkg-config openmpi-bin libopenmpi-dev libhdf5-openmpi-dev libyaml-dev
-          libhwloc-dev libsegyio-dev python3 python3-numpy python3-h5py python3-matplotlib
+          libhwloc-dev libsegyio-dev libucx-dev python3 python3-numpy python3-h5py python3-matplotlib
           python3-segyio"
 
 missing_packages() {

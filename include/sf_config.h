@@ -49,6 +49,10 @@ enum { SF_MAX_AXIS_POINTS = 1000000, SF_MAX_STEPS = 100000000, SF_MAX_RECEIVERS 
 #define SF_ANISOTROPY_SIGMA 0.75
 #define SF_ANISOTROPY_GAP_MAX 0.5
 
+/* How the grid's planes are cut into the ranks' slabs: by their cost (the
+ * planes of z absorbing layers cost more), or into equal numbers. */
+typedef enum { SF_SLABS_BALANCED, SF_SLABS_EQUAL } sf_slab_policy;
+
 typedef enum { SF_SOURCE_PRESSURE, SF_SOURCE_EXPLOSIVE, SF_SOURCE_FORCE,
                SF_SOURCE_MOMENT } sf_source_type;
 
@@ -212,7 +216,12 @@ typedef struct sf_config {
     double progress_interval; /* seconds between progress lines */
     long check_every;         /* steps between instability checks; 0: none */
     sf_mark check_every_mark;
+    sf_slab_policy slabs;     /* run.slabs */
 } sf_config;
+
+/* A homogeneous medium every physics runs (bench's grid, and the slabs
+ * that time a physics for the slab cut). */
+void sf_config_sample_medium(sf_model_config *m);
 
 const char *sf_parameter_name(sf_parameter p);   /* "vp", "vs", "rho", "epsilon", ... */
 const char *sf_parameter_unit(sf_parameter p);   /* "m/s", "kg/m^3", "" or "degrees" */

@@ -45,14 +45,38 @@ typedef struct {
 typedef struct {
     int open_mpi_cuda;    /* Open MPI: MPIX_Query_cuda_support() */
     int mpich_gpu_cuda;   /* MPICH 3.4+: MPIX_GPU_query_support(MPIX_GPU_SUPPORT_CUDA, &answer) */
+    /* Open MPI built without CUDA can still move device buffers through
+     * its UCX transport when that UCX was built with CUDA, yet answers 0
+     * above; so, for Open MPI: the point-to-point component it selected
+     * ("ucx", "ob1"; NULL where it could not be read), and whether the UCX
+     * loaded in this process lists CUDA among its context's memory types
+     * (1 or 0; -1: no UCX loaded, or seisfd built without UCX's headers),
+     * with its version and the reason where it could not be asked. */
+    const char *open_mpi_pml;
+    int ucx_cuda;
+    char ucx_said[SF_MPI_LIBRARY_TEXT];
 } sf_mpi_gpu_queries;
+
+/* The queries' "not asked" answers. */
+#define SF_MPI_GPU_QUERIES_NONE {-1, -1, NULL, -1, ""}
+
+/* UCX's cache of memory types may take a device buffer for host memory
+ * (small sends crash, large ones hang): device buffers through UCX need
+ * this variable at n before MPI_Init, which sf_gpu_aware_prepare_ucx sets
+ * where it is unset. */
+#define SF_UCX_MEMTYPE_CACHE "UCX_MEMTYPE_CACHE"
+
+/* Before MPI_Init: sets UCX_MEMTYPE_CACHE=n unless the environment gives it. */
+void sf_gpu_aware_prepare_ucx(void);
 
 /* Reads an environment variable; getenv, or a table in the unit tests. */
 typedef const char *(*sf_env_lookup)(const char *name);
 
 /* From the library's version text, the queries and the environment: Open
- * MPI and MPICH by their queries, Cray MPICH by MPICH_GPU_SUPPORT_ENABLED=1,
- * MVAPICH2 by MV2_USE_CUDA=1; any other library does not say. */
+ * MPI by its query, or by its pml being ucx with a UCX that lists CUDA
+ * memory and UCX_MEMTYPE_CACHE off; MPICH by its query, Cray MPICH by
+ * MPICH_GPU_SUPPORT_ENABLED=1, MVAPICH2 by MV2_USE_CUDA=1; any other
+ * library does not say. */
 void sf_mpi_gpu_interpret(const char *version, sf_mpi_gpu_queries queries, sf_env_lookup env,
                           sf_mpi_gpu_answer *out);
 
@@ -63,5 +87,11 @@ void sf_mpi_gpu_ask(sf_mpi_gpu_answer *out);
  * reason ("device buffers: run.gpu_aware_mpi is on (SEISFD_GPU_AWARE_MPI)"). */
 int sf_gpu_aware_choose(const sf_gpu_aware_setting *setting, const sf_mpi_gpu_answer *answer,
                         char *reason, size_t len);
+
+/* The warning due where auto ended on host staging and a node holds
+ * gpu_ranks_per_node >= 2 GPU ranks (staged halos then cost most, and a
+ * GPU-aware launch is the cure): 1 with the text, else 0. */
+int sf_gpu_staging_warning(const sf_gpu_aware_setting *setting, int device_buffers,
+                           int gpu_ranks_per_node, char *text, size_t len);
 
 #endif

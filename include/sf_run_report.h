@@ -15,6 +15,15 @@
 enum { SF_HOST_NAME = 256, SF_GPU_TEXT = 128 };
 
 /* Where one rank ran and what it held. */
+/* A rank's slab and its compute time per step: as the cost model
+ * predicted it, and as measured (the backend's stencil time over the
+ * timed steps of the last shot, without waits for neighbours; 0 when no
+ * step was timed). */
+typedef struct {
+    long first_plane, planes;
+    double predicted, measured;
+} sf_slab_share;
+
 typedef struct {
     int rank, group;
     char host[SF_HOST_NAME];
@@ -23,6 +32,7 @@ typedef struct {
     double memory_bytes;           /* fields, model, tables: as the set-up summary counts */
     double model_seconds;          /* reading and sampling the model */
     char halo_reason[SF_TRANSPORT_TEXT];   /* the halo transport and why (sf_placement) */
+    sf_slab_share slab;
 } sf_process_info;
 
 typedef struct {
@@ -49,7 +59,8 @@ typedef struct {
  * of them on rank 0 ([size], to free), NULL elsewhere. On a GPU the
  * rank's device index, name and UUID are read. */
 sf_process_info *sf_report_processes(MPI_Comm comm, int group, const sf_placement *placement,
-                                     double memory_bytes, double model_seconds);
+                                     double memory_bytes, double model_seconds,
+                                     const sf_slab_share *slab);
 
 /* Rank 0: writes the report to path (its directory made as needed) via
  * path.partial and a rename. 0, or -1 with the reason. */

@@ -15,6 +15,7 @@
 #include "sf_halo.h"
 #include "sf_model.h"
 #include "sf_output.h"
+#include "sf_plane_costs.h"
 #include "sf_resample.h"
 #include "sf_segy.h"
 #include "sf_snapshot.h"
@@ -110,6 +111,8 @@ struct sf_simulation {
     sf_backend *backend;
     sf_halo halo;
     sf_slab slab;
+    long *slab_start;         /* [nranks + 1]: every rank's first plane, then nz */
+    sf_point_costs costs;     /* what a point costs a step, which cut the slabs */
     sf_stencil stencil;
     sf_model model;
     double dt, dt_max;
@@ -158,6 +161,19 @@ struct sf_simulation {
  * its halo transport are the placement's. */
 void sf_simulation_setup(sf_simulation *s, const sf_config *cfg, MPI_Comm comm,
                          const sf_placement *placement);
+/* Collective over comm: the seconds per point update of cfg's physics on
+ * placement's backend, timed by each rank on its own device over slabs of
+ * cfg's rows without layers and with a z layer reaching every plane, and
+ * averaged over the ranks (so every rank cuts alike). */
+void sf_simulation_calibrate(const sf_config *cfg, const sf_placement *placement, MPI_Comm comm,
+                             sf_point_costs *out);
+/* The cost-table key of cfg's physics on placement's backend and this
+ * rank's device (device: SF_DEVICE_NAME_TEXT bytes). */
+void sf_simulation_cost_key(const sf_config *cfg, const sf_placement *placement, char *device,
+                            sf_cost_key *key);
+/* This rank's predicted and measured (the timed steps' stencil time)
+ * compute seconds per step. */
+void sf_simulation_compute_per_step(const sf_simulation *s, double *predicted, double *measured);
 /* Prints the set-up summary on rank 0. */
 void sf_simulation_summary(const sf_simulation *s);
 /* Collective over the slab: one shot's time loop. Every run.check_every

@@ -848,7 +848,10 @@ static void read_run(cfg_reader *r, sf_yaml_node *root, sf_config *c)
                &c->progress_interval, NULL);
     cfg_integer(r, u, "check_every", "run", 0, SF_MAX_STEPS, 0, &c->check_every,
                 &c->check_every_mark);
-    cfg_reject_unknown(r, u, "run", "device, gpu_aware_mpi, progress_interval, check_every");
+    int slabs = 0;
+    if (cfg_choice(r, u, "slabs", "run", "balanced|equal", 0, &slabs, NULL) > 0)
+        c->slabs = (sf_slab_policy)slabs;
+    cfg_reject_unknown(r, u, "run", "device, gpu_aware_mpi, progress_interval, check_every, slabs");
 }
 
 /* Position checks: every point must lie inside the grid so that the
@@ -931,6 +934,16 @@ static void set_defaults(sf_config *c)
     for (int a = 0; a < 3; ++a) c->snapshot_decimation[a] = 1;
 }
 
+
+void sf_config_sample_medium(sf_model_config *m)
+{
+    m->kind = SF_MODEL_HOMOGENEOUS;
+    static const double SAMPLE[SF_PARAMS] = {
+        [SF_PARAM_VP] = 3000.0, [SF_PARAM_VS] = 1700.0, [SF_PARAM_RHO] = 2200.0,
+        [SF_PARAM_EPSILON] = 0.2, [SF_PARAM_DELTA] = 0.1, [SF_PARAM_THETA] = 30.0,
+        [SF_PARAM_PHI] = 20.0};
+    for (int q = 0; q < SF_PARAMS; ++q) m->value[q] = SAMPLE[q];
+}
 
 const char *sf_component_name(sf_component c)
 {

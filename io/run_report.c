@@ -99,7 +99,12 @@ static void write_process(FILE *f, const sf_process_info *p, int last)
     }
     key_string(f, "halo", p->halo_reason, 1);
     key_number(f, "memory_bytes", p->memory_bytes, 1);
-    key_number(f, "model_seconds", p->model_seconds, 0);
+    key_number(f, "model_seconds", p->model_seconds, 1);
+    fprintf(f, "\"slab\": {\"first_plane\": %ld, \"planes\": %ld, ", p->slab.first_plane,
+            p->slab.planes);
+    key_number(f, "predicted_compute_seconds_per_step", p->slab.predicted, 1);
+    key_number(f, "measured_compute_seconds_per_step", p->slab.measured, 0);
+    fputc('}', f);
     fputs(last ? "}\n" : "},\n", f);
 }
 

@@ -2,8 +2,9 @@
 # One pass over the CUDA backend on a GPU machine: a clean build, the
 # kernels' register report and SASS, compute-sanitizer on small jobs, the
 # GPU tests (on both halo paths), the benchmark with several options, an
-# ncu profile of one time step and, with two GPUs or more, the exchange
-# rates and 2-GPU efficiencies of both halo paths. The logs end up in
+# ncu profile of one time step and the series on 1, 2 and 4 GPUs (as many
+# as there are: SERIES picks its parts, "costs strong weak staged survey").
+# The logs end up in
 # $OUT/logs.tgz (default out/gpu-check) and a summary is printed last.
 #   jobs/gpu-check.sh                 everything
 #   STAGES="build test bench" jobs/gpu-check.sh
@@ -16,7 +17,7 @@ set -uo pipefail
 cd "$(dirname "$0")/.." || exit 1
 out=${OUT:-out/gpu-check}
 mkdir -p "$out"
-stages=" ${STAGES:-build sanitize test bench profile halo} "
+stages=" ${STAGES:-build sanitize test bench profile series} "
 summary="$out/summary.txt"
 : >"$summary"
 # The logs travel back as one archive beside the summary, which is printed last.
@@ -157,70 +158,117 @@ if wants bench; then
     grep -E "^  (copy|halo|stencil|time loop)" "$out/bench-2_ranks_on_1_GPU_800.log" | tee -a "$summary"
 fi
 
-# bench_path LABEL RANKS host|device BENCH-ARGS...: one bench run on a halo
-# path; prints its throughput and halo times and keeps the rate in rate[LABEL].
-declare -A rate
-bench_path() {
-    local label=$1 ranks=$2 path=$3
+# series LABEL GPUS PATH BENCH-ARGS...: one bench run on GPUS GPUs (one rank
+# each) with the halo path PATH: auto (launched as a GPU-aware MPI needs,
+# where jobs/ucx-cuda.sh gave one), host (staging forced, Open MPI's own
+# transport) or host-ucx (staging through UCX's); its rate, the
+# path auto chose and each rank's predicted and measured compute time per
+# step go to series.csv and the summary, its report to reports/.
+series() {
+    local label=$1 gpus=$2 path=$3
     shift 3
-    local flags=() aware=off log
-    if [ "$path" = device ]; then
-        read -r -a flags <<<"${SEISFD_UCX_MPIRUN_FLAGS:-}"
-        aware=on
+    local flags=() aware=off log report
+    [ "$path" != host ] && read -r -a flags <<<"${SEISFD_UCX_MPIRUN_FLAGS:-}"
+    [ "$path" = auto ] && aware=auto
+    log="$out/series-${label//[^A-Za-z0-9]/_}.log"
+    report="$out/reports/${label//[^A-Za-z0-9]/_}.json"
+    mkdir -p "$out/reports"
+    SEISFD_GPU_AWARE_MPI=$aware timeout 240 "${mpirun_[@]}" --bind-to none "${flags[@]}" \
+        -np "$gpus" bin/seisfd bench --device cuda --report "$report" "$@" >"$log" 2>&1
+    python3 - "$label" "$gpus" "$path" "$log" "$report" "$out/series.csv" "$*" <<'PY' | tee -a "$summary"
+import json, os, re, sys
+label, gpus, path, log, report, csv, args = sys.argv[1:]
+text = open(log, errors="replace").read()
+rate = re.search(r"throughput +([\d.]+) Gpoints", text)
+halo = re.search(r"^  halo buffers +([a-z ]+?)(,|$)", text, re.M)
+slabs = []
+if os.path.exists(report):
+    slabs = [p["slab"] for p in json.load(open(report))["processes"]]
+times = " ".join(f"{s['planes']}:{1e3 * s['predicted_compute_seconds_per_step']:.2f}/"
+                 f"{1e3 * s['measured_compute_seconds_per_step']:.2f}" for s in slabs)
+new = not os.path.exists(csv)
+with open(csv, "a") as f:
+    if new:
+        f.write("label,gpus,path,halo,gpoints_per_s,slabs_planes_predicted_measured_ms,args\n")
+    f.write(f"{label},{gpus},{path},{halo.group(1) if halo else '?'},"
+            f"{rate.group(1) if rate else 'FAIL'},{times},{args}\n")
+print(f"  {label:<40} {halo.group(1) if halo else '?':<15} "
+      f"{rate.group(1) if rate else 'FAIL':>8} Gpts/s  planes:pred/meas ms {times}")
+if not rate:
+    print("    " + "\n    ".join(text.strip().splitlines()[-6:]))
+PY
+}
+
+gpu_count=$(nvidia-smi --list-gpus | wc -l)
+counts=()
+for g in 1 2 4; do [ "$g" -le "$gpu_count" ] && counts+=("$g"); done
+parts=" ${SERIES:-costs strong weak staged survey} "
+part() { [[ $parts == *" $1 "* ]]; }
+# GPU counts of the strong and weak series (of those there are), e.g. "4".
+only() { local g; for g in "${counts[@]}"; do [[ " ${1:-${counts[*]}} " == *" $g "* ]] && echo "$g"; done; }
+
+if wants series; then
+    note "series on ${counts[*]} GPUs (SERIES=\"${parts# }\"): bench --device cuda, one rank a GPU, slabs cut by cost"
+    if part costs; then
+        # This GPU's plane costs for every physics, used by the runs below.
+        for physics in acoustic elastic vti tti; do
+            timeout 240 "${mpirun_[@]}" -np 1 bin/seisfd bench --device cuda --plane-costs \
+                --physics "$physics" >"$out/costs-$physics.log" 2>&1
+            sed -nE 's/^  table row +//p' "$out/costs-$physics.log" | tee -a "$out/plane-costs.csv" "$summary"
+        done
     fi
-    log="$out/halo-${label//[^A-Za-z0-9]/_}.log"
-    SEISFD_GPU_AWARE_MPI=$aware timeout 200 "${mpirun_[@]}" --bind-to none "${flags[@]}" \
-        -np "$ranks" bin/seisfd bench --device cuda "$@" >"$log" 2>&1
-    rate[$label]=$(sed -nE 's/.*throughput +([0-9.]+) Gpoints.*/\1/p' "$log" | head -1)
-    local halo mpi exposed
-    halo=$(sed -nE 's/^  halo buffers +([a-z ]+).*/\1/p' "$log")
-    mpi=$(sed -nE 's/^  halo exchange +([0-9.]+).*/\1/p' "$log")
-    exposed=$(sed -nE 's/^  halo exposed +([0-9.]+).*/\1/p' "$log")
-    printf '  %-34s %-15s %9s Gpts/s   MPI %6s s   exposed %6s s\n' "$label" "${halo:-?}" \
-        "${rate[$label]:-FAIL}" "${mpi:--}" "${exposed:--}" | tee -a "$summary"
-}
-
-# The 2-GPU efficiency of rate[two] against rate[one]: the same formula
-# serves strong (same grid) and weak (twice the grid) series.
-efficiency() {
-    python3 -c "import sys; a, b = map(float, sys.argv[1:]); print(f'{100 * b / (2 * a):.1f}%')" \
-        "${rate[$1]:-0}" "${rate[$2]:-0}" 2>/dev/null || echo "?"
-}
-
-if wants halo && [ "$(nvidia-smi --list-gpus | wc -l)" -ge 2 ]; then
-    note "halo: bench --exchange on 2 GPUs, then bench on 1 GPU and 2 GPUs per halo path"
-    SEISFD_GPU_AWARE_MPI=on timeout 120 "${mpirun_[@]}" --bind-to none \
-        ${SEISFD_UCX_MPIRUN_FLAGS:-} -np 2 bin/seisfd bench --exchange >"$out/halo-exchange.log" 2>&1
-    grep -E "^  (halo buffers|exchange|bytes| +[0-9]+ MiB)" "$out/halo-exchange.log" | tee -a "$summary"
-    for job in "acoustic 1000 cpml0:--cpml 0" "acoustic 1000 cpml20:" \
-               "elastic 768 cpml0:--physics elastic --size 768 --cpml 0" \
-               "elastic 768 cpml20:--physics elastic --size 768"; do
-        name=${job%%:*}
-        read -r -a args <<<"${job#*:}"
-        bench_path "$name, 1 GPU" 1 host "${args[@]}"
-        bench_path "$name, 2 GPUs host" 2 host "${args[@]}"
-        bench_path "$name, 2 GPUs device" 2 device "${args[@]}"
-    done
-    for job in "acoustic 1000x1000x512 cpml0:--size 1000 --cpml 0:512" \
-               "acoustic 1000x1000x512 cpml20:--size 1000:512" \
-               "elastic 512^3 cpml0:--physics elastic --size 512 --cpml 0:512" \
-               "elastic 512^3 cpml20:--physics elastic --size 512:512"; do
-        name=${job%%:*}
-        rest=${job#*:}
-        read -r -a args <<<"${rest%%:*}"
-        nz=${rest##*:}
-        bench_path "weak $name, 1 GPU" 1 host "${args[@]}" --nz "$nz"
-        bench_path "weak $name, 2 GPUs device" 2 device "${args[@]}" --nz $((2 * nz))
-    done
-    note "2-GPU efficiency with device buffers (host staging):"
-    for name in "acoustic 1000 cpml0" "acoustic 1000 cpml20" "elastic 768 cpml0" "elastic 768 cpml20"; do
-        note "  strong $name: $(efficiency "$name, 1 GPU" "$name, 2 GPUs device")" \
-             "($(efficiency "$name, 1 GPU" "$name, 2 GPUs host"))"
-    done
-    for name in "acoustic 1000x1000x512 cpml0" "acoustic 1000x1000x512 cpml20" "elastic 512^3 cpml0" \
-                "elastic 512^3 cpml20"; do
-        note "  weak $name: $(efficiency "weak $name, 1 GPU" "weak $name, 2 GPUs device")"
-    done
+    [ -s "$out/plane-costs.csv" ] && SEISFD_PLANE_COSTS=$(cd "$out" && pwd)/plane-costs.csv && export SEISFD_PLANE_COSTS
+    if part strong; then
+        for job in "acoustic 1000 cpml20:" "acoustic 1000 cpml0:--cpml 0" \
+                   "elastic 768 cpml20:--physics elastic --size 768" \
+                   "elastic 768 cpml0:--physics elastic --size 768 --cpml 0"; do
+            read -r -a args <<<"${job#*:}"
+            for g in $(only "${STRONG_GPUS:-}"); do series "strong ${job%%:*} ${g}" "$g" auto "${args[@]}"; done
+            [ "$gpu_count" -ge 4 ] && [[ $job == *cpml20* ]] && [ -z "${STRONG_GPUS:-}" ] &&
+                series "strong ${job%%:*} 4 equal" 4 auto "${args[@]}" --slabs equal
+        done
+    fi
+    if part weak; then
+        # Per GPU 1000 x 1000 x 512 (acoustic) or 512^3 (elastic); the base of
+        # G GPUs is one GPU with the z layers' planes each of them holds.
+        for job in "acoustic 1000x1000x512:--size 1000:512" "elastic 512^3:--physics elastic --size 512:512"; do
+            rest=${job#*:}
+            read -r -a args <<<"${rest%%:*}"
+            nz=${rest##*:}
+            for cpml in 20 0; do
+                for g in $(only "${WEAK_GPUS:-}"); do
+                    series "weak ${job%%:*} cpml$cpml $g" "$g" auto "${args[@]}" --cpml "$cpml" --nz $((g * nz))
+                    [ "$cpml" = 20 ] && [ "$g" -gt 1 ] &&
+                        series "weak ${job%%:*} cpml$cpml base$g" 1 auto "${args[@]}" --cpml 20 \
+                            --cpml-z $((20 / g)) --nz "$nz"
+                done
+            done
+        done
+    fi
+    if part staged && [ "$gpu_count" -ge 2 ]; then
+        g=${counts[-1]}
+        timeout 120 "${mpirun_[@]}" --bind-to none ${SEISFD_UCX_MPIRUN_FLAGS:-} -np "$g" \
+            bin/seisfd bench --exchange >"$out/exchange-auto.log" 2>&1
+        SEISFD_GPU_AWARE_MPI=off timeout 120 "${mpirun_[@]}" --bind-to none -np "$g" \
+            bin/seisfd bench --exchange >"$out/exchange-host.log" 2>&1
+        grep -hE "^  (halo buffers|exchange|bytes| +[0-9]+ MiB)" "$out"/exchange-*.log | tee -a "$summary"
+        series "staged acoustic 1000 cpml0 $g" "$g" host --cpml 0
+        series "staged acoustic 1000 cpml0 $g ucx" "$g" host-ucx --cpml 0
+    fi
+    if part survey && [ "$gpu_count" -ge 2 ]; then
+        g=${counts[-1]}
+        read -r -a flags <<<"${SEISFD_UCX_MPIRUN_FLAGS:-}"
+        for per in 1 "$g"; do
+            sed -e "s/ranks_per_shot: .*/ranks_per_shot: $per/" \
+                -e "s|directory: .*|directory: out/survey-$per|" jobs/survey-throughput.yaml >/tmp/survey-$per.yaml
+            start=$SECONDS
+            log=$(cd "$out" && pwd)/survey-$per.log
+            (cd /tmp && timeout 300 "${mpirun_[@]}" --bind-to none "${flags[@]}" -np "$g" \
+                "$OLDPWD/bin/seisfd" run survey-$per.yaml >"$log" 2>&1)
+            note "  survey 16 shots of 400^3 on $g GPUs, groups of $per: exit $?, $((SECONDS - start)) s;" \
+                 "$(grep -rhoE '"shots_per_hour": [0-9.e+]+' /tmp/out/survey-$per | tail -1)"
+        done
+    fi
 fi
 
 if wants profile; then

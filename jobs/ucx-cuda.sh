@@ -6,9 +6,10 @@
 #   SEISFD_UCX_MPIRUN_FLAGS   mpirun options: --mca pml ucx and the -x
 #                             exports every rank needs
 #   UCX_MEMTYPE_CACHE=n       UCX otherwise may take a device buffer for host
-#                             memory (seen: small sends crash, large ones hang)
-#   SEISFD_GPU_AWARE_MPI=on   this Open MPI cannot say it takes device memory
-#                             (MPIX_Query_cuda_support answers 0)
+#                             memory (seen: small sends crash, large ones hang;
+#                             seisfd sets it itself where it is unset)
+# seisfd's gpu_aware_mpi: auto then takes device buffers: it asks the UCX that
+# Open MPI loaded, since such an Open MPI's MPIX_Query_cuda_support answers 0.
 # Then: . PREFIX/env.sh && mpirun $SEISFD_UCX_MPIRUN_FLAGS -np 2 bin/seisfd run job.yaml
 #   jobs/ucx-cuda.sh PREFIX [VERSION]      (default VERSION 1.22.0)
 set -euo pipefail
@@ -39,8 +40,7 @@ here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 export LD_LIBRARY_PATH="$here/libucx/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
 export UCX_MODULE_DIR="$here/libucx/lib/ucx"
 export UCX_MEMTYPE_CACHE=n
-export SEISFD_GPU_AWARE_MPI=on
-export SEISFD_UCX_MPIRUN_FLAGS="--mca pml ucx -x LD_LIBRARY_PATH -x UCX_MODULE_DIR -x UCX_MEMTYPE_CACHE -x SEISFD_GPU_AWARE_MPI"
+export SEISFD_UCX_MPIRUN_FLAGS="--mca pml ucx -x LD_LIBRARY_PATH -x UCX_MODULE_DIR -x UCX_MEMTYPE_CACHE"
 unset here
 ENV
 echo "jobs/ucx-cuda.sh: UCX $version with CUDA in $prefix; source $prefix/env.sh"

@@ -19,11 +19,14 @@ typedef struct {
     long size, steps, warmup;   /* size 0: the backend's default */
     long nz;                    /* --nz: planes along z (weak scaling); 0: size */
     int order, cpml;
+    int cpml_z;                 /* --cpml-z: the z faces' layers; -1: --cpml */
     sf_physics physics;
     long copy_mib;
     sf_device_kind device;
     int gpu_aware;              /* --gpu-aware-mpi: an sf_gpu_aware_mode, -1 when not given */
     int exchange;               /* --exchange: time halo-sized messages between GPUs instead */
+    int plane_costs;            /* --plane-costs: the cost-table row of this device instead */
+    sf_slab_policy slabs;       /* --slabs */
     const char *report;         /* --report FILE: the run report, or NULL */
 } bench_options;
 
@@ -44,8 +47,8 @@ static SF_NORETURN void usage_error(const char *msg)
     sf_fail_collective("bench: %s\nusage: seisfd bench [--device cpu|cuda|auto] "
                        "[--gpu-aware-mpi auto|on|off] [--physics acoustic|elastic|vti|tti] [--size N] "
                        "[--nz NZ] "
-                       "[--steps S] [--warmup W] [--order 2|4|8] [--cpml C] [--copy-mib M] "
-                       "[--report FILE] | [--exchange]",
+                       "[--steps S] [--warmup W] [--order 2|4|8] [--cpml C] [--cpml-z CZ] [--copy-mib M] "
+                       "[--slabs balanced|equal] [--report FILE] | [--exchange] | [--plane-costs]",
                        msg);
 }
 
@@ -83,10 +86,17 @@ static int parse_gpu_aware(const char *value)
     return mode;
 }
 
+static sf_slab_policy parse_slabs(const char *value)
+{
+    if (value && !strcmp(value, "balanced")) return SF_SLABS_BALANCED;
+    if (!value || strcmp(value, "equal")) usage_error("--slabs expects balanced or equal");
+    return SF_SLABS_EQUAL;
+}
+
 static bench_options parse_options(int argc, char **argv)
 {
     bench_options o = {.size = 0, .steps = 100, .warmup = 10, .order = 8, .cpml = 20,
-                       .copy_mib = 1024, .device = SF_DEVICE_AUTO, .gpu_aware = -1};
+                       .copy_mib = 1024, .device = SF_DEVICE_AUTO, .gpu_aware = -1, .cpml_z = -1};
     for (int i = 0; i < argc; ++i) {
         const char *flag = argv[i], *value = i + 1 < argc ? argv[i + 1] : NULL;
         if (!strcmp(flag, "--physics")) o.physics = parse_physics(value);
@@ -96,13 +106,19 @@ static bench_options parse_options(int argc, char **argv)
         else if (!strcmp(flag, "--warmup")) o.warmup = parse_long(flag, value, 0, 10000000);
         else if (!strcmp(flag, "--order")) o.order = (int)parse_long(flag, value, 2, 8);
         else if (!strcmp(flag, "--cpml")) o.cpml = (int)parse_long(flag, value, 0, 1000);
+        else if (!strcmp(flag, "--cpml-z")) o.cpml_z = (int)parse_long(flag, value, 0, 1000);
         else if (!strcmp(flag, "--copy-mib")) o.copy_mib = parse_long(flag, value, 1, 1 << 20);
         else if (!strcmp(flag, "--device")) o.device = parse_device(value);
         else if (!strcmp(flag, "--gpu-aware-mpi")) o.gpu_aware = parse_gpu_aware(value);
         else if (!strcmp(flag, "--report") && value) o.report = value;
+        else if (!strcmp(flag, "--slabs")) o.slabs = parse_slabs(value);
         else if (!strcmp(flag, "--exchange")) {
             o.exchange = 1;
             continue;   /* takes no value */
+        }
+        else if (!strcmp(flag, "--plane-costs")) {
+            o.plane_costs = 1;
+            continue;
         }
         else {
             char msg[160];
@@ -155,15 +171,9 @@ static void bench_config(sf_config *c, const bench_options *o, sf_wavelet *ricke
     c->cfl_safety = 0.8;
     c->nt = o->steps + o->warmup;
     c->order = o->order;
-    for (int f = 0; f < 6; ++f) c->cpml[f] = o->cpml;
-    c->model.kind = SF_MODEL_HOMOGENEOUS;
-    c->model.value[SF_PARAM_VP] = 3000.0;
-    c->model.value[SF_PARAM_VS] = 1700.0;
-    c->model.value[SF_PARAM_RHO] = 2200.0;
-    c->model.value[SF_PARAM_EPSILON] = 0.2;
-    c->model.value[SF_PARAM_DELTA] = 0.1;
-    c->model.value[SF_PARAM_THETA] = 30.0;
-    c->model.value[SF_PARAM_PHI] = 20.0;
+    for (int f = 0; f < 6; ++f)
+        c->cpml[f] = f < SF_FACE_ZMIN || o->cpml_z < 0 ? o->cpml : o->cpml_z;
+    sf_config_sample_medium(&c->model);
     c->physics = o->physics;
     const sf_physics_declaration *d = sf_physics_declared(o->physics);
     c->source.type = (sf_source_type)d->default_source;
@@ -191,6 +201,7 @@ static void bench_config(sf_config *c, const bench_options *o, sf_wavelet *ricke
     for (int q = 0; q < SF_COMPONENTS; ++q)
         if ((d->default_receivers >> q) & 1) c->receivers.component[c->receivers.ncomponents++] = (sf_component)q;
     c->progress_interval = 1e30;
+    c->slabs = o->slabs;
 }
 
 
@@ -260,6 +271,31 @@ static int bench_exchange(const sf_placement *placement)
     return 0;
 }
 
+/* --plane-costs: the physics timed on this device over slabs of
+ * bench's rows, as a row of the plane-cost table (docs/plane-costs.csv). */
+static int bench_plane_costs(const bench_options *o, const sf_placement *placement)
+{
+    sf_config c;
+    sf_wavelet ricker;
+    bench_config(&c, o, &ricker);
+    sf_point_costs costs;
+    sf_simulation_calibrate(&c, placement, MPI_COMM_WORLD, &costs);
+    char device[SF_DEVICE_NAME_TEXT], row[600], date[32];
+    sf_cost_key key;
+    sf_simulation_cost_key(&c, placement, device, &key);
+    sf_utc_time(date);
+    date[10] = '\0';
+    sf_plane_costs_row(&key, &costs, date, row, sizeof row);
+    const double *ns = costs.point;
+    sf_info("  point costs         %s: %.4g ns a point update outside the layers; in the x, y, "
+            "z layers %.4g, %.4g, %.4g ns; a neighbour %.4g ns a point of a plane (%s)",
+            key.physics, ns[0] * 1e9, ns[1] * 1e9, ns[2] * 1e9, ns[3] * 1e9, ns[4] * 1e9,
+            costs.source);
+    sf_info("  table row           %s", row);
+    sf_wavelet_free(&ricker);
+    return 0;
+}
+
 int sf_bench_main(int argc, char **argv)
 {
     char started[32];
@@ -273,7 +309,13 @@ int sf_bench_main(int argc, char **argv)
     if (o.size == 0)
         o.size = !cuda ? CPU_DEFAULT_SIZE : GPU_DEFAULT_SIZE[o.physics];
     if (o.nz == 0) o.nz = o.size;
-    if (2 * o.cpml + o.order / 2 > o.size || 2 * o.cpml + o.order / 2 > o.nz)
+    if (o.plane_costs) {
+        sf_info("seisfd bench --plane-costs: %s on the %s backend, %ld x %ld rows",
+                sf_physics_declared(o.physics)->name, placement.name, o.size, o.size);
+        return bench_plane_costs(&o, &placement);
+    }
+    if (o.cpml_z < 0) o.cpml_z = o.cpml;
+    if (2 * o.cpml + o.order / 2 > o.size || 2 * o.cpml_z + o.order / 2 > o.nz)
         usage_error("--cpml leaves fewer interior points than the stencil's radius for this "
                     "--size (or --nz)");
     int ranks;
@@ -302,9 +344,12 @@ int sf_bench_main(int argc, char **argv)
     double points = (double)o.size * o.size * o.nz * (double)o.steps;
     double rate = points / s.loop_seconds;
     const double bytes = BYTES_PER_POINT[o.physics];
-    sf_info("  %-8s step       %ld x %ld x %ld points, order %d, CPML %d on all faces, %ld steps "
-            "after %ld warm-up, %.4f s",
-            physics, o.size, o.size, o.nz, o.order, o.cpml, o.steps, o.warmup, s.loop_seconds);
+    char faces[64];
+    if (o.cpml_z == o.cpml) snprintf(faces, sizeof faces, "CPML %d on all faces", o.cpml);
+    else snprintf(faces, sizeof faces, "CPML %d on the x and y faces, %d on z", o.cpml, o.cpml_z);
+    sf_info("  %-8s step       %ld x %ld x %ld points, order %d, %s, %ld steps after %ld "
+            "warm-up, %.4f s",
+            physics, o.size, o.size, o.nz, o.order, faces, o.steps, o.warmup, s.loop_seconds);
     sf_info("  throughput          %.4f Gpoints/s", rate / 1e9);
     sf_info("  effective bandwidth %.2f GB/s at %.0f B/point = %.3f of copy bandwidth",
             rate * bytes / 1e9, bytes, rate * bytes / copy);

@@ -3,6 +3,7 @@
 #include "sf_config.h"
 #include "sf_device.h"
 #include "sf_error.h"
+#include "sf_gpu_aware_mpi.h"
 #include "sf_jobs.h"
 #include "sf_output.h"
 #include "sf_version.h"
@@ -57,6 +58,8 @@ static int parse_run(int argc, char **argv, const char **job, int *fresh)
 int main(int argc, char **argv)
 {
     int provided;
+    /* Read by Open MPI's UCX during MPI_Init, before the halo path is chosen. */
+    sf_gpu_aware_prepare_ucx();
     if (MPI_Init_thread(&argc, &argv, MPI_THREAD_FUNNELED, &provided) != MPI_SUCCESS) {
         fprintf(stderr, "seisfd: error: MPI_Init failed\n");
         return 1;

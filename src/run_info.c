@@ -24,7 +24,8 @@ static void describe_gpu(sf_process_info *p, int cuda)
 }
 
 sf_process_info *sf_report_processes(MPI_Comm comm, int group, const sf_placement *placement,
-                                     double memory_bytes, double model_seconds)
+                                     double memory_bytes, double model_seconds,
+                                     const sf_slab_share *slab)
 {
     int rank, size, length = 0;
     SF_MPI_CHECK(MPI_Comm_rank(comm, &rank), "describing the ranks");
@@ -40,6 +41,7 @@ sf_process_info *sf_report_processes(MPI_Comm comm, int group, const sf_placemen
     snprintf(mine.halo_reason, sizeof mine.halo_reason, "%s", placement->transport_reason);
     mine.memory_bytes = memory_bytes;
     mine.model_seconds = model_seconds;
+    mine.slab = *slab;
     sf_process_info *all = rank == 0 ? sf_malloc((size_t)size * sizeof *all, "the ranks' report") : NULL;
     /* The same binary on every rank: the entries travel as bytes. */
     SF_MPI_CHECK(MPI_Gather(&mine, (int)sizeof mine, MPI_BYTE, all, (int)sizeof mine, MPI_BYTE, 0,

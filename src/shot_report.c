@@ -52,8 +52,10 @@ void sf_run_report_finish(sf_run_report *report, const char *path, MPI_Comm worl
 {
     double memory = (double)s->ops->memory_bytes(s->backend) +
                     (double)s->channel_count * (double)s->resampler.nsamples * sizeof(float);
+    sf_slab_share slab = {.first_plane = s->slab.z0, .planes = s->slab.nz};
+    sf_simulation_compute_per_step(s, &slab.predicted, &slab.measured);
     sf_process_info *all = sf_report_processes(world, group, report->placement, memory,
-                                               s->model_seconds);
+                                               s->model_seconds, &slab);
     if (!all) return;
     report->processes = all;
     char reason[1024];

@@ -32,7 +32,7 @@ enum { CORRECTION_MARGIN = 8 };
 static int check_slabs(const sf_simulation *s)
 {
     const sf_config *c = s->cfg;
-    long thinnest = sf_slab_planes(c->n[2], s->slab.nranks, s->slab.nranks - 1, NULL);
+    long thinnest = c->n[2] / s->slab.nranks;
     if (thinnest >= SF_HALO) return 0;
     sf_config_report(c, c->n_mark[2],
                      "grid.nz: %ld planes over %d ranks gives slabs of %ld plane%s; every slab "
@@ -453,6 +453,208 @@ static void place_acquisition(sf_simulation *s)
     s->channel_global = s->acq.channel_global;
 }
 
+/* ---- the slab cut ------------------------------------------------------- */
+
+/* Time steps a calibration slab runs before and while it is timed. */
+enum { CALIBRATION_WARMUP = 2, CALIBRATION_STEPS = 5 };
+/* Points a calibration slab aims at: enough to fill the device. */
+static const double CALIBRATION_POINTS[2] = {1 << 20, 1 << 27};   /* cpu, cuda */
+
+/* The job on `planes` planes of its own rows, for timing one kind of point
+ * (sf_plane_costs.h): no layers, or a layer of one axis whose reach covers
+ * every point; the sample medium, no free surface, no receivers, the
+ * source mid-slab. */
+static void calibration_job(sf_config *c, const sf_config *job, long planes, int kind)
+{
+    *c = *job;
+    c->n[2] = planes;
+    for (int f = 0; f < 6; ++f) c->cpml[f] = 0;
+    if (kind != SF_COST_INTERIOR) {
+        int a = kind - SF_COST_X_LAYER;
+        c->cpml[2 * a] = (int)(c->n[a] - job->order / 2);
+    }
+    c->free_surface = 0;
+    memset(&c->model, 0, sizeof c->model);
+    sf_config_sample_medium(&c->model);
+    c->receivers.count = 0;
+    c->receivers.ncomponents = 0;
+    c->energy_path = NULL;
+    c->source.position[2] = c->origin[2] + c->spacing[2] * (double)(planes / 2);
+}
+
+/* Planes of a calibration slab: about CALIBRATION_POINTS, no more than the
+ * job's thickest equal slab (whose memory the job needs anyway), and
+ * enough for a z layer with the stencil's reach. */
+static long calibration_planes(const sf_config *job, int cuda, int nranks)
+{
+    const long least = job->order / 2 + 2;
+    double want = CALIBRATION_POINTS[cuda] / ((double)job->n[0] * (double)job->n[1]);
+    long planes = want > 1e6 ? 1000000 : (long)ceil(want);
+    long thickest = sf_slab_planes(job->n[2], nranks, 0, NULL);
+    if (planes > thickest) planes = thickest;
+    return planes < least ? least : planes;
+}
+
+static void run_stages(sf_simulation *s, long n, int first, int last);
+
+/* Stencil seconds per point update of c's whole grid, on one slab of this
+ * rank's device: with no neighbour, or with itself as the neighbour on
+ * either side (its steps cut into edge pieces and interior, its halos
+ * packed, sent to itself through host memory and unpacked, as a rank
+ * between two others does), the source left out. */
+static double time_per_point(const sf_config *c, const sf_placement *placement, int neighbours)
+{
+    sf_simulation s;
+    memset(&s, 0, sizeof s);
+    s.cfg = c;
+    s.physics = sf_physics_of(c->physics);
+    s.ops = placement->ops;
+    s.halo_transport = placement->transport;
+    s.host_fields = !placement->cuda;
+    if (sf_stencil_init(&s.stencil, c->order) != 0)
+        sf_fatal("timing the physics: unsupported spatial order %d", c->order);
+    long start[2] = {0, c->n[2]};
+    sf_slab_init(&s.slab, MPI_COMM_SELF, start);
+    sf_physics_plugin sourceless = *s.physics;
+    for (int g = 0; g < sourceless.stages; ++g) sourceless.source_half[g] = -1;
+    s.physics = &sourceless;
+    if (neighbours) {
+        s.slab.lower = s.slab.upper = 0;
+        if (placement->cuda) s.halo_transport = SF_HALO_HOST_STAGED;
+    }
+    sf_model_build(&s.model, c, &s.slab);
+    /* The values only scale the work, not its cost: a quarter of the grid's CFL step. */
+    double h = fmin(c->spacing[0], fmin(c->spacing[1], c->spacing[2]));
+    s.dt = 0.25 * h / s.model.vmax;
+    build_cpml(&s);
+    place_acquisition(&s);
+    sf_problem problem;
+    describe_problem(&s, &problem);
+    s.physics->create(&s, &problem);
+    sf_halo_init(&s.halo, &s.slab, &s.cpml[2], s.physics->stages, s.physics->in_z_layers);
+    double seconds[SF_PHASE_COUNT] = {0};
+    for (long n = 0; n < CALIBRATION_WARMUP + CALIBRATION_STEPS; ++n) {
+        if (n == CALIBRATION_WARMUP) {
+            s.ops->synchronize(s.backend);
+            s.ops->take_timers(s.backend, seconds);
+            memset(seconds, 0, sizeof seconds);
+        }
+        run_stages(&s, n, 0, s.physics->stages);
+    }
+    s.ops->synchronize(s.backend);
+    s.ops->take_timers(s.backend, seconds);
+    sf_simulation_free(&s);
+    return seconds[SF_PHASE_STENCIL] / CALIBRATION_STEPS /
+           ((double)c->n[0] * (double)c->n[1] * (double)c->n[2]);
+}
+
+void sf_simulation_calibrate(const sf_config *cfg, const sf_placement *placement, MPI_Comm comm,
+                             sf_point_costs *out)
+{
+    int nranks;
+    SF_MPI_CHECK(MPI_Comm_size(comm, &nranks), "timing the physics");
+    const long planes = calibration_planes(cfg, placement->cuda, nranks);
+    double mine[SF_COST_KINDS];
+    sf_config c;
+    for (int q = 0; q < SF_COST_NEIGHBOUR; ++q) {
+        /* An axis too short for a layer has none to cost. */
+        int axis = q - SF_COST_X_LAYER;
+        long n = axis < 0 ? 0 : axis < 2 ? cfg->n[axis] : planes;
+        if (q != SF_COST_INTERIOR && n <= cfg->order / 2) {
+            mine[q] = mine[SF_COST_INTERIOR];
+            continue;
+        }
+        calibration_job(&c, cfg, planes, q);
+        mine[q] = time_per_point(&c, placement, 0);
+    }
+    /* Two neighbours' cost over the planes, per point of a plane each. */
+    calibration_job(&c, cfg, planes, SF_COST_INTERIOR);
+    double both = time_per_point(&c, placement, 1) - mine[SF_COST_INTERIOR];
+    mine[SF_COST_NEIGHBOUR] = both > 0.0 ? both * (double)planes / 2.0 : 0.0;
+    SF_MPI_CHECK(MPI_Allreduce(mine, out->point, SF_COST_KINDS, MPI_DOUBLE, MPI_SUM, comm),
+                 "timing the physics");
+    for (int q = 0; q < SF_COST_KINDS; ++q) out->point[q] /= nranks;
+    snprintf(out->source, sizeof out->source, "timed on %d rank%s over %ld planes of the rows",
+             nranks, nranks == 1 ? "" : "s", planes);
+}
+
+void sf_simulation_cost_key(const sf_config *cfg, const sf_placement *placement, char *device,
+                            sf_cost_key *key)
+{
+    sf_cost_device_name(placement->cuda, device, SF_DEVICE_NAME_TEXT);
+    key->backend = placement->name;
+    key->physics = sf_config_physics(cfg)->name;
+    key->precision = "float32";
+    key->order = cfg->order;
+    key->device = device;
+}
+
+/* The table's costs where every rank finds its device's row, else every
+ * rank's timing. */
+static void choose_costs(sf_simulation *s, const sf_placement *placement)
+{
+    char device[SF_DEVICE_NAME_TEXT];
+    sf_cost_key key;
+    sf_simulation_cost_key(s->cfg, placement, device, &key);
+    char problem[600] = "";
+    int found = sf_plane_costs_lookup(&key, &s->costs, problem, sizeof problem), everywhere = 0;
+    if (sf_first_flagged_rank(s->slab.comm, found < 0, problem, (int)sizeof problem,
+                              "looking up the plane costs") >= 0)
+        sf_fail_collective("%s", problem);
+    SF_MPI_CHECK(MPI_Allreduce(&found, &everywhere, 1, MPI_INT, MPI_MIN, s->slab.comm),
+                 "looking up the plane costs");
+    if (!everywhere) {
+        sf_simulation_calibrate(s->cfg, placement, s->slab.comm, &s->costs);
+        size_t n = strlen(s->costs.source);
+        snprintf(s->costs.source + n, sizeof s->costs.source - n, " at set-up (%s has no row "
+                 "for %s)", found ? "another rank's device" : "the table", found ? "it" : device);
+        return;
+    }
+    /* Rows of several devices: their mean, so every rank cuts alike. */
+    double sum[SF_COST_KINDS];
+    SF_MPI_CHECK(MPI_Allreduce(s->costs.point, sum, SF_COST_KINDS, MPI_DOUBLE, MPI_SUM,
+                               s->slab.comm),
+                 "looking up the plane costs");
+    for (int q = 0; q < SF_COST_KINDS; ++q) s->costs.point[q] = sum[q] / s->slab.nranks;
+}
+
+static int neighbours_of(const sf_slab *slab)
+{
+    return (slab->lower != MPI_PROC_NULL) + (slab->upper != MPI_PROC_NULL);
+}
+
+/* The equal cut of comm's ranks. */
+static void equal_cut(sf_simulation *s, MPI_Comm comm)
+{
+    const int nranks = s->slab.nranks;
+    s->slab_start = sf_malloc((size_t)(nranks + 1) * sizeof(long), "the slab cut");
+    for (int r = 0; r < nranks; ++r) sf_slab_planes(s->cfg->n[2], nranks, r, &s->slab_start[r]);
+    s->slab_start[nranks] = s->cfg->n[2];
+    sf_slab_init(&s->slab, comm, s->slab_start);
+}
+
+/* Collective: the slabs of comm's ranks, by cost unless run.slabs is equal. */
+static void cut_slabs(sf_simulation *s, MPI_Comm comm, const sf_placement *placement)
+{
+    const sf_config *c = s->cfg;
+    const int nranks = s->slab.nranks;
+    choose_costs(s, placement);
+    double *cost = sf_malloc((size_t)c->n[2] * sizeof(double), "the planes' costs");
+    for (long z = 0; z < c->n[2]; ++z)
+        cost[z] = c->slabs == SF_SLABS_EQUAL ? 1.0 : sf_plane_cost(&s->costs, c, z);
+    double neighbour = c->slabs == SF_SLABS_EQUAL ? 0.0 : sf_neighbour_cost(&s->costs, c);
+    sf_slab_cut(cost, c->n[2], nranks, neighbour, SF_HALO, s->slab_start);
+    free(cost);
+    sf_slab_init(&s->slab, comm, s->slab_start);
+}
+
+void sf_simulation_compute_per_step(const sf_simulation *s, double *predicted, double *measured)
+{
+    *predicted = sf_slab_cost(&s->costs, s->cfg, s->slab.z0, s->slab.nz, neighbours_of(&s->slab));
+    long steps = sf_simulation_timed_steps(s);
+    *measured = steps > 0 ? s->loop_timers.seconds[SF_PHASE_STENCIL] / (double)steps : 0.0;
+}
+
 /* ---- the time step ----------------------------------------------------- */
 
 static void snapshot_fields(sf_simulation *s, sf_snapshot_file *f, float *const *out, int before)
@@ -568,11 +770,16 @@ void sf_simulation_setup(sf_simulation *s, const sf_config *cfg, MPI_Comm comm,
     s->halo_transport = placement->transport;
     if (sf_stencil_init(&s->stencil, cfg->order) != 0)
         sf_fail_collective("unsupported spatial order %d", cfg->order);
-    sf_slab_init(&s->slab, comm, cfg->n[2]);
+    SF_MPI_CHECK(MPI_Comm_size(comm, &s->slab.nranks), "querying the rank count");
     s->host_fields = !placement->cuda;
     s->memory_per_rank = sf_memory_per_rank(&s->ranks_on_node);
-    /* The checks that need the rank count, then those that need the model. */
+    /* The checks that need the rank count (on the equal cut, before the
+     * physics is timed on slabs as large), then the cut by cost and its
+     * own memory check, then those that need the model. */
+    equal_cut(s, comm);
     if (check_slabs(s) + check_memory(s, 0.0)) sf_exit_collective();
+    cut_slabs(s, comm, placement);
+    if (check_memory(s, 0.0)) sf_exit_collective();
 
     sf_timer_start(&s->timers);
     sf_model_build(&s->model, cfg, &s->slab);
@@ -614,18 +821,30 @@ static void print_memory(const sf_simulation *s)
             hi / 1048576.0, s->ops->name);
 }
 
-/* The z planes of every rank, on lines of a readable length. */
-static void print_slabs(long nz, int nranks)
+/* A time per step as the summary gives it: "8.21 ms", "35.2 us". */
+static void format_step_time(double seconds, char *out, size_t len)
+{
+    if (seconds >= 1.0) snprintf(out, len, "%.3g s", seconds);
+    else if (seconds >= 1e-3) snprintf(out, len, "%.3g ms", seconds * 1e3);
+    else snprintf(out, len, "%.3g us", seconds * 1e6);
+}
+
+/* Every rank's planes and predicted compute time per step, on lines of a
+ * readable length. */
+static void print_slabs(const sf_simulation *s)
 {
     enum { SHOWN = 64 };
+    const int nranks = s->slab.nranks;
     char line[160] = "";
     for (int r = 0; r < nranks && r < SHOWN; ++r) {
-        long z0, n = sf_slab_planes(nz, nranks, r, &z0);
-        char item[48];
-        snprintf(item, sizeof item, "%s%d:%ld-%ld", *line ? "  " : "", r, z0, z0 + n - 1);
+        long z0 = s->slab_start[r], n = s->slab_start[r + 1] - z0;
+        char item[80], time[24];
+        int neighbours = (r > 0) + (r < nranks - 1);
+        format_step_time(sf_slab_cost(&s->costs, s->cfg, z0, n, neighbours), time, sizeof time);
+        snprintf(item, sizeof item, "%s%d:%ld-%ld %s", *line ? "  " : "", r, z0, z0 + n - 1, time);
         if (strlen(line) + strlen(item) > 72) {
             sf_info("    planes by rank  %s", line);
-            snprintf(item, sizeof item, "%d:%ld-%ld", r, z0, z0 + n - 1);
+            snprintf(item, sizeof item, "%d:%ld-%ld %s", r, z0, z0 + n - 1, time);
             line[0] = '\0';
         }
         strcat(line, item);
@@ -633,20 +852,37 @@ static void print_slabs(long nz, int nranks)
     if (*line) sf_info("    planes by rank  %s%s", line, nranks > SHOWN ? "  ..." : "");
 }
 
+/* The decomposition: the slabs, how they were cut and what a point costs. */
+static void print_decomposition(const sf_simulation *s)
+{
+    const sf_slab *sl = &s->slab;
+    long thick = 0, thin = s->cfg->n[2];
+    for (int r = 0; r < sl->nranks; ++r) {
+        long n = s->slab_start[r + 1] - s->slab_start[r];
+        thick = n > thick ? n : thick;
+        thin = n < thin ? n : thin;
+    }
+    sf_info("  decomposition     %d rank%s along z, slabs of %ld..%ld planes, %s; each rank's "
+            "planes and predicted compute time per step:", sl->nranks,
+            sl->nranks == 1 ? "" : "s", thin, thick,
+            s->cfg->slabs == SF_SLABS_EQUAL ? "equal numbers of planes (run.slabs: equal)"
+                                            : "cut by cost");
+    print_slabs(s);
+    const double *ns = s->costs.point;
+    sf_info("    point costs     %.4g ns a step outside the layers; in the x, y, z layers %.4g, "
+            "%.4g, %.4g ns; a neighbour %.4g ns a plane point: %s", ns[0] * 1e9, ns[1] * 1e9,
+            ns[2] * 1e9, ns[3] * 1e9, ns[4] * 1e9, s->costs.source);
+}
+
 void sf_simulation_summary(const sf_simulation *s)
 {
     const sf_config *c = s->cfg;
-    const sf_slab *sl = &s->slab;
-    long thick = sf_slab_planes(c->n[2], sl->nranks, 0, NULL);
-    long thin = sf_slab_planes(c->n[2], sl->nranks, sl->nranks - 1, NULL);
     sf_info("seisfd: %s, order %d, job %s", s->physics->name, c->order, c->source_path);
     sf_info("  grid              %ld x %ld x %ld points, spacing %g x %g x %g m, origin "
             "(%g, %g, %g) m",
             c->n[0], c->n[1], c->n[2], c->spacing[0], c->spacing[1], c->spacing[2], c->origin[0],
             c->origin[1], c->origin[2]);
-    sf_info("  decomposition     %d rank%s along z, slabs of %ld..%ld planes", sl->nranks,
-            sl->nranks == 1 ? "" : "s", thin, thick);
-    print_slabs(c->n[2], sl->nranks);
+    print_decomposition(s);
     s->physics->model_summary(&s->model);
     sf_info("  time step         dt = %.6g s = %.3f of the CFL limit %.6g s, %ld steps "
             "(%.4g s)",
@@ -1010,11 +1246,13 @@ void sf_simulation_begin_shot(sf_simulation *s, const sf_config *shot)
     sf_timer_stop(&s->timers, SF_PHASE_ACQUISITION);
 }
 
-enum { REPORT_EXPOSED = SF_PHASE_COUNT, REPORT_HIDDEN, REPORT_LOOP, REPORT_COLUMNS };
+enum { REPORT_EXPOSED = SF_PHASE_COUNT, REPORT_HIDDEN, REPORT_LOOP, REPORT_PREDICTED,
+       REPORT_MEASURED, REPORT_COLUMNS };
 
 /* A rank's report row: its phase times over the whole run, then the halo
  * time the steps waited for (the time loop less its compute phases) and
- * the halo time that overlapped compute, then the loop's wall time. */
+ * the halo time that overlapped compute, then the loop's wall time, then
+ * its compute time per step as predicted and measured, in milliseconds. */
 static void report_row(const sf_simulation *s, double row[REPORT_COLUMNS])
 {
     const double *loop = s->loop_timers.seconds;
@@ -1029,6 +1267,9 @@ static void report_row(const sf_simulation *s, double row[REPORT_COLUMNS])
     row[REPORT_EXPOSED] = exposed < 0.0 ? 0.0 : exposed > halo ? halo : exposed;
     row[REPORT_HIDDEN] = halo - row[REPORT_EXPOSED];
     row[REPORT_LOOP] = s->loop_seconds;
+    sf_simulation_compute_per_step(s, &row[REPORT_PREDICTED], &row[REPORT_MEASURED]);
+    row[REPORT_PREDICTED] *= 1e3;
+    row[REPORT_MEASURED] *= 1e3;
 }
 
 void sf_simulation_phases(const sf_simulation *s, double seconds[SF_REPORT_PHASES])
@@ -1045,6 +1286,8 @@ static const char *report_name(int column)
     case REPORT_EXPOSED: return "halo exposed";
     case REPORT_HIDDEN: return "halo hidden";
     case REPORT_LOOP: return "time loop (wall)";
+    case REPORT_PREDICTED: return "ms/step predicted";
+    case REPORT_MEASURED: return "ms/step measured";
     default: return sf_phase_name((sf_phase)column);
     }
 }
@@ -1091,6 +1334,7 @@ long sf_simulation_timed_steps(const sf_simulation *s) { return s->steps - s->wa
 
 void sf_simulation_free(sf_simulation *s)
 {
+    free(s->slab_start);
     if (s->backend) s->ops->destroy(s->backend);
     sf_acquisition_free(&s->acq);
     free(s->energy);

@@ -21,15 +21,25 @@ from testlib import BIN_DIR, Skipped, TestFailure, check_sanitizers  # noqa: E40
 
 MODULES = ["test_physics", "test_time_accuracy", "test_wavelets", "test_elastic", "test_elastic_outputs", "test_anisotropic", "test_config", "test_output",
            "test_models", "test_snapshots", "test_segy", "test_plot", "test_survey", "test_scaling",
+           "test_decomposition",
            "test_fuzz", "test_gpu"]
 
 
 UNIT_BINARIES = ["unit_tests", "mpich_stub_test"]
+# Built where UCX's headers are (libucx-dev): the Open MPI + UCX query.
+UCX_STUB_TEST = ("ompi_ucx_stub_test", "unit.open_mpi_ucx_query_decides_auto")
 
 
 def run_unit_tests(counts, wanted):
     for name in UNIT_BINARIES:
         run_unit_binary(os.path.join(BIN_DIR, name), counts, wanted)
+    binary, test = UCX_STUB_TEST
+    if os.path.exists(os.path.join(BIN_DIR, binary)):
+        os.environ.setdefault("SEISFD_UCX_STUB", os.path.join(BIN_DIR, "ucx_stub"))
+        run_unit_binary(os.path.join(BIN_DIR, binary), counts, wanted)
+    elif selected(test, wanted):
+        counts["skipped"] += 1
+        print(f"skipped {test}: seisfd was built without UCX's headers (libucx-dev)", flush=True)
 
 
 def run_unit_binary(binary, counts, wanted):

@@ -60,16 +60,17 @@ def device_path(tmp):
     """How to launch so that MPI takes device buffers: {"flags", "env"},
     or {"flags": None, "why"}. Open MPI with a UCX built with CUDA needs
     mpirun flags, which jobs/gpu-check.sh exports as
-    SEISFD_UCX_MPIRUN_FLAGS; an MPI that says it is GPU-aware needs none."""
+    SEISFD_UCX_MPIRUN_FLAGS; an MPI that says it is GPU-aware needs none.
+    Either way `auto` must find the device path by itself."""
     if not _device_path:
         flags = os.environ.get("SEISFD_UCX_MPIRUN_FLAGS", "").split()
-        env = {"SEISFD_GPU_AWARE_MPI": "on"} if flags else {"SEISFD_GPU_AWARE_MPI": "auto"}
+        env = {"SEISFD_GPU_AWARE_MPI": "auto"}
         chosen, text = halo_path_chosen(tmp, env, flags)
         if chosen == "device buffers":
             _device_path.update(flags=flags, env=env)
         elif flags:
-            raise AssertionError(f"SEISFD_UCX_MPIRUN_FLAGS is set, but device buffers were not "
-                                 f"taken:\n{text[-3000:]}")
+            raise AssertionError(f"SEISFD_UCX_MPIRUN_FLAGS is set (UCX with CUDA), but auto did "
+                                 f"not choose device buffers:\n{text[-3000:]}")
         else:
             _device_path.update(flags=None, why="this MPI does not say it takes device memory "
                                 "(jobs/gpu-check.sh prepares a UCX built with CUDA)")
@@ -690,3 +691,63 @@ def test_anisotropic_bench_runs_on_gpu(tmp):
         check(rate and float(rate.group(1)) > 0, f"no throughput in:\n{out}")
         rates.append(f"{kind} {rate.group(1)}")
     return "64^3: " + ", ".join(rates) + " Gpoints/s"
+
+
+def test_predicted_compute_time_per_step_matches_the_kernels(tmp):
+    """Slabs cut by cost on every GPU (up to 4, one rank each): each rank's
+    predicted compute time per step (the cost model, from the plane-cost
+    table's row for this GPU or timed at set-up) is within 10% of its
+    measured kernel time, for the acoustic and elastic steps with 20-point
+    layers; the run's halo path is auto's."""
+    require_gpus(1)
+    ranks = min(probe()["gpus"], 4)
+    p = device_path(tmp)
+    flags = p["flags"] or ()
+    notes, worst = [], 0.0
+    # The default grids' rows (the table's are timed on them) and slabs of
+    # production thickness: the 1000^3 and 768^3 of the strong series on
+    # four GPUs.
+    for physics, size, nz in (("acoustic", 1000, 250 * ranks), ("elastic", 768, 192 * ranks)):
+        report = os.path.join(tmp, f"{physics}.json")
+        rc, out, err = run(["bench", "--device", "cuda", "--physics", physics, "--size", str(size),
+                            "--nz", str(nz), "--steps", "30", "--warmup", "5", "--copy-mib", "64",
+                            "--report", report], ranks=ranks, cwd=tmp,
+                           env={"SEISFD_GPU_AWARE_MPI": "auto"}, launcher_flags=flags)
+        check(rc == 0, f"bench {physics} failed (exit {rc}):\n{err[-3000:]}")
+        with open(report) as f:
+            slabs = [q["slab"] for q in json.load(f)["processes"]]
+        for r, s in enumerate(slabs):
+            predicted = s["predicted_compute_seconds_per_step"]
+            measured = s["measured_compute_seconds_per_step"]
+            off = abs(predicted / measured - 1.0)
+            worst = max(worst, off)
+            check(off <= 0.10, f"{physics} rank {r} ({s['planes']} planes): predicted "
+                  f"{1e3 * predicted:.3f} ms a step, measured {1e3 * measured:.3f} ms:\n{out}")
+        source = re.search(r"point costs .*?: (.*)", out)
+        notes.append(f"{physics} {size}x{size}x{nz} on {ranks}: " + ", ".join(
+            f"{s['planes']} planes {1e3 * s['measured_compute_seconds_per_step']:.2f} ms"
+            for s in slabs) + f" ({source.group(1)[:60] if source else '?'})")
+    return f"worst {100 * worst:.1f}% (limit 10%); " + "; ".join(notes)
+
+
+def test_staging_with_several_gpu_ranks_on_a_node_warns(tmp):
+    """auto ending on host staging (Open MPI over shared memory, no UCX)
+    with 2 GPU ranks on the node warns once, with the measured cost and
+    what to do; with device buffers chosen there is no warning."""
+    require_gpus(1)
+    version = subprocess.run([MPIRUN, "--version"], capture_output=True, text=True).stdout
+    if "Open MPI" not in version:
+        raise Skipped("needs Open MPI, to launch it without its GPU-aware transports")
+    flags = ["--mca", "pml", "ob1", "--mca", "btl", "self,vader"]
+    chosen, text = halo_path_chosen(tmp, {"SEISFD_GPU_AWARE_MPI": "auto"}, flags)
+    if chosen == "device buffers":
+        raise Skipped("this Open MPI takes device memory over shared memory too")
+    warnings = re.findall(r"seisfd: warning: halos are staged through host memory with 2 GPU "
+                          r"ranks on a node: .*Gpoints/s.*GPU-aware MPI", text)
+    check(chosen == "host staging" and len(warnings) == 1, f"expected one warning:\n{text[-3000:]}")
+    p = device_path(tmp)
+    if p["flags"] is not None:
+        chosen, text = halo_path_chosen(tmp, p["env"], p["flags"])
+        check(chosen == "device buffers" and "halos are staged" not in text,
+              f"device buffers warned or were not chosen:\n{text[-3000:]}")
+    return warnings[0][:120] + "..."

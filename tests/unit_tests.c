@@ -215,6 +215,79 @@ static int decomposition_splits(void)
     return 1;
 }
 
+/* The least bottleneck any contiguous cut of cost[0..nz) into ranks slabs
+ * of at least min planes reaches, by trying every cut (small nz). */
+static double best_bottleneck(const double *cost, long nz, int ranks, long min, long from)
+{
+    if (ranks == 1) {
+        double sum = 0.0;
+        for (long z = from; z < nz; ++z) sum += cost[z];
+        return nz - from >= min ? sum : 1e300;
+    }
+    double best = 1e300, first = 0.0;
+    for (long end = from + 1; end <= nz - (ranks - 1) * min; ++end) {
+        first += cost[end - 1];
+        if (end - from < min) continue;
+        double rest = best_bottleneck(cost, nz, ranks - 1, min, end);
+        double worst = first > rest ? first : rest;
+        if (worst < best) best = worst;
+    }
+    return best;
+}
+
+/* The cut by cost: the equal cut where planes cost alike; else slabs of
+ * at least min planes, each within one plane's cost of its share and of
+ * the best cut there is, for layers of several thicknesses. */
+static int slab_cut_by_cost(void)
+{
+    enum { NZ = 26 };
+    double cost[NZ];
+    long start[8];
+    for (long z = 0; z < NZ; ++z) cost[z] = 2.5;
+    for (int ranks = 1; ranks <= 6; ++ranks) {
+        sf_slab_cut(cost, NZ, ranks, 0.0, 4, start);
+        for (int r = 0; r < ranks; ++r) {
+            long z0, n = sf_slab_planes(NZ, ranks, r, &z0);
+            CHECK(start[r] == z0 && start[r + 1] - start[r] == n, "uniform %d ranks: rank %d "
+                  "has [%ld, %ld), not the equal cut's", ranks, r, start[r], start[r + 1]);
+        }
+    }
+    for (int layer = 1; layer <= 12; layer += 3)
+        for (int ranks = 1; ranks <= 5; ++ranks) {
+            double total = 0.0;
+            for (long z = 0; z < NZ; ++z) {
+                cost[z] = z < layer || z >= NZ - layer / 2 ? 3.7 : 1.0;
+                total += cost[z];
+            }
+            sf_slab_cut(cost, NZ, ranks, 0.0, 4, start);
+            CHECK(start[0] == 0 && start[ranks] == NZ, "layer %d ranks %d: ends %ld %ld", layer,
+                  ranks, start[0], start[ranks]);
+            double worst = 0.0;
+            for (int r = 0; r < ranks; ++r) {
+                CHECK(start[r + 1] - start[r] >= 4, "layer %d ranks %d: rank %d has %ld planes",
+                      layer, ranks, r, start[r + 1] - start[r]);
+                double sum = 0.0;
+                for (long z = start[r]; z < start[r + 1]; ++z) sum += cost[z];
+                worst = sum > worst ? sum : worst;
+            }
+            double best = best_bottleneck(cost, NZ, ranks, 4, 0);
+            CHECK(worst <= best + 3.7 + 1e-9, "layer %d ranks %d: the slowest slab costs %g, the "
+                  "best cut's %g", layer, ranks, worst, best);
+            CHECK(worst <= total / ranks + 3.7 + 1e-9 || worst <= best + 1e-9,
+                  "layer %d ranks %d: %g over a share of %g", layer, ranks, worst, total / ranks);
+        }
+    /* Neighbours cost 2 planes each: with planes alike, 2 ranks still cut
+     * equally, and 4 give the middle two 2 planes fewer than the ends. */
+    double planes[NZ + 2];
+    for (long z = 0; z < NZ + 2; ++z) planes[z] = 1.0;
+    sf_slab_cut(planes, NZ + 2, 2, 2.0, 4, start);
+    CHECK(start[1] == 14, "2 ranks with neighbours: cut at %ld", start[1]);
+    sf_slab_cut(planes, NZ + 2, 4, 2.0, 4, start);
+    CHECK(start[1] == 8 && start[2] == 14 && start[3] == 20, "4 ranks with neighbours: %ld %ld %ld",
+          start[1], start[2], start[3]);
+    return 1;
+}
+
 /* Model axis sampling: exact on samples (also after metre rounding),
  * linear weights between, clamped at the ends, one sample serving all. */
 static int model_axis_sampling(void)
@@ -387,21 +460,39 @@ typedef struct {
 static int mpi_libraries_say_what_they_take(void)
 {
     const library_case cases[] = {
-        {OPEN_MPI_TEXT, NULL, NULL, {1, -1}, 1, "Open MPI v4.1.6", "MPIX_Query_cuda_support() = 1"},
-        {OPEN_MPI_TEXT, NULL, NULL, {0, -1}, 0, "Open MPI v4.1.6", "MPIX_Query_cuda_support() = 0"},
-        {OPEN_MPI_TEXT, NULL, NULL, {-1, -1}, 0, "Open MPI v4.1.6", "offered no MPIX_Query_cuda_support"},
-        {MPICH_TEXT, NULL, NULL, {-1, 1}, 1, "MPICH Version: 4.1.2", "MPIX_GPU_SUPPORT_CUDA) = 1"},
-        {MPICH_TEXT, NULL, NULL, {-1, 0}, 0, "MPICH Version: 4.1.2", "MPIX_GPU_SUPPORT_CUDA) = 0"},
-        {CRAY_TEXT, "MPICH_GPU_SUPPORT_ENABLED", "1", {-1, 1}, 1, "MPI VERSION : CRAY MPICH",
+        {OPEN_MPI_TEXT, NULL, NULL, {1, -1, NULL, -1, ""}, 1, "Open MPI v4.1.6", "MPIX_Query_cuda_support() = 1"},
+        {OPEN_MPI_TEXT, NULL, NULL, {0, -1, NULL, -1, ""}, 0, "Open MPI v4.1.6", "MPIX_Query_cuda_support() = 0"},
+        {OPEN_MPI_TEXT, NULL, NULL, {-1, -1, NULL, -1, ""}, 0, "Open MPI v4.1.6", "offered no MPIX_Query_cuda_support"},
+        /* Open MPI without CUDA over a UCX with it: yes only with pml ucx,
+         * CUDA memory listed and the memory-type cache off. */
+        {OPEN_MPI_TEXT, "UCX_MEMTYPE_CACHE", "n", {0, -1, "ucx", 1, "UCX 1.22.0"}, 1, "Open MPI",
+         "= 0; pml ucx, whose UCX 1.22.0 lists CUDA memory; UCX_MEMTYPE_CACHE=n"},
+        {OPEN_MPI_TEXT, "UCX_MEMTYPE_CACHE", "off", {0, -1, "ucx", 1, "UCX 1.22.0"}, 1, "Open MPI",
+         "UCX_MEMTYPE_CACHE=off"},
+        {OPEN_MPI_TEXT, "UCX_MEMTYPE_CACHE", "yes", {0, -1, "ucx", 1, "UCX 1.22.0"}, 0, "Open MPI",
+         "UCX_MEMTYPE_CACHE=yes (its cache may take device buffers for host memory: set n)"},
+        {OPEN_MPI_TEXT, NULL, NULL, {0, -1, "ucx", 1, "UCX 1.22.0"}, 0, "Open MPI",
+         "UCX_MEMTYPE_CACHE=(unset)"},
+        {OPEN_MPI_TEXT, "UCX_MEMTYPE_CACHE", "n", {0, -1, "ucx", 0, "UCX 1.13.1"}, 0, "Open MPI",
+         "pml ucx, whose UCX 1.13.1 lists no CUDA memory"},
+        {OPEN_MPI_TEXT, "UCX_MEMTYPE_CACHE", "n", {0, -1, "ob1", 1, "UCX 1.22.0"}, 0, "Open MPI",
+         "pml ob1 (device buffers need pml ucx)"},
+        {OPEN_MPI_TEXT, "UCX_MEMTYPE_CACHE", "n", {0, -1, "ucx", -1, "no UCX is loaded in this process"},
+         0, "Open MPI", "pml ucx, but no UCX is loaded in this process"},
+        {OPEN_MPI_TEXT, "UCX_MEMTYPE_CACHE", "n", {0, -1, NULL, 1, "UCX 1.22.0"}, 0, "Open MPI",
+         "its point-to-point component could not be read"},
+        {MPICH_TEXT, NULL, NULL, {-1, 1, NULL, -1, ""}, 1, "MPICH Version: 4.1.2", "MPIX_GPU_SUPPORT_CUDA) = 1"},
+        {MPICH_TEXT, NULL, NULL, {-1, 0, NULL, -1, ""}, 0, "MPICH Version: 4.1.2", "MPIX_GPU_SUPPORT_CUDA) = 0"},
+        {CRAY_TEXT, "MPICH_GPU_SUPPORT_ENABLED", "1", {-1, 1, NULL, -1, ""}, 1, "MPI VERSION : CRAY MPICH",
          "MPICH_GPU_SUPPORT_ENABLED=1"},
         /* Cray's switch decides even where its query says yes. */
-        {CRAY_TEXT, "MPICH_GPU_SUPPORT_ENABLED", "0", {-1, 1}, 0, "CRAY MPICH", "ENABLED=0"},
-        {CRAY_TEXT, NULL, NULL, {-1, 1}, 0, "CRAY MPICH", "MPICH_GPU_SUPPORT_ENABLED is not set"},
-        {MVAPICH_TEXT, "MV2_USE_CUDA", "1", {-1, -1}, 1, "MVAPICH2-GDR Version : 2.3.7", "MV2_USE_CUDA=1"},
-        {MVAPICH_TEXT, NULL, NULL, {-1, -1}, 0, "MVAPICH2-GDR", "MV2_USE_CUDA is not set"},
-        {"Intel(R) MPI Library 2021.10 for Linux* OS", NULL, NULL, {-1, -1}, 0, "Intel(R) MPI",
+        {CRAY_TEXT, "MPICH_GPU_SUPPORT_ENABLED", "0", {-1, 1, NULL, -1, ""}, 0, "CRAY MPICH", "ENABLED=0"},
+        {CRAY_TEXT, NULL, NULL, {-1, 1, NULL, -1, ""}, 0, "CRAY MPICH", "MPICH_GPU_SUPPORT_ENABLED is not set"},
+        {MVAPICH_TEXT, "MV2_USE_CUDA", "1", {-1, -1, NULL, -1, ""}, 1, "MVAPICH2-GDR Version : 2.3.7", "MV2_USE_CUDA=1"},
+        {MVAPICH_TEXT, NULL, NULL, {-1, -1, NULL, -1, ""}, 0, "MVAPICH2-GDR", "MV2_USE_CUDA is not set"},
+        {"Intel(R) MPI Library 2021.10 for Linux* OS", NULL, NULL, {-1, -1, NULL, -1, ""}, 0, "Intel(R) MPI",
          "no known way to ask"},
-        {"", NULL, NULL, {-1, -1}, 0, "an unnamed MPI library", "no known way"},
+        {"", NULL, NULL, {-1, -1, NULL, -1, ""}, 0, "an unnamed MPI library", "no known way"},
     };
     for (size_t n = 0; n < sizeof cases / sizeof cases[0]; ++n) {
         const library_case *c = &cases[n];
@@ -439,6 +530,30 @@ static int gpu_aware_choice_follows_the_setting(void)
                   strstr(reason, sf_gpu_aware_name(cases[n].mode)) &&
                   strstr(reason, cases[n].answer->evidence),
               "case %zu: reason '%.300s'", n, reason);
+    }
+    return 1;
+}
+
+/* The staging warning: only where auto ended on host staging with two or
+ * more GPU ranks on a node, naming the count and what to do. */
+static int staging_warning_when_it_hurts(void)
+{
+    const struct {
+        sf_gpu_aware_mode mode;
+        int device, per_node, warns;
+    } cases[] = {{SF_GPU_AWARE_AUTO, 0, 4, 1}, {SF_GPU_AWARE_AUTO, 0, 2, 1},
+                 {SF_GPU_AWARE_AUTO, 0, 1, 0}, {SF_GPU_AWARE_AUTO, 1, 4, 0},
+                 {SF_GPU_AWARE_OFF, 0, 4, 0}, {SF_GPU_AWARE_ON, 1, 4, 0}};
+    for (size_t n = 0; n < sizeof cases / sizeof cases[0]; ++n) {
+        sf_gpu_aware_setting s = {.mode = cases[n].mode, .origin = "the default"};
+        char text[1200] = "";
+        int warns = sf_gpu_staging_warning(&s, cases[n].device, cases[n].per_node, text, sizeof text);
+        char count[32];
+        snprintf(count, sizeof count, "with %d GPU ranks on a node", cases[n].per_node);
+        CHECK(warns == cases[n].warns && (!warns || (strstr(text, count) &&
+                                                    strstr(text, "GPU-aware MPI") &&
+                                                    strstr(text, "Gpoints/s"))),
+              "case %zu: warns %d, want %d: '%s'", n, warns, cases[n].warns, text);
     }
     return 1;
 }
@@ -600,8 +715,10 @@ int main(int argc, char **argv)
     report("unit.resample_band_limited", resample_band_limited());
     report("unit.resample_counts", resample_counts());
     report("unit.mpi_libraries_say_what_they_take", mpi_libraries_say_what_they_take());
+    report("unit.slab_cut_by_cost", slab_cut_by_cost());
     report("unit.gpu_aware_choice_follows_the_setting", gpu_aware_choice_follows_the_setting());
     report("unit.gpu_aware_environment_overrides", gpu_aware_environment_overrides());
+    report("unit.staging_warning_when_it_hurts", staging_warning_when_it_hurts());
     report("unit.fft_matches_direct_dft", fft_matches_direct_dft());
     report("unit.tdt_round_trip_is_identity", tdt_round_trip_is_identity());
     report("unit.tdt_removes_the_leapfrog_error_of_a_line",

@@ -240,6 +240,27 @@ static void probe(MPI_Comm comm, const char *why)
     sf_fail_collective("%s", problem);
 }
 
+/* Collective: the most ranks of comm on one node. */
+static int most_ranks_on_a_node(MPI_Comm comm)
+{
+    MPI_Comm node;
+    int here, most;
+    SF_MPI_CHECK(MPI_Comm_split_type(comm, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &node),
+                 "counting the GPU ranks of each node");
+    SF_MPI_CHECK(MPI_Comm_size(node, &here), "counting the GPU ranks of each node");
+    SF_MPI_CHECK(MPI_Comm_free(&node), "counting the GPU ranks of each node");
+    SF_MPI_CHECK(MPI_Allreduce(&here, &most, 1, MPI_INT, MPI_MAX, comm),
+                 "counting the GPU ranks of each node");
+    return most;
+}
+
+static void warn_if_staging_hurts(const sf_gpu_aware_setting *setting, MPI_Comm comm)
+{
+    char text[1200];
+    if (sf_gpu_staging_warning(setting, 0, most_ranks_on_a_node(comm), text, sizeof text))
+        sf_warn("%s", text);
+}
+
 sf_halo_transport sf_gpu_halo_transport(const sf_gpu_aware_setting *setting, MPI_Comm comm,
                                         char *reason, size_t len)
 {
@@ -253,6 +274,7 @@ sf_halo_transport sf_gpu_halo_transport(const sf_gpu_aware_setting *setting, MPI
                      declined);
         else
             snprintf(reason, len, "%s", mine);
+        warn_if_staging_hurts(setting, comm);
         return SF_HALO_HOST_STAGED;
     }
     int size;
