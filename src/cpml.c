@@ -6,6 +6,28 @@
 
 enum { PROFILE_POWER = 2 };
 
+/* sf_cpml_alpha_floor's margin over the stability bound. */
+static const double ALPHA_FLOOR_MARGIN = 1.25;
+
+double sf_cpml_alpha_floor(const sf_stencil *s)
+{
+    /* r = max over wavenumbers of E / |D1- D1+|, E = D2 - D1- D1+ >= 0
+     * (symbols at unit spacing); the layer is stable while alpha / (alpha
+     * + d) > r, that is alpha / d > r / (1 - r). */
+    double r = 0.0;
+    const int samples = 4096;
+    for (int i = 1; i <= samples; ++i) {
+        double theta = M_PI * i / samples, d2 = s->second[0], d1 = 0.0;
+        for (int m = 1; m <= s->radius; ++m) {
+            d2 += 2.0 * s->second[m] * cos(m * theta);
+            d1 += 2.0 * s->first[m] * sin((m - 0.5) * theta);
+        }
+        double ratio = (d2 + d1 * d1) / (d1 * d1);
+        if (ratio > r) r = ratio;
+    }
+    return r < 1e-12 ? 0.0 : ALPHA_FLOOR_MARGIN * r / (1.0 - r);
+}
+
 double sf_cpml_default_reflection(int thickness)
 {
     if (thickness < 1) thickness = 1;
@@ -32,7 +54,7 @@ void sf_cpml_profile(const sf_cpml_axis *axis, double pos, double *d, double *al
     }
     double ratio = xi / (double)axis->thick[side];
     *d = axis->d0 * pow(ratio, PROFILE_POWER);
-    *alpha = axis->alpha_max * (1.0 - ratio);
+    *alpha = fmax(axis->alpha_max * (1.0 - ratio), axis->alpha_floor * *d);
 }
 
 static void coefficients(const sf_cpml_axis *axis, double pos, double dt, float *a, float *b)
@@ -45,7 +67,8 @@ static void coefficients(const sf_cpml_axis *axis, double pos, double dt, float 
 }
 
 void sf_cpml_axis_init(sf_cpml_axis *axis, long n, const int thick[2], double h, double dt,
-                       double vmax, double peak_frequency, double reflection)
+                       double vmax, double peak_frequency, double reflection,
+                       double alpha_floor)
 {
     axis->n = n;
     axis->thick[0] = thick[0];
@@ -56,6 +79,7 @@ void sf_cpml_axis_init(sf_cpml_axis *axis, long n, const int thick[2], double h,
      * same function of depth into either layer. */
     axis->d0 = widest > 0 ? -(PROFILE_POWER + 1) * vmax * log(R) / (2.0 * widest * h) : 0.0;
     axis->alpha_max = M_PI * peak_frequency;
+    axis->alpha_floor = alpha_floor;
     axis->a = sf_malloc((size_t)n * sizeof(float), "CPML coefficients");
     axis->b = sf_malloc((size_t)n * sizeof(float), "CPML coefficients");
     axis->a_half = sf_malloc((size_t)n * sizeof(float), "CPML coefficients");

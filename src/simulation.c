@@ -405,10 +405,13 @@ static int resolve_record(sf_simulation *s, double *samples)
 static void build_cpml(sf_simulation *s)
 {
     const sf_config *c = s->cfg;
+    /* The second-order physics (acoustic, VTI, TTI) need the shift's floor
+     * (sf_cpml_alpha_floor); the staggered first-order one does not. */
+    double floor_ = s->physics->staggered ? 0.0 : sf_cpml_alpha_floor(&s->stencil);
     for (int a = 0; a < 3; ++a)
         sf_cpml_axis_init(&s->cpml[a], c->n[a], &c->cpml[2 * a], c->spacing[a], s->dt,
                           s->model.vmax, c->source.wavelet.built->dominant_frequency,
-                          c->cpml_reflection);
+                          c->cpml_reflection, floor_);
     s->cpml_frequency = c->source.wavelet.built->dominant_frequency;
 }
 

@@ -161,7 +161,7 @@ static int cpml_profiles(void)
 {
     sf_cpml_axis ax;
     int thick[2] = {20, 10};
-    sf_cpml_axis_init(&ax, 100, thick, 10.0, 1e-3, 3000.0, 10.0, 0.0);
+    sf_cpml_axis_init(&ax, 100, thick, 10.0, 1e-3, 3000.0, 10.0, 0.0, 0.0);
     CHECK(fabs(sf_cpml_default_reflection(10) - 1e-3) < 1e-15, "R(10) = %g",
           sf_cpml_default_reflection(10));
     CHECK(fabs(sf_cpml_default_reflection(20) - 1e-4) < 1e-15, "R(20) = %g",
@@ -192,6 +192,23 @@ static int cpml_profiles(void)
           hi.lo, hi.hi, hi.hlo, hi.hhi);
     CHECK(hi.flo == 86 && hi.fhi == 100, "high span reads psi at [%ld, %ld)", hi.flo, hi.fhi);
     CHECK(ax.a[90] < 0.0f && ax.a_half[89] < 0.0f, "first damped points");
+    sf_cpml_axis_free(&ax);
+    /* The floor of alpha / d: 1.25 x r / (1 - r), r = max E / |D1- D1+|. */
+    const double want_floor[3] = {0.0, 1.25 * 0.02083333, 1.25 * 0.01796199};
+    const int orders[3] = {2, 4, 8};
+    for (int o = 0; o < 3; ++o) {
+        sf_stencil st;
+        sf_stencil_init(&st, orders[o]);
+        double k = sf_cpml_alpha_floor(&st);
+        CHECK(fabs(k - want_floor[o]) < 1e-6, "order %d: alpha floor %g, want %g", orders[o], k,
+              want_floor[o]);
+    }
+    sf_cpml_axis_init(&ax, 100, thick, 10.0, 1e-3, 3000.0, 10.0, 0.0, 0.0225);
+    for (long g = 0; g < 100; ++g) {
+        sf_cpml_profile(&ax, (double)g, &d, &alpha);
+        CHECK(alpha >= 0.0225 * d * (1 - 1e-12), "point %ld: alpha %g below the floor of d %g", g,
+              alpha, d);
+    }
     sf_cpml_axis_free(&ax);
     return 1;
 }
