@@ -46,6 +46,31 @@ SF_POINTWISE void sf_fdf_rhs(sf_fdf_coefficients c, float h1p, float h2p, float 
     *dq = c.vn * h2p + c.vz * h1q - c.vs * (h2p - h2q);
 }
 
+/* TTI's absorbing layers stretch its mixed derivatives too: (1/s_a)(1/s_b)
+ * d2u/da db for each pair of axes a < b (xy, xz, yz), two memory
+ * variables per pair, field and point, with no halos: inner <- b_b inner
+ * + a_b y and outer <- b_a outer + a_a (y + inner), y the plain mixed
+ * derivative, the stretched one y + inner + outer. Without them the
+ * layers grow where the tilt is oblique (the stretched second derivatives
+ * alone leave a positive part of the mixed terms unbalanced). A pair's
+ * variables at a point in its first axis's layer (that axis's CPML slots)
+ * are stored with that axis's points, else with its second axis's. */
+enum { SF_MIXED_PAIRS = 3, SF_MIXED_OWNERS = 2, SF_MIXED_VARIABLES = 2 };
+enum { SF_MIXED_INNER, SF_MIXED_OUTER };
+SF_POINTWISE int sf_mixed_first_axis(int pair) { return pair == 2 ? 1 : 0; }
+SF_POINTWISE int sf_mixed_second_axis(int pair) { return pair == 0 ? 1 : 2; }
+
+/* Advances a pair's memory variables at a point from y, the plain mixed
+ * derivative there, and the coefficients of its two axes there; returns
+ * the stretch's correction inner + outer. */
+SF_POINTWISE float sf_mixed_stretch(float y, float a_first, float b_first, float a_second,
+                                    float b_second, float *inner, float *outer)
+{
+    *inner = b_second * *inner + a_second * y;
+    *outer = b_first * *outer + a_first * (y + *inner);
+    return *inner + *outer;
+}
+
 /* The weights of the second derivatives in H1 along a symmetry axis of
  * tilt theta from z and azimuth phi from x (degrees), n = (sin theta cos
  * phi, sin theta sin phi, cos theta): xx, yy, zz, xy, xz, yz, the mixed

@@ -47,13 +47,18 @@ typedef struct {
      * disjoint runs (the layers' reaches merged where they meet); lo == hi:
      * none. */
     int z_lo[2], z_hi[2];
+    /* tti: the mixed derivatives' memory variables (sf_anisotropic.h), each
+     * stored as the owner axis's zeta: [field][pair][owner][variable]. */
+    float *mixed[SF_ANISOTROPIC_FIELDS][SF_MIXED_PAIRS][SF_MIXED_OWNERS][SF_MIXED_VARIABLES];
 } sf_cuda_anisotropic_step;
 
 /* The new level of both fields on local planes [k0, k1), queued in order
  * on stream: the interior kernel (vti or tti after s->theta) over every
  * point without CPML terms, then per axis x, y, z a correction over the
- * points that read its psi (zeta advanced there, once a step). Under a free
- * surface plane 0 stays zero: the corrections leave it alone. */
+ * points that read its psi (zeta advanced there, once a step), then (tti)
+ * per pair of axes the stretch of its mixed derivative over the points in
+ * the reach of either axis's layers. Under a free surface plane 0 stays
+ * zero: the corrections leave it alone. */
 void sf_cuda_anisotropic_advance(const sf_cuda_anisotropic_step *s, int radius, int k0, int k1,
                                  cudaStream_t stream);
 

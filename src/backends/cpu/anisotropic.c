@@ -38,6 +38,9 @@ struct sf_backend {
     sf_cpu_cpml_coefficients coefficients[AXES];
     axis_layers axis[AXES];
     float *psi[FIELDS][AXES], *zeta[FIELDS][AXES];
+    /* tti: the mixed derivatives' stretch (sf_anisotropic.h), stored as zeta
+     * is along the pair's owner axis: [field][pair][owner][variable]. */
+    float *mixed[FIELDS][SF_MIXED_PAIRS][SF_MIXED_OWNERS][SF_MIXED_VARIABLES];
 
     long source_count;
     size_t *source_index;
@@ -118,6 +121,15 @@ static void setup_cpml(sf_backend *b, const sf_problem *p)
             b->psi[f][a] = sf_cpu_take_state(&b->arena, (size_t)(cross[a] * b->axis[a].slots.halves), "CPML memory");
             b->zeta[f][a] = sf_cpu_take_state(&b->arena, (size_t)(cross[a] * b->axis[a].slots.points), "CPML memory");
         }
+    if (!b->tilted) return;
+    for (int f = 0; f < FIELDS; ++f)
+        for (int q = 0; q < SF_MIXED_PAIRS; ++q)
+            for (int o = 0; o < SF_MIXED_OWNERS; ++o) {
+                const int a = o ? sf_mixed_second_axis(q) : sf_mixed_first_axis(q);
+                for (int v = 0; v < SF_MIXED_VARIABLES; ++v)
+                    b->mixed[f][q][o][v] = sf_cpu_take_state(
+                        &b->arena, (size_t)(cross[a] * b->axis[a].slots.points), "CPML memory");
+            }
 }
 
 static void setup_acquisition(sf_backend *b, const sf_problem *p)
@@ -176,6 +188,9 @@ static void cpu_destroy(sf_backend *b)
     for (int f = 0; f < FIELDS; ++f) {
         free(b->prev[f]), free(b->cur[f]);
         for (int a = 0; a < AXES; ++a) free(b->psi[f][a]), free(b->zeta[f][a]);
+        for (int q = 0; q < SF_MIXED_PAIRS; ++q)
+            for (int o = 0; o < SF_MIXED_OWNERS; ++o)
+                for (int v = 0; v < SF_MIXED_VARIABLES; ++v) free(b->mixed[f][q][o][v]);
     }
     free(b->vp), free(b->epsilon), free(b->delta);
     for (int w = 0; w < SF_TILT_WEIGHTS; ++w) free(b->weight[w]);
@@ -391,7 +406,42 @@ static void correct_point(sf_backend *b, int a, long along, long i, long j, long
     b->prev[SF_ANISOTROPIC_Q][x] += dq;
 }
 
-/* Every layer term of row (j, k), the axes in turn. */
+/* Adds the stretch of pair q's mixed derivative at a point in the reach of
+ * one of its axes' layers (tti): for p and q, the memory variables
+ * advanced and H1 w_ab times the correction, H2 minus that. */
+static void correct_mixed(sf_backend *b, int q, long i, long j, long k)
+{
+    const sf_layout *L = &b->L;
+    const long at[AXES] = {i, j, k};
+    const int a = sf_mixed_first_axis(q), c = sf_mixed_second_axis(q);
+    int owner = 0, slot = point_slot(&b->axis[a], at[a]);
+    if (slot < 0) owner = 1, slot = point_slot(&b->axis[c], at[c]);
+    if (slot < 0) return;
+    const int oa = owner ? c : a;
+    const size_t m = memory_index(b, oa, slot, b->axis[oa].slots.points, i, j, k);
+    const long ga = at[a] + b->axis[a].slots.first, gc = at[c] + b->axis[c].slots.first;
+    const sf_cpu_cpml_coefficients *ca = b->axis[a].c, *cc = b->axis[c].c;
+    const size_t x = sf_field_index(L, i, j, k);
+    float corr[FIELDS];
+    for (int f = 0; f < FIELDS; ++f) {
+        const float y = plain_mixed(b->d1[a], b->d1[c], b->cur[f] + x, axis_stride(L, a),
+                                    axis_stride(L, c), b->radius);
+        float *const *v = b->mixed[f][q][owner];
+        corr[f] = sf_mixed_stretch(y, ca->a[ga], ca->b[ga], cc->a[gc], cc->b[gc],
+                                   &v[SF_MIXED_INNER][m], &v[SF_MIXED_OUTER][m]);
+    }
+    const long n = (k * L->ny + j) * L->nx + i;
+    const float w = b->weight[3 + q][n];
+    float dp, dq;
+    sf_fdf_rhs(sf_fdf_at(b->vp[n], b->epsilon[n], b->delta[n], b->dt2), w * corr[SF_ANISOTROPIC_P],
+               -w * corr[SF_ANISOTROPIC_P], w * corr[SF_ANISOTROPIC_Q], -w * corr[SF_ANISOTROPIC_Q],
+               &dp, &dq);
+    b->prev[SF_ANISOTROPIC_P][x] += dp;
+    b->prev[SF_ANISOTROPIC_Q][x] += dq;
+}
+
+/* Every layer term of row (j, k), the axes in turn, then (tti) the
+ * mixed pairs. */
 static void correct_row(sf_backend *b, long j, long k)
 {
     const long nx = b->L.nx;
@@ -400,6 +450,11 @@ static void correct_row(sf_backend *b, long j, long k)
         if (point_slot(&b->axis[AXIS_X], i) >= 0) correct_point(b, AXIS_X, i, i, j, k);
     for (long i = 0; y && i < nx; ++i) correct_point(b, AXIS_Y, j, i, j, k);
     for (long i = 0; z && i < nx; ++i) correct_point(b, AXIS_Z, k, i, j, k);
+    if (!b->tilted) return;
+    for (long i = 0; i < nx; ++i) {
+        if (!y && !z && point_slot(&b->axis[AXIS_X], i) < 0) continue;
+        for (int q = 0; q < SF_MIXED_PAIRS; ++q) correct_mixed(b, q, i, j, k);
+    }
 }
 
 /* The new level of planes [k0, k1) row by row: the plain operators, then

@@ -55,6 +55,7 @@ struct sf_backend {
     float *coef[AXES][4];                  /* a, b, a_half, b_half (global axes) */
     int *half_slot[AXES], *point_slot[AXES], *point_at[AXES];
     float *psi[FIELDS][AXES], *zeta[FIELDS][AXES];
+    float *mixed[FIELDS][SF_MIXED_PAIRS][SF_MIXED_OWNERS][SF_MIXED_VARIABLES];   /* tti */
     axis_layers axis[AXES];
     sf_cuda_anisotropic_step step;         /* kernel arguments; fields set per launch */
 };
@@ -132,6 +133,15 @@ static void plan_arrays(sf_backend *b, const sf_problem *p)
                                sizeof(float), "CPML memory");
         }
     }
+    for (int f = 0; b->tilted && f < FIELDS; ++f)
+        for (int q = 0; q < SF_MIXED_PAIRS; ++q)
+            for (int o = 0; o < SF_MIXED_OWNERS; ++o) {
+                const int a = o ? sf_mixed_second_axis(q) : sf_mixed_first_axis(q);
+                for (int v = 0; v < SF_MIXED_VARIABLES; ++v)
+                    sf_cuda_want_state(arrays, &b->mixed[f][q][o][v],
+                                       cross_section(b, a) * (size_t)b->axis[a].slots.points,
+                                       sizeof(float), "CPML memory");
+            }
     const size_t planes = (size_t)(FIELDS * SF_HALO * p->nx * p->ny);
     const size_t counts[SF_CUDA_HALO_GROUPS] = {planes, planes};
     sf_cuda_common_plan(&b->c, counts);
@@ -245,6 +255,7 @@ static void setup_step(sf_backend *b, const sf_problem *p)
         }
     }
     z_runs(s, &b->axis[2].slots);
+    memcpy(s->mixed, b->mixed, sizeof s->mixed);
 }
 
 /* The CPU backend's float arithmetic, for the same coefficients. */

@@ -5,80 +5,16 @@
 #include "sf_error.h"
 #include "sf_simulation.h"
 
-#include <math.h>
-#include <stdlib.h>
 
-/* How far (0 at its inner edge, 1 from TAPER_DEPTH of its thickness
- * inward) point g lies in an absorbing layer of an axis. */
-#define TAPER_DEPTH 0.5
-static double layer_depth(const sf_cpml_axis *axis, long g)
-{
-    const long t0 = axis->thick[0], t1 = axis->thick[1];
-    double d = 0.0;
-    if (t0 > 0 && g < t0) d = fmax(d, (double)(t0 - g) / (TAPER_DEPTH * t0));
-    if (t1 > 0 && g >= axis->n - t1)
-        d = fmax(d, (double)(g - (axis->n - 1 - t1)) / (TAPER_DEPTH * t1));
-    return fmin(d, 1.0);
-}
-
-/* The nearest of angles target + 180 m to a. */
-static double nearest_turn(double a, double target)
-{
-    return target + 180.0 * round((a - target) / 180.0);
-}
-
-/* The tilt and azimuth of the grid axis nearest a symmetry axis: z
- * (theta 0 or 180, phi kept), x (theta +-90, phi 0 or 180) or y (theta
- * +-90, phi +-90). */
-static void nearest_grid_axis(double theta, double phi, double *theta_to, double *phi_to)
-{
-    const double r = M_PI / 180.0;
-    const double nx = fabs(sin(theta * r) * cos(phi * r)), ny = fabs(sin(theta * r) * sin(phi * r));
-    const double nz = fabs(cos(theta * r));
-    if (nz >= nx && nz >= ny) {
-        *theta_to = nearest_turn(theta, 0.0), *phi_to = phi;
-    } else {
-        *theta_to = nearest_turn(theta, 90.0);
-        *phi_to = nearest_turn(phi, nx >= ny ? 0.0 : 90.0);
-    }
-}
-
-/* The tilt the backends use: the model's, turned towards the nearest grid
- * axis inside the absorbing layers. A perfectly matched layer is unstable
- * in a medium whose waves' group and phase velocities point opposite ways
- * along its axis (Becache, Fauqueux & Joly 2003), which a symmetry axis
- * oblique to the grid gives; one along a grid axis does not. The tilt
- * turns over the inner half of each layer, so the change reflects little,
- * and an axis along the grid is left as it is. */
-static void tapered_tilt(const sf_simulation *s, float **theta, float **phi)
-{
-    const long nx = s->cfg->n[0], ny = s->cfg->n[1], count = nx * ny * s->slab.nz;
-    const float *t = s->model.param[SF_PARAM_THETA], *f = s->model.param[SF_PARAM_PHI];
-    *theta = sf_malloc((size_t)count * sizeof(float), "the tilt");
-    *phi = sf_malloc((size_t)count * sizeof(float), "the tilt");
-    for (long n = 0; n < count; ++n) {
-        const long i = n % nx, j = (n / nx) % ny, k = n / (nx * ny);
-        const double depth = fmax(layer_depth(&s->cpml[0], i),
-                                  fmax(layer_depth(&s->cpml[1], j),
-                                       layer_depth(&s->cpml[2], s->slab.z0 + k)));
-        double theta_to, phi_to;
-        nearest_grid_axis(t[n], f[n], &theta_to, &phi_to);
-        (*theta)[n] = (float)(t[n] + depth * (theta_to - t[n]));
-        (*phi)[n] = (float)(f[n] + depth * (phi_to - f[n]));
-    }
-}
-
+/* The tilt is the model's inside the absorbing layers too: they stretch
+ * the mixed derivatives as well as the second ones (sf_anisotropic.h). */
 static void anisotropic_create(sf_simulation *s, sf_problem *p)
 {
-    float *theta = NULL, *phi = NULL;
-    if (s->model.param[SF_PARAM_THETA]) tapered_tilt(s, &theta, &phi);
     p->anisotropy[0] = s->model.param[SF_PARAM_EPSILON];
     p->anisotropy[1] = s->model.param[SF_PARAM_DELTA];
-    p->anisotropy[2] = theta;
-    p->anisotropy[3] = phi;
+    p->anisotropy[2] = s->model.param[SF_PARAM_THETA];
+    p->anisotropy[3] = s->model.param[SF_PARAM_PHI];
     s->backend = s->ops->create(p);
-    free(theta);
-    free(phi);
 }
 
 static const char *anisotropic_slowest_wave(const sf_model *m)

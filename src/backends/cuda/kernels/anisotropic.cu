@@ -839,6 +839,109 @@ __global__ void __launch_bounds__(THREADS)
     }
 }
 
+/* ---- the mixed derivatives' stretch (tti) ------------------------------- */
+
+static __device__ __forceinline__ long axis_step(const sf_cuda_grid &g, int a)
+{
+    return a == 0 ? 1 : a == 1 ? g.sx : g.sp;
+}
+
+/* memory_base<A> + slot * memory_stride<A> for an axis known at run time. */
+static __device__ __forceinline__ long memory_at(const sf_cuda_grid &g, int a, int count, int slot,
+                                                 int i, int j, int k)
+{
+    if (a == 0) return ((long)k * g.ny + j) * count + slot;
+    if (a == 1) return ((long)k * count + slot) * g.nx + i;
+    return ((long)slot * g.ny + j) * g.nx + i;
+}
+
+/* d2u/da db as the CPU's plain_mixed sums it: products of centered first
+ * derivatives over the (2R)^2 points around u. */
+template <int R>
+static __device__ __forceinline__ float mixed_derivative(const float *u, long sa, long sb,
+                                                         const float *da, const float *db)
+{
+    float sum = 0.0f;
+#pragma unroll
+    for (int m = 1; m <= R; ++m) {
+#pragma unroll
+        for (int q = 1; q <= R; ++q)
+            sum += da[m] * db[q] *
+                   (__ldg(u + m * sa + q * sb) - __ldg(u - m * sa + q * sb) -
+                    __ldg(u + m * sa - q * sb) + __ldg(u - m * sa - q * sb));
+    }
+    return sum;
+}
+
+/* Pair q's stretch at point (i, j, k), its memory variables those of
+ * owner o at its slot: both fields' variables advanced, and the new level
+ * takes H1 w_ab times the correction, H2 minus that. */
+template <int R>
+static __device__ __forceinline__ void stretch_mixed_point(const sf_cuda_anisotropic_step &s, int q,
+                                                           int o, int slot, int i, int j, int k)
+{
+    const int a = sf_mixed_first_axis(q), c = sf_mixed_second_axis(q), oa = o ? c : a;
+    const int along_a = a == 0 ? i : a == 1 ? j : k, along_c = c == 1 ? j : k;
+    const long at = field_offset(s.grid, i, j, k);
+    const long m = memory_at(s.grid, oa, s.axis[oa].points, slot, i, j, k);
+    const int ga = along_a + s.axis[a].first, gc = along_c + s.axis[c].first;
+    const float aa = __ldg(s.axis[a].a + ga), ba = __ldg(s.axis[a].b + ga);
+    const float ac = __ldg(s.axis[c].a + gc), bc = __ldg(s.axis[c].b + gc);
+    float corr[FIELDS];
+#pragma unroll
+    for (int f = 0; f < FIELDS; ++f) {
+        const float y = mixed_derivative<R>(s.cur[f] + at, axis_step(s.grid, a), axis_step(s.grid, c),
+                                            s.centered[a], s.centered[c]);
+        float *inner = s.mixed[f][q][o][SF_MIXED_INNER] + m, *outer = s.mixed[f][q][o][SF_MIXED_OUTER] + m;
+        float vi = *inner, vo = *outer;
+        corr[f] = sf_mixed_stretch(y, aa, ba, ac, bc, &vi, &vo);
+        *inner = vi, *outer = vo;
+    }
+    if (s.zero_plane0 && k == 0) return;
+    const long n = at - SF_HALO * s.grid.sp;
+    float w[SF_TILT_WEIGHTS];
+    sf_tilt_weights(__ldg(s.theta + n), __ldg(s.phi + n), w);
+    const float wq = w[3 + q];
+    float dp, dq;
+    sf_fdf_rhs(sf_fdf_at(__ldg(s.vp + n), __ldg(s.epsilon + n), __ldg(s.delta + n), s.dt2),
+               wq * corr[SF_ANISOTROPIC_P], -wq * corr[SF_ANISOTROPIC_P], wq * corr[SF_ANISOTROPIC_Q],
+               -wq * corr[SF_ANISOTROPIC_Q], &dp, &dq);
+    s.next[SF_ANISOTROPIC_P][at] += dp;
+    s.next[SF_ANISOTROPIC_Q][at] += dq;
+}
+
+/* Pair q's points owned by o on planes [k0, k1), a thread each: those of
+ * the owner axis's layers (x: its slots by rows, y: rows by its slots,
+ * z: the planes of a run, which the launch passes), the second owner's
+ * skipping the points the first axis's layers hold. */
+template <int R>
+__global__ void __launch_bounds__(THREADS)
+    mixed_layer_kernel(const __grid_constant__ sf_cuda_anisotropic_step s, const int q, const int o,
+                       const int k0, const int k1)
+{
+    const int a = sf_mixed_first_axis(q), oa = o ? sf_mixed_second_axis(q) : a;
+    const sf_cuda_anisotropic_axis &ox = s.axis[oa];
+    const long t = (long)blockIdx.x * THREADS + threadIdx.x, nx = s.grid.nx, ny = s.grid.ny;
+    const long across = oa == 0 ? (long)ox.points * ny : oa == 1 ? nx * ox.points : nx * ny;
+    if (t >= across * (k1 - k0)) return;
+    const int k = k0 + (int)(t / across);
+    const long r = t % across;
+    int i, j, slot;
+    if (oa == 0) {
+        slot = (int)(r % ox.points), j = (int)(r / ox.points);
+        i = __ldg(ox.point_at + slot);
+    } else if (oa == 1) {
+        i = (int)(r % nx), slot = (int)(r / nx);
+        j = __ldg(ox.point_at + slot);
+    } else {
+        i = (int)(r % nx), j = (int)(r / nx);
+        slot = __ldg(ox.point_slot + k + SLACK);
+        if (slot < 0) return;
+    }
+    if (o == 1 && __ldg(s.axis[a].point_slot + (a == 0 ? i : j) + SLACK) >= 0) return;
+    stretch_mixed_point<R>(s, q, o, slot, i, j, k);
+}
+
 /* ---- launches ------------------------------------------------------------- */
 
 /* At least `chunk` planes a block, more where the grid's z extent would
@@ -893,14 +996,44 @@ static void launch_corrections(const sf_cuda_anisotropic_step *s, int k0, int k1
     SF_CUDA_CHECK(cudaGetLastError(), "launching the pseudo-acoustic CPML corrections");
 }
 
+/* A launch of mixed_layer_kernel over pair q's points owned by o on
+ * planes [k0, k1) (along z, those of the runs that read psi_z). */
+template <int R>
+static void launch_mixed_owner(const sf_cuda_anisotropic_step *s, int q, int o, int k0, int k1,
+                               cudaStream_t stream)
+{
+    const sf_cuda_grid &g = s->grid;
+    const int oa = o ? sf_mixed_second_axis(q) : sf_mixed_first_axis(q);
+    const long across = oa == 0 ? (long)s->axis[0].points * g.ny
+                                : oa == 1 ? (long)g.nx * s->axis[1].points : (long)g.nx * g.ny;
+    for (int run = 0; run < (oa == 2 ? 2 : 1); ++run) {
+        const int lo = oa != 2 ? k0 : s->z_lo[run] > k0 ? s->z_lo[run] : k0;
+        const int hi = oa != 2 ? k1 : s->z_hi[run] < k1 ? s->z_hi[run] : k1;
+        const long threads = across * (hi - lo);
+        if (threads <= 0) continue;
+        mixed_layer_kernel<R><<<(unsigned)((threads + THREADS - 1) / THREADS), THREADS, 0, stream>>>(
+            *s, q, o, lo, hi);
+    }
+}
+
+template <int R>
+static void launch_mixed(const sf_cuda_anisotropic_step *s, int k0, int k1, cudaStream_t stream)
+{
+    for (int q = 0; q < SF_MIXED_PAIRS; ++q)
+        for (int o = 0; o < SF_MIXED_OWNERS; ++o) launch_mixed_owner<R>(s, q, o, k0, k1, stream);
+    SF_CUDA_CHECK(cudaGetLastError(), "launching the TTI mixed derivatives' CPML stretch");
+}
+
 template <int R>
 static void advance(const sf_cuda_anisotropic_step *s, int k0, int k1, cudaStream_t stream)
 {
     launch_interior<R>(s, k0, k1, stream);
-    if (s->theta)
+    if (s->theta) {
         launch_corrections<R, true>(s, k0, k1, stream);
-    else
+        launch_mixed<R>(s, k0, k1, stream);
+    } else {
         launch_corrections<R, false>(s, k0, k1, stream);
+    }
 }
 
 void sf_cuda_anisotropic_advance(const sf_cuda_anisotropic_step *s, int radius, int k0, int k1,
