@@ -101,6 +101,7 @@ CORE_OBJ := $(CORE_SRC:%.c=$(BUILD)/%.o) $(CU_OBJ) $(BUILD)/plane_costs_table.o
 MAIN_OBJ := $(BUILD)/src/main.o
 UNIT_OBJ := $(BUILD)/tests/unit_tests.o
 FUZZ_OBJ := $(BUILD)/tests/fuzz_driver.o
+CPML_OBJ := $(BUILD)/tests/cpml_coefficients.o
 NVCC_ALL := $(NVCC_FLAGS) $(CUDA_ARCH_FLAGS) -Iinclude $(MPI_CFLAGS) -DOMPI_SKIP_MPICXX \
             -DMPICH_SKIP_MPICXX -DSF_HAVE_CUDA=1
 
@@ -128,6 +129,11 @@ $(BIN)/unit_tests: $(CORE_OBJ) $(UNIT_OBJ) | $(BIN)
 
 # The input fuzz tests' in-process reader of job files and manifests.
 $(BIN)/fuzz_driver: $(CORE_OBJ) $(FUZZ_OBJ) | $(BIN)
+	$(MPICC) $(LDFLAGS) -o $@ $^ $(LDLIBS)
+
+# The CPML stability test's reader of the code's stencil and layer
+# coefficients (tests/test_cpml_stability.py).
+$(BIN)/cpml_coefficients: $(CORE_OBJ) $(CPML_OBJ) | $(BIN)
 	$(MPICC) $(LDFLAGS) -o $@ $^ $(LDLIBS)
 
 # The MPICH branch of the GPU-aware MPI query, built against a stand-in
@@ -181,7 +187,7 @@ $(FLAGS_STAMP): FORCE
 $(BIN):
 	@mkdir -p $(BIN)
 
--include $(CORE_OBJ:.o=.d) $(MAIN_OBJ:.o=.d) $(UNIT_OBJ:.o=.d) $(FUZZ_OBJ:.o=.d)
+-include $(CORE_OBJ:.o=.d) $(MAIN_OBJ:.o=.d) $(UNIT_OBJ:.o=.d) $(FUZZ_OBJ:.o=.d) $(CPML_OBJ:.o=.d)
 
 # The Debian/Ubuntu packages are listed once, in setup.sh, which needs no
 # make (the README's first command on a bare system).
@@ -195,7 +201,7 @@ demo: deps
 	@echo "demo: the shot gather is in $$(pwd)/out/quickstart/gather.h5 (SEG-Y: gather.sgy)"
 	@echo "demo: its picture is $$(pwd)/out/quickstart/gather.png"
 
-test: all $(BIN)/unit_tests $(STUB_TESTS) $(BIN)/fuzz_driver
+test: all $(BIN)/unit_tests $(STUB_TESTS) $(BIN)/fuzz_driver $(BIN)/cpml_coefficients
 	@$(PYTHON) tests/run_tests.py
 
 # The GPU tests alone, on a machine with a GPU (they skip without one).
@@ -212,7 +218,7 @@ SANITIZE_BUILD := -fsanitize=address,undefined -fno-sanitize-recover=undefined \
 # kill and full-disk surveys, whose subject is the processes around seisfd,
 # and of the anisotropic tests those whose code paths the rank test (VTI
 # and TTI, layers, free surface, 1 to 4 ranks) already runs.
-SANITIZE_TESTS ?= unit. physics. wavelets. config. output. models. segy. snapshots. survey. fuzz. decomposition. \
+SANITIZE_TESTS ?= unit. physics. cpml_stability. wavelets. config. output. models. segy. snapshots. survey. fuzz. decomposition. \
                   elastic.rank_invariance elastic_outputs. plot.gather \
                   anisotropic.tti_gathers anisotropic.anisotropic_job anisotropic.isotropic \
                   -physics.cpml_reflection -survey.killed -survey.full_disk
@@ -220,7 +226,7 @@ test-sanitize:
 	@$(MAKE) --no-print-directory CUDA=0 BUILD=build/sanitize BIN=bin/sanitize OPT_FLAGS=-O1 \
 	    SANITIZE_FLAGS="$(SANITIZE_BUILD)" \
 	    bin/sanitize/seisfd bin/sanitize/unit_tests $(STUB_TESTS:$(BIN)/%=bin/sanitize/%) \
-	    bin/sanitize/fuzz_driver
+	    bin/sanitize/fuzz_driver bin/sanitize/cpml_coefficients
 	@SEISFD_BIN_DIR=bin/sanitize ASAN_OPTIONS=detect_leaks=0:abort_on_error=0 \
 	    UBSAN_OPTIONS=print_stacktrace=1 $(PYTHON) tests/run_tests.py $(SANITIZE_TESTS)
 
