@@ -33,7 +33,8 @@ double sf_cpml_default_reflection(int thickness);
  * non-oscillating mode grows at the layer's outer edge. It stays damped
  * while alpha / (alpha + d) > max E / |D1- D1+| over the wavenumbers
  * (0.01765 for order 8, 0.0204 for order 4, 0 for order 2, where D2 is
- * D1- D1+); this returns that bound as alpha / d with a margin. */
+ * D1- D1+); this returns that bound as alpha / d with a margin, and at
+ * least 0.001 (order 2: the float coefficients' rounding). */
 double sf_cpml_alpha_floor(const sf_stencil *s);
 
 /* alpha_floor: see sf_cpml_axis; 0 for the first-order (elastic) layers,
