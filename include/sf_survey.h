@@ -19,14 +19,25 @@ typedef struct {
     MPI_Comm comm;            /* a duplicate of MPI_COMM_WORLD for the dispatch messages */
     const sf_config *job;
     int groups, groups_finished;   /* groups told there is nothing left */
+    int ranks_per_shot;       /* a group's leader is world rank group * ranks_per_shot */
+    unsigned char *finished;  /* per group: told there is nothing left */
     long shots;
     sf_shot_result *results;  /* per shot: the plan (pending or skipped), then the outcome */
     long next;                /* the first shot not yet handed out or passed over */
-    long to_compute, running, done, failed, skipped;
+    long to_compute, running, done, failed, skipped, interrupted;
+    /* The largest signal request heard (sf_interrupt.h): with one, no shot
+     * is handed out; one to stop now is passed on to every group at work. */
+    int stop;
     double started;           /* sf_now() when the dispatch began */
     double points_done;       /* grid points x steps of the shots done in this run */
     sf_manifest *manifest;
 } sf_dispatcher;
+
+/* A leader's ear for rank 0's word to stop. */
+typedef struct {
+    MPI_Comm comm;            /* the dispatch communicator */
+    int heard;                /* the word has been received */
+} sf_dispatch_listener;
 
 /* ---- the plan (survey_plan.c) ---------------------------------------- */
 
@@ -53,9 +64,14 @@ void sf_survey_plan(const sf_config *job, const sf_simulation *s, int execute, i
 /* ---- the dispatch (survey_dispatch.c) --------------------------------- */
 
 void sf_dispatch_start(sf_dispatcher *d, const sf_config *job, MPI_Comm comm, int groups,
-                       sf_shot_result *plan, sf_manifest *m);
-/* Rank 0: the next shot for group (index from 0), or -1 when none is left. */
+                       int ranks_per_shot, sf_shot_result *plan, sf_manifest *m);
+/* Rank 0: the next shot for group (index from 0), or -1 when none is left
+ * or a signal stops the survey. */
 long sf_dispatch_assign(sf_dispatcher *d, int group);
+/* Rank 0: a group's signal request (its own group's included); one to
+ * stop now goes to the leaders of the other groups still at work, whose
+ * groups then stop at their next time step. */
+void sf_dispatch_hear(sf_dispatcher *d, int request);
 /* Rank 0: a shot's outcome: recorded in the manifest and printed. A
  * manifest removed or replaced meanwhile, or one a write to had failed,
  * is first written again whole (with a warning); one that cannot take
@@ -65,15 +81,24 @@ void sf_dispatch_record(sf_dispatcher *d, const sf_shot_result *r);
  * before a record. 0, or -1 with the reason when it does not record the
  * run. */
 int sf_dispatch_end(sf_dispatcher *d, char *reason, size_t len);
-/* Rank 0: answers what the other leaders have sent, without waiting;
- * the sf_simulation between_steps hook (arg: the dispatcher). */
+/* Rank 0: the signal request that left shots undone (interrupted or not
+ * started), or 0. */
+int sf_dispatch_stopped(const sf_dispatcher *d);
+/* Rank 0: hears its own signal request, then answers what the other
+ * leaders have sent, without waiting; the sf_simulation between_steps
+ * hook (arg: the dispatcher). */
 void sf_dispatch_poll(void *dispatcher);
 /* Rank 0: answers until every group has been told that nothing is left. */
 void sf_dispatch_serve(sf_dispatcher *d);
 
 /* A group leader other than world rank 0: asks for the next shot (-1:
- * none left), and sends a shot's outcome. */
-long sf_dispatch_request(MPI_Comm comm, int group);
+ * none left), telling its group's signal request, and sends a shot's
+ * outcome. */
+long sf_dispatch_request(sf_dispatch_listener *l, int group, int request);
 void sf_dispatch_send_result(MPI_Comm comm, const sf_shot_result *r);
+/* A group leader other than world rank 0, between time steps (the
+ * sf_simulation between_steps hook, arg: the listener): takes rank 0's
+ * word to stop now, when it has come, as this rank's request. */
+void sf_dispatch_listen(void *listener);
 
 #endif

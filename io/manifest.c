@@ -25,6 +25,7 @@ const char *sf_shot_status_name(int status)
     case SF_SHOT_DONE: return "done";
     case SF_SHOT_FAILED: return "failed";
     case SF_SHOT_SKIPPED: return "skipped";
+    case SF_SHOT_INTERRUPTED: return "interrupted";
     case SF_SHOT_RUNNING: return "running";
     default: return "pending";
     }

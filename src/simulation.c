@@ -768,6 +768,7 @@ void sf_simulation_setup(sf_simulation *s, const sf_config *cfg, MPI_Comm comm,
     s->cfg = cfg;
     s->physics = sf_physics_of(cfg->physics);
     s->halo_transport = placement->transport;
+    s->stops_on = SF_STOP_AFTER_SHOT;
     if (sf_stencil_init(&s->stencil, cfg->order) != 0)
         sf_fail_collective("unsupported spatial order %d", cfg->order);
     SF_MPI_CHECK(MPI_Comm_size(comm, &s->slab.nranks), "querying the rank count");
@@ -1049,6 +1050,18 @@ static int close_snapshots(sf_simulation *s, sf_snapshot_file *f, float **snapsh
     return rc;
 }
 
+/* Does the agreed request stop the shot? Then s->stop and s->failure say
+ * so, naming the step. */
+static int stopped_by(sf_simulation *s, int request, long step)
+{
+    if (request == 0 || sf_interrupt_kind(request) < s->stops_on) return 0;
+    s->stop = request;
+    s->stop_step = step;
+    snprintf(s->failure, sizeof s->failure, "interrupted by %s at step %ld of %ld",
+             sf_interrupt_signal_name(request), step, s->steps);
+    return 1;
+}
+
 int sf_simulation_run(sf_simulation *s, int progress)
 {
     float *block = sf_malloc((size_t)SF_SAMPLE_BLOCK *
@@ -1063,6 +1076,8 @@ int sf_simulation_run(sf_simulation *s, int progress)
     float *snapshot[SF_COMPONENTS] = {NULL};
     if (c->snapshot_path) open_snapshots(s, &snapshots, snapshot);
     int failed = 0;
+    sf_interrupt_poll poll;
+    sf_interrupt_poll_begin(&poll);
     double started = sf_now(), last_print = started;
     for (long n = 0; n <= s->steps; ++n) {
         if (n == s->warmup_steps && n > 0) {
@@ -1088,11 +1103,16 @@ int sf_simulation_run(sf_simulation *s, int progress)
             break;
         }
         if (s->between_steps) s->between_steps(s->between_steps_arg);
+        if (stopped_by(s, sf_interrupt_poll_step(&poll, s->slab.comm), n + 1)) {
+            failed = 1;
+            break;
+        }
         if (progress && s->slab.rank == 0 && sf_now() - last_print >= s->cfg->progress_interval) {
             print_progress(s, n + 1, started);
             last_print = sf_now();
         }
     }
+    sf_interrupt_poll_end(&poll);
     s->ops->synchronize(s->backend);
     SF_MPI_CHECK(MPI_Barrier(s->slab.comm), "finishing the time loop");
     s->loop_seconds = sf_now() - started;
@@ -1202,6 +1222,8 @@ int sf_simulation_write(sf_simulation *s)
 
 int sf_simulation_finish(sf_simulation *s, int failed, int verify)
 {
+    int request = sf_interrupt_agree(s->slab.comm);
+    if (!failed && stopped_by(s, request, s->steps)) failed = 1;
     sf_timer_start(&s->timers);
     int rc = sf_output_set_finish(&s->outputs, !failed, verify, s->slab.comm, s->failure,
                                   sizeof s->failure);
@@ -1224,6 +1246,8 @@ void sf_simulation_begin_shot(sf_simulation *s, const sf_config *shot)
 {
     s->cfg = shot;
     s->failure[0] = '\0';
+    s->stop = 0;
+    s->stop_step = 0;
     sf_output_set_clear(&s->outputs);
     restart_timers(s);
     sf_timer_start(&s->timers);
@@ -1330,7 +1354,10 @@ void sf_simulation_report(const sf_simulation *s)
             (double)c->n[0] * c->n[1] * c->n[2] / 1e6);
 }
 
-long sf_simulation_timed_steps(const sf_simulation *s) { return s->steps - s->warmup_steps; }
+long sf_simulation_timed_steps(const sf_simulation *s)
+{
+    return (s->stop ? s->stop_step : s->steps) - s->warmup_steps;
+}
 
 void sf_simulation_free(sf_simulation *s)
 {

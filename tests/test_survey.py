@@ -458,8 +458,8 @@ CONFIG_KEYS = {"physics": str, "order": int, "nx": int, "ny": int, "nz": int, "d
                "model": str, "shots": int}
 # Host copies exist only with host staging on a GPU: null elsewhere.
 COPY_PHASES = ["halo_d2h", "halo_h2d"]
-TOTAL_KEYS = ["shots", "done", "failed", "skipped", "points_per_second", "shots_per_hour",
-              "loop_seconds"]
+TOTAL_KEYS = ["shots", "done", "failed", "skipped", "interrupted", "points_per_second",
+              "shots_per_hour", "loop_seconds"]
 
 
 def is_type(value, kind):
@@ -478,6 +478,7 @@ def check_report(path, command, ranks, groups, shots):
     check(r["command"] == command and isinstance(r["seisfd_version"], str), "command, version")
     check(re.match(stamp, r["started"]) and re.match(stamp, r["finished"]), "times")
     check(is_type(r["wall_seconds"], float) and r["wall_seconds"] > 0, "wall_seconds")
+    check(r["status"] == "done" and r["signal"] is None, f"status {r['status']}, {r['signal']}")
     if command == "run":
         check(isinstance(r["job"]["path"], str) and re.match(r"^[0-9a-f]{16}$", r["job"]["hash"]),
               f"job {r['job']}")
@@ -508,7 +509,8 @@ def check_report(path, command, ranks, groups, shots):
             rate = c["nx"] * c["ny"] * c["nz"] * s["steps"] / s["loop_seconds"]
             check(abs(s["points_per_second"] / rate - 1) < 1e-6, "points_per_second")
             check(s["seconds"] >= s["loop_seconds"] > 0 and s["phases"]["stencil"] > 0, "times")
-        check(("reason" in s) == (s["status"] == "failed"), "reason only when failed")
+        check(("reason" in s) == (s["status"] in ("failed", "interrupted")),
+              "reason only when failed or interrupted")
     for key in TOTAL_KEYS:
         check(is_type(r["totals"].get(key), float), f"totals.{key}")
     check(r["totals"]["shots"] == shots and

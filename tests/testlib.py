@@ -69,12 +69,12 @@ def run(args, ranks=1, threads=None, cwd=None, timeout=300, env=None, launcher_f
     return p.returncode, p.stdout, p.stderr
 
 
-def start(tmp, job, name="job", ranks=1, args=()):
+def start(tmp, job, name="job", ranks=1, args=(), env=None):
     """Starts `seisfd run` on a job (named relative to tmp) in a session of
     its own, so that kill_job finds its processes; one OpenMP thread a
-    rank. Returns the Popen."""
+    rank, `env` added to the environment. Returns the Popen."""
     write_job(os.path.join(tmp, name + ".yaml"), job)
-    env = dict(os.environ, OMP_NUM_THREADS="1")
+    env = dict(os.environ, OMP_NUM_THREADS="1", **(env or {}))
     cmd = [MPIRUN, *MPIRUN_FLAGS, "-np", str(ranks), "-x", "OMP_NUM_THREADS", SEISFD, "run",
            *args, name + ".yaml"]
     return subprocess.Popen(cmd, cwd=tmp, env=env, stdout=subprocess.PIPE,
