@@ -52,8 +52,8 @@ static int read_hdf5(const char *path, const char *name, sf_signature *out, char
     if (rc == 0 && rank < 0)
         rc = sf_h5_failed(reason, len, "cannot read the shape of the dataset in", path);
     if (rc == 0 && rank != 1) {
-        snprintf(reason, len, "'%s': dataset '%s' has %d dimensions; a signature is a "
-                 "1-dimensional list of samples", path, name, rank);
+        snprintf(reason, len, "'%s': dataset '%s' has %d dimension%s; a signature is a "
+                 "1-dimensional list of samples", path, name, rank, rank == 1 ? "" : "s");
         rc = -1;
     }
     if (rc == 0) H5Sget_simple_extent_dims(space, &n, NULL);
