@@ -60,6 +60,10 @@ int sf_output_same_file(int fd, const char *path);
 /* Renames the finished temporary file to path; 0 or -1 with reason. */
 int sf_output_commit(const char *path, char *reason, size_t len);
 
+/* Bytes in a MiB: the unit of the free-space messages, as of the memory
+ * summaries. */
+#define SF_MIB 1048576.0
+
 /* Free bytes for unprivileged writers on the file system that will hold
  * path (that of its nearest existing directory), and that file system's
  * device number; 0, or -1 if unknown. */

@@ -170,8 +170,8 @@ void sf_check_output_space(const sf_simulation *s)
     if (short_output >= 0) {
         const output_target *t = &l->t[short_output];
         sf_config_report(c, t->mark, "output.%s: the outputs on the file system of '%s' need "
-                         "%.3g MB, but it has %.3g MB free",
-                         t->key, t->path, needed / 1e6, available / 1e6);
+                         "%.3g MiB, but it has %.3g MiB free",
+                         t->key, t->path, needed / SF_MIB, available / SF_MIB);
         sf_exit_collective();
     }
     free(l);

@@ -140,9 +140,9 @@ static int check_space(const sf_config *job, const sf_simulation *s, long shots,
     double free_bytes, needed = shot_bytes(job, s) * (double)shots;
     unsigned long device;
     if (sf_output_free_space(probe, &free_bytes, &device) != 0 || needed <= free_bytes) return 0;
-    snprintf(reason, len, "the %ld shots to compute need %.3g MB in '%.600s', but its file "
-             "system has %.3g MB free", shots, needed / 1e6, job->output_directory,
-             free_bytes / 1e6);
+    snprintf(reason, len, "the %ld shots to compute need %.3g MiB in '%.600s', but its file "
+             "system has %.3g MiB free", shots, needed / SF_MIB, job->output_directory,
+             free_bytes / SF_MIB);
     return -1;
 }
 

@@ -660,9 +660,16 @@ def test_survey_geometry_of_many_shots(tmp):
     # Every shot lies inside with its receivers; what check refuses is the
     # room their 90000 gathers would take (terabytes), and it says so alone.
     rc, out, err = run(["check", "job.yaml"], cwd=tmp, timeout=40)
-    check(rc != 0 and re.search(r"job\.yaml:\d+:\d+: output\.directory: the 90000 shots to "
-                                r"compute need [\d.e+]+ MB", err) and err.count("job.yaml:") == 1,
+    refusal = re.search(r"job\.yaml:\d+:\d+: output\.directory: the 90000 shots to compute "
+                        r"need [\d.e+]+ MiB in 'out', but its file system has ([\d.e+]+) MiB "
+                        r"free", err)
+    check(rc != 0 and refusal and err.count("job.yaml:") == 1,
           f"not the free-space refusal alone:\n{err}")
+    # In MiB as labelled (a MB is 5% less): within what others write meanwhile.
+    fs = os.statvfs(tmp)
+    mib = fs.f_bavail * fs.f_frsize / 1048576
+    check(abs(float(refusal.group(1)) / mib - 1) < 0.01,
+          f"{refusal.group(1)} MiB free said, {mib:.4g} MiB free")
     text = edit(text, "count: [300, 300]", "count: [700, 300]")
     err = expect_error(tmp, text, r"job\.yaml:19:3: receivers: shot 642 \(survey\.grid\): "
                                   r"receiver 98750 at \(390\.000395, 50, 50\) m \(moving with "
