@@ -366,10 +366,18 @@ static int check_record_size(const sf_simulation *s, double duration, double sam
     const sf_config *c = s->cfg;
     int problems = 0;
     if (levels - 1.0 > SF_MAX_STEPS) {
-        sf_config_report(c, c->dt_mark,
-                         "time.dt: %.6g s%s over the record of %.6g s makes %.3g time steps; at "
-                         "most %d are allowed (a larger dt, or a shorter record)%s",
-                         s->dt, c->dt_auto ? " (auto)" : "", duration, levels - 1.0, SF_MAX_STEPS,
+        /* The key the user gave for the record's length; counts in full,
+         * so that they read against the limit. */
+        char record[128];
+        if (c->nt > 0)
+            snprintf(record, sizeof record, "time.nt: %ld steps", c->nt);
+        else
+            snprintf(record, sizeof record, "time.duration: %.6g s at dt = %.6g s%s", duration,
+                     s->dt, c->dt_auto ? " (auto)" : "");
+        sf_config_report(c, c->record_mark,
+                         "%s make%s %.0f time steps; at most %d are allowed (%s)%s", record,
+                         c->nt > 0 ? "" : "s", levels - 1.0, SF_MAX_STEPS,
+                         c->nt > 0 ? "fewer steps" : "a shorter record, or a larger dt",
                          levels - 1.0 > ceil(duration / s->dt)
                              ? "; the count includes the steps past the record's end that the "
                                "resampling kernel and the time-dispersion correction need"
@@ -378,7 +386,7 @@ static int check_record_size(const sf_simulation *s, double duration, double sam
     }
     if (samples > SF_MAX_STEPS) {
         sf_config_report(c, c->receivers.sampling_mark,
-                         "receivers.sampling: %.6g s over %.6g s makes %.3g samples per trace; at "
+                         "receivers.sampling: %.6g s over %.6g s makes %.0f samples per trace; at "
                          "most %d are allowed",
                          s->interval, duration, samples, SF_MAX_STEPS);
         ++problems;

@@ -212,8 +212,8 @@ def test_problems_of_each_stage_reported_together(tmp):
     text = edit(edit(VALID, "  dt: 0.001", "  dt: 0.003"), "  points:",
                 "  sampling: 1e-10\n  points:")
     err = expect_error(tmp, text, r"job\.yaml:9:7: time\.dt: 0\.003 s exceeds the stability",
-                       r"job\.yaml:20:13: receivers\.sampling: 1e-10 s over 0\.1 s makes 1e\+09 "
-                       r"samples per trace; at most 100000000 are allowed")
+                       r"job\.yaml:20:13: receivers\.sampling: 1e-10 s over 0\.1 s makes "
+                       r"1000000001 samples per trace; at most 100000000 are allowed")
     text = edit(edit(edit(VALID, "  nx: 40", "  nx: 100000"), "  ny: 40", "  ny: 100000"),
                 "  nz: 40", "  nz: 10")
     text = edit(edit(edit(text, "  cpml: 10", "  cpml: 2"), "  position: [200, 200, 200]",
@@ -233,8 +233,18 @@ def test_sizes_refused_before_allocating(tmp):
     many receivers (a 100000 x 100000 grid once took minutes to make) and
     traces too large."""
     text = edit(VALID, "  dt: 0.001", "  dt: 1e-10")
-    expect_error(tmp, text, r"job\.yaml:9:7: time\.dt: 1e-10 s over the record of 0\.1 s makes "
-                            r"1e\+09 time steps; at most 100000000 are allowed")
+    expect_error(tmp, text, r"job\.yaml:10:13: time\.duration: 0\.1 s at dt = 1e-10 s makes "
+                            r"1000000008 time steps; at most 100000000 are allowed \(a shorter "
+                            r"record, or a larger dt\); the count includes the steps past the "
+                            r"record's end",
+                 r"receivers\.sampling: 1e-10 s over 0\.1 s makes 1000000001 samples per "
+                 r"trace; at most 100000000 are allowed")
+    # nt within its range, and the steps the correction needs past it.
+    text = edit(edit(VALID, "  duration: 0.1", "  nt: 100000000"),
+                "  dt: 0.001", "  dt: 0.0001")
+    expect_error(tmp, text, r"job\.yaml:10:7: time\.nt: 100000000 steps make 100000008 time "
+                            r"steps; at most 100000000 are allowed \(fewer steps\); the count "
+                            r"includes the steps past the record's end")
     big = edit(edit(edit(VALID, "  nx: 40", "  nx: 100000"), "  ny: 40", "  ny: 100000"),
                "  nz: 40", "  nz: 100000")
     err = expect_error(tmp, big, r"job\.yaml:2:7: grid\.nx: the job needs about [0-9.e+]+ GiB of "
