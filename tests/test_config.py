@@ -157,16 +157,16 @@ def test_out_of_range_value(tmp):
 def test_numbers_have_sane_ranges(tmp):
     """Each numeric key has a physical range, reported with the key and
     the allowed range (a frequency of 1e-300 once passed with a delay of
-    1.5e300 s)."""
+    1.5e300 s); a subnormal number is a number, refused by its range."""
     text = edit(VALID, "  frequency: 10", "  frequency: 1e-300")
-    text = edit(text, "  dx: 10", "  dx: 1e-300")
+    text = edit(text, "  dx: 10", "  dx: 1e-320")
     text = edit(text, "  nz: 40\n", "  nz: 40\n  origin: [0, 1e300, 0]\n")
     text = edit(text, "  duration: 0.1", "  duration: 0.1\n  cfl_safety: 1e-9")
     text = edit(text, "  points:", "  sampling: 1e-300\n  points:")
     text = edit(text, "    - [250, 200, 200]", "    - [250, 200, 2e9]")
     text = text + "run:\n  progress_interval: 1e-300\n"
     expect_error(tmp, text,
-                 r"job\.yaml:6:7: grid\.dx: 1e-300 is out of range \(allowed: 0\.0001 <= x <= "
+                 r"job\.yaml:6:7: grid\.dx: 9\.99989e-321 is out of range \(allowed: 0\.0001 <= x <= "
                  r"100000\)",
                  r"job\.yaml:5:15: grid\.origin\[1\]: 1e\+300 is out of range \(allowed: "
                  r"-1e\+08 <= x <= 1e\+08\)",
