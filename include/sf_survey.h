@@ -42,13 +42,15 @@ typedef struct {
 /* ---- the plan (survey_plan.c) ---------------------------------------- */
 
 /* Collective over MPI_COMM_WORLD, first of all: rank 0 checks the paths
- * the survey writes (sf_output_check_path), makes the output directory
- * and locks it for the run (sf_output_unlock_all releases it; another
- * run's lock ends this one at once, naming its host and process), then
- * removes the temporary files killed runs left in it. Without execute
- * (seisfd check) it only looks, creating nothing, with the same
- * messages. */
-void sf_survey_claim(const sf_config *job, int execute);
+ * the survey writes (sf_output_check_path) and, with execute, when the
+ * output directory exists, locks it for the run (sf_output_unlock_all
+ * releases it; another run's lock ends this one at once, naming its host
+ * and process), then removes the temporary files killed runs left in
+ * it: 1, claimed. A directory yet to be made is made and claimed only
+ * once the set-up has passed (sf_survey_plan), so that a run refused at
+ * its set-up makes none; without execute (seisfd check) it only looks,
+ * creating nothing, with the same messages: 0. */
+int sf_survey_claim(const sf_config *job, int execute);
 
 /* Collective over MPI_COMM_WORLD, before any shot. Rank 0 reads the
  * output directory's manifest: a manifest of another job is refused
@@ -56,10 +58,12 @@ void sf_survey_claim(const sf_config *job, int execute);
  * marked skipped in plan[shots] (the others pending); a directory at a
  * file of a shot to compute is refused, and without a manifest existing
  * files need output.overwrite; the outputs must fit the free space. Problems end the run (file:line:column
- * of output.directory). With execute, the manifest is opened for
- * appending (m, rank 0). Prints what the run will do. */
+ * of output.directory). With execute, a directory sf_survey_claim did
+ * not claim (claimed 0) is made and claimed, and what is in it decided
+ * again, then the manifest is opened for appending (m, rank 0). Prints
+ * what the run will do. */
 void sf_survey_plan(const sf_config *job, const sf_simulation *s, int execute, int fresh,
-                    sf_shot_result *plan, sf_manifest *m);
+                    int claimed, sf_shot_result *plan, sf_manifest *m);
 
 /* ---- the dispatch (survey_dispatch.c) --------------------------------- */
 

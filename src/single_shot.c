@@ -49,7 +49,7 @@ int sf_single_shot_main(const sf_config *cfg, int execute)
     char started[32];
     sf_utc_time(started);
     double wall_started = sf_now();
-    sf_check_outputs(cfg, MPI_COMM_WORLD, execute);
+    sf_check_outputs(cfg, MPI_COMM_WORLD, execute ? SF_OUTPUTS_CLAIM_EXISTING : SF_OUTPUTS_LOOK);
     sf_placement_request request;
     sf_placement_request_of(cfg, &request);
     sf_placement placement;
@@ -64,6 +64,7 @@ int sf_single_shot_main(const sf_config *cfg, int execute)
         sf_simulation_free(&sim);
         return 0;
     }
+    sf_check_outputs(cfg, MPI_COMM_WORLD, SF_OUTPUTS_CLAIM_ALL);
     double shot_started = sf_now();
     int failed = sf_simulation_run(&sim, 1) != 0;
     if (!failed) failed = sf_simulation_write(&sim) != 0;

@@ -275,11 +275,11 @@ int sf_survey_main(const sf_config *job, int execute, int fresh)
     memset(&sv, 0, sizeof sv);
     sv.job = job;
     sv.manifest.fd = -1;
-    sf_survey_claim(job, execute);
+    int claimed = sf_survey_claim(job, execute);
     set_up(&sv);
     if (sv.world_rank == 0)
         sv.plan = sf_calloc((size_t)job->survey.count, sizeof *sv.plan, "the survey's plan");
-    sf_survey_plan(job, &sv.sim, execute, fresh, sv.plan, &sv.manifest);
+    sf_survey_plan(job, &sv.sim, execute, fresh, claimed, sv.plan, &sv.manifest);
     long outcome[2] = {0, 0};   /* failures, the signal request that left shots undone */
     if (execute) {
         run_shots(&sv);
