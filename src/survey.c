@@ -255,6 +255,20 @@ static long print_outcome(const survey *sv)
     return d->failed + (sv->unrecorded[0] != '\0');
 }
 
+/* World rank 0, the last look before the exit: a manifest removed or cut
+ * after the last check of the dispatch would otherwise go unnoticed.
+ * 1 when it no longer records the run. */
+static int manifest_lost(const survey *sv)
+{
+    char reason[1024];
+    if (sv->unrecorded[0] || sf_manifest_intact(&sv->manifest, reason, sizeof reason) == 0)
+        return 0;
+    fprintf(stderr, "seisfd: error: %s; a re-run computes the shots it does not record "
+            "again\n", reason);
+    fflush(stderr);
+    return 1;
+}
+
 static void tear_down(survey *sv)
 {
     sf_simulation_free(&sv->sim);
@@ -284,7 +298,8 @@ int sf_survey_main(const sf_config *job, int execute, int fresh)
     if (execute) {
         run_shots(&sv);
         write_report(&sv, started, wall_started);
-        if (sv.world_rank == 0) outcome[0] = print_outcome(&sv), outcome[1] = sv.stop;
+        if (sv.world_rank == 0)
+            outcome[0] = print_outcome(&sv) + manifest_lost(&sv), outcome[1] = sv.stop;
         SF_MPI_CHECK(MPI_Bcast(outcome, 2, MPI_LONG, 0, MPI_COMM_WORLD), "ending the survey");
     } else {
         sf_info("seisfd: job '%s' is valid", job->source_path);

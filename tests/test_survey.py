@@ -250,6 +250,33 @@ def test_removed_manifest_is_written_again(tmp):
            "re-run skipped all"
 
 
+def test_manifest_cut_during_the_run_fails_the_job(tmp):
+    """manifest.jsonl emptied in place (the same file, so no record sees a
+    change) once a shot is recorded: the last look before the exit finds
+    that it no longer holds the run's lines and fails the job with one
+    clear error; its header gone too, the re-run starts afresh and
+    completes."""
+    shots = [{"position": [80 + 50 * k, 150, 80]} for k in range(4)]
+    job = survey_job(shots=shots, ranks_per_shot=1, duration=1.0)   # about 0.3 s a shot
+    directory = os.path.join(tmp, "out")
+    manifest = os.path.join(directory, "manifest.jsonl")
+    proc = start(tmp, job)
+    wait_for_done(proc, directory, 1)
+    signal_ranks(proc, signal.SIGSTOP)
+    os.truncate(manifest, 0)
+    signal_ranks(proc, signal.SIGCONT)
+    out, err = proc.communicate(timeout=300)
+    lost = (f"seisfd: error: the manifest '{os.path.join('out', 'manifest.jsonl')}' no longer "
+            f"holds the lines this run wrote: it was removed, replaced or cut after the last of "
+            f"them; a re-run computes the shots it does not record again")
+    check(proc.returncode == 1 and err.count(lost) == 1 and "survey finished: 4 shots" in out,
+          f"exit {proc.returncode}, not the one error:\n{err}")
+    rc, out, err = run(["run", "--restart", "fresh", "job.yaml"], cwd=tmp)
+    check(rc == 0 and "survey finished: 4 shots done in this run" in out and
+          len(shot_lines(directory, "done")) == 4, f"the re-run did not complete:\n{out}\n{err}")
+    return "the cut manifest failed the job with one error; a fresh re-run completed"
+
+
 def test_killed_rank_ends_job_and_rerun_resumes(tmp):
     """SIGKILL to one rank (not the launcher) of 4 ranks in 2 groups of 2,
     once the manifest records a done shot: the whole job ends within
