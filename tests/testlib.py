@@ -24,9 +24,10 @@ _DEFAULT_FLAGS = "--oversubscribe" + (" --allow-run-as-root" if os.geteuid() == 
 MPIRUN_FLAGS = os.environ.get("MPIRUN_FLAGS", _DEFAULT_FLAGS).split()
 # Open MPI's launcher waits a second between SIGTERM and SIGKILL when it
 # ends a job whose rank exited non-zero, twice over: 2 s for every refused
-# job, about 100 of them per suite. seisfd needs no SIGTERM to clean up
-# (its outputs are written under temporary names and renamed when whole),
-# so the tests take the kill at once. Other MPIs ignore the variable.
+# job, about 100 of them per suite. Such a job's ranks have cleaned up by
+# then (outputs are written under temporary names and renamed when whole),
+# so the tests take the kill at once; test_signals.py gives the ranks time
+# where the launcher itself ends a job. Other MPIs ignore the variable.
 os.environ.setdefault("OMPI_MCA_odls_base_sigkill_timeout", "0")
 
 
