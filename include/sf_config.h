@@ -168,6 +168,7 @@ typedef struct sf_config {
     long nt;                  /* number of steps; 0 if duration was given */
     double duration;          /* seconds; 0 if nt was given */
     sf_mark dt_mark;
+    sf_mark record_mark;      /* time.nt or time.duration, whichever was given */
 
     sf_physics physics;
     sf_mark physics_mark;

@@ -22,6 +22,7 @@ typedef struct {
     char job_hash[17], job_path[4200];   /* for the header of a manifest written again */
     long shots;
     int stale;                /* a write failed: it must be written whole again */
+    long long size;           /* the bytes the file holds as this run last left it */
 } sf_manifest;
 
 /* What an existing manifest says. */
@@ -66,6 +67,11 @@ typedef enum { SF_MANIFEST_AS_IT_WAS, SF_MANIFEST_WAS_GONE, SF_MANIFEST_WRITE_FA
 int sf_manifest_keep(sf_manifest *m, const sf_shot_result *known, sf_manifest_rewrite *why,
                      char *reason, size_t len);
 void sf_manifest_close(sf_manifest *m);
+
+/* The last look before the run ends: is the file at the manifest's path
+ * still the one open, of the size this run left it? 0, or -1 with the
+ * reason (removed, replaced or cut after its last line). */
+int sf_manifest_intact(const sf_manifest *m, char *reason, size_t len);
 
 /* Does shot r's every file still have its recorded size and checksum?
  * 1, or 0 with the first difference in why. */

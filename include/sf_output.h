@@ -49,6 +49,9 @@ int sf_output_check_path(const char *path, char *reason, size_t len);
 /* Can the temporary file for path be created? 0 or -1 with reason. */
 int sf_output_check_writable(const char *path, char *reason, size_t len);
 
+/* Does path's directory exist (so that a lock file can go beside it)? */
+int sf_output_directory_exists(const char *path);
+
 /* Does a file exist at path? */
 int sf_output_exists(const char *path);
 
@@ -59,6 +62,10 @@ int sf_output_same_file(int fd, const char *path);
 
 /* Renames the finished temporary file to path; 0 or -1 with reason. */
 int sf_output_commit(const char *path, char *reason, size_t len);
+
+/* Bytes in a MiB: the unit of the free-space messages, as of the memory
+ * summaries. */
+#define SF_MIB 1048576.0
 
 /* Free bytes for unprivileged writers on the file system that will hold
  * path (that of its nearest existing directory), and that file system's
@@ -106,6 +113,9 @@ int sf_output_lock(const char *path, const char *what, char *reason, size_t len)
 /* As sf_output_lock but creates and takes nothing (seisfd check): -1
  * with the same reason when another run holds the lock. */
 int sf_output_lock_probe(const char *path, const char *what, char *reason, size_t len);
+
+/* Does this process hold path's lock (sf_output_lock)? */
+int sf_output_holds_lock(const char *path);
 
 /* Removes this process's lock files and drops their locks. */
 void sf_output_unlock_all(void);

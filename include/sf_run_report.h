@@ -53,6 +53,7 @@ typedef struct {
     const sf_process_info *processes;   /* [ranks] */
     const sf_shot_result *shots;   /* in shot order */
     long nshots;
+    int stop;                      /* the signal's request that left work undone, or 0 */
 } sf_run_report;
 
 /* Collective over comm (every rank of the run): this rank's entry, all

@@ -7,8 +7,9 @@
 #include "sf_output.h"
 #include "sf_timers.h"
 
+/* Interrupted: stopped by a signal, its new files removed (sf_interrupt.h). */
 typedef enum { SF_SHOT_PENDING, SF_SHOT_RUNNING, SF_SHOT_DONE, SF_SHOT_FAILED,
-               SF_SHOT_SKIPPED } sf_shot_status;
+               SF_SHOT_SKIPPED, SF_SHOT_INTERRUPTED } sf_shot_status;
 
 /* The phases of sf_timers, then the halo time the steps waited for;
  * every output of a shot. */
@@ -29,9 +30,9 @@ typedef struct {
     long long sizes[SF_RESULT_FILES];
     unsigned long long checksums[SF_RESULT_FILES]; /* 64-bit FNV-1a of the bytes */
     char finished[32];         /* UTC, ISO 8601 */
-    char reason[SF_RESULT_TEXT];   /* why it failed */
+    char reason[SF_RESULT_TEXT];   /* why it failed or was interrupted */
 } sf_shot_result;
 
-const char *sf_shot_status_name(int status);   /* "done", "failed", "skipped", ... */
+const char *sf_shot_status_name(int status);   /* "done", "failed", "interrupted", ... */
 
 #endif

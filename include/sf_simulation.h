@@ -13,6 +13,7 @@
 #include "sf_device.h"
 #include "sf_elastic_backend.h"
 #include "sf_halo.h"
+#include "sf_interrupt.h"
 #include "sf_model.h"
 #include "sf_output.h"
 #include "sf_plane_costs.h"
@@ -147,7 +148,12 @@ struct sf_simulation {
      * rank 0 answers the other groups there). */
     void (*between_steps)(void *arg);
     void *between_steps_arg;
-    char failure[1024];       /* why the shot failed (guard, output) */
+    /* The least request (sf_interrupt.h) that stops a shot: a single shot
+     * cannot finish early, so any; a survey's shot finishes on SIGUSR1. */
+    sf_stop_kind stops_on;
+    int stop;                 /* the request that stopped the shot, or 0 */
+    long stop_step;           /* the steps computed before it stopped */
+    char failure[1024];       /* why the shot failed (guard, output) or stopped */
     /* The shot's outputs (model, snapshots, gather, SEG-Y, energy), under
      * their temporary names until sf_simulation_finish. */
     sf_output_set outputs;
@@ -179,16 +185,21 @@ void sf_simulation_summary(const sf_simulation *s);
 /* Collective over the slab: one shot's time loop. Every run.check_every
  * steps (and after the last) the guard looks for non-finite values; the
  * first one found stops the loop: -1, with s->failure naming the step,
- * the field and the grid point (indices and metres). 0 otherwise. */
+ * the field and the grid point (indices and metres). Every step the ranks
+ * agree whether a signal stops the shot (s->stops_on): -1, with s->stop
+ * and s->failure naming the signal and the step. 0 otherwise. */
 int sf_simulation_run(sf_simulation *s, int progress);
 /* Collective: writes the shot's gather (and its SEG-Y files, the energy
  * series) under their temporary names. 0, or -1 with s->failure. */
 int sf_simulation_write(sf_simulation *s);
-/* Collective, after the loop and the writes: puts the shot's outputs in
- * place together unless it failed, else removes them; with verify (a
+/* Collective, after the loop and the writes: the ranks agree whether a
+ * signal stops the shot (one during the writes too), then the shot's
+ * outputs are put in place together unless it failed or stopped, else
+ * removed; with verify (a
  * survey) each is read back for its size and checksum and flushed to
  * the disk first (sf_output_set_finish). 0, or -1 when the shot failed
- * or its outputs could not be put in place (s->failure says why); either
+ * or stopped or its outputs could not be put in place (s->failure says
+ * why); either
  * way earlier files of those names are as they were. */
 int sf_simulation_finish(sf_simulation *s, int failed, int verify);
 /* Collective: another shot on the same slab, model and backend (surveys):

@@ -44,10 +44,11 @@ static void read_time(cfg_reader *r, sf_yaml_node *root, sf_config *c)
     }
     cfg_number(r, t, "cfl_safety", "time", (cfg_range){0.01, 1, 0, 0}, 0, &c->cfl_safety, NULL);
     cfg_boolean(r, t, "dispersion_correction", "time", &c->dispersion_correction);
-    int has_nt = cfg_integer(r, t, "nt", "time", 1, SF_MAX_STEPS, 0, &c->nt, NULL);
-    sf_mark dmark;
+    sf_mark nmark, dmark;
+    int has_nt = cfg_integer(r, t, "nt", "time", 1, SF_MAX_STEPS, 0, &c->nt, &nmark);
     int has_duration =
         cfg_number(r, t, "duration", "time", (cfg_range){0, 1e5, 1, 0}, 0, &c->duration, &dmark);
+    c->record_mark = has_nt > 0 ? nmark : dmark;
     if (has_nt == 0 && has_duration == 0)
         cfg_problem(r, t->line, t->column, "time", "give either nt (steps) or duration (seconds)");
     if (has_nt > 0 && has_duration > 0)

@@ -125,7 +125,9 @@ static int scalar_number(const sf_yaml_node *n, double *out)
     char *end = NULL;
     errno = 0;
     double v = strtod(n->value, &end);
-    if (errno || *end || !isfinite(v)) return 0;
+    /* A value below the smallest normal double (1e-320) underflows with
+     * ERANGE but is still a number: its key's range decides. */
+    if ((errno && errno != ERANGE) || *end || !isfinite(v)) return 0;
     *out = v;
     return 1;
 }

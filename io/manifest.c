@@ -25,6 +25,7 @@ const char *sf_shot_status_name(int status)
     case SF_SHOT_DONE: return "done";
     case SF_SHOT_FAILED: return "failed";
     case SF_SHOT_SKIPPED: return "skipped";
+    case SF_SHOT_INTERRUPTED: return "interrupted";
     case SF_SHOT_RUNNING: return "running";
     default: return "pending";
     }
@@ -169,7 +170,10 @@ static int append_text(sf_manifest *m, const char *text, size_t length, char *re
 {
     off_t end = lseek(m->fd, 0, SEEK_END);
     ssize_t wrote = write(m->fd, text, length);
-    if (wrote == (ssize_t)length && fsync(m->fd) == 0) return 0;
+    if (wrote == (ssize_t)length && fsync(m->fd) == 0) {
+        m->size += (long long)length;   /* counted, not read back: a cut file must show */
+        return 0;
+    }
     snprintf(reason, len, "cannot append to the manifest '%.600s': %s", m->path,
              wrote < 0 || wrote == (ssize_t)length ? strerror(errno) : "short write");
     if (end >= 0 && ftruncate(m->fd, end) != 0)
@@ -298,6 +302,7 @@ int sf_manifest_open(sf_manifest *m, const char *directory, int fresh, const cha
     snprintf(m->job_path, sizeof m->job_path, "%s", job_path);
     m->shots = shots;
     m->stale = 0;
+    m->size = 0;
     struct stat st;
     int exists = stat(m->path, &st) == 0 && st.st_size > 0;
     int flags = O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC | (fresh ? O_TRUNC : 0);
@@ -306,7 +311,11 @@ int sf_manifest_open(sf_manifest *m, const char *directory, int fresh, const cha
         snprintf(reason, len, "cannot open the manifest '%.600s': %s", m->path, strerror(errno));
         return -1;
     }
-    if (exists && !fresh) return repair_tail(m, reason, len);
+    if (exists && !fresh) {
+        int rc = repair_tail(m, reason, len);
+        m->size = (long long)lseek(m->fd, 0, SEEK_END);
+        return rc;
+    }
     size_t length = 0;
     char *header = manifest_text(m, NULL, &length);
     int rc = append_text(m, header, length, reason, len);
@@ -358,6 +367,7 @@ static int rewrite(sf_manifest *m, const sf_shot_result *known, char *reason, si
     close(m->fd);
     m->fd = fd;
     m->stale = 0;
+    m->size = (long long)length;
     return 0;
 }
 
@@ -373,6 +383,15 @@ int sf_manifest_keep(sf_manifest *m, const sf_shot_result *known, sf_manifest_re
     }
     *why = gone ? SF_MANIFEST_WAS_GONE : SF_MANIFEST_WRITE_FAILED;
     return 0;
+}
+
+int sf_manifest_intact(const sf_manifest *m, char *reason, size_t len)
+{
+    struct stat st;
+    if (still_there(m) && fstat(m->fd, &st) == 0 && (long long)st.st_size == m->size) return 0;
+    snprintf(reason, len, "the manifest '%.600s' no longer holds the lines this run wrote: it was "
+             "removed, replaced or cut after the last of them", m->path);
+    return -1;
 }
 
 void sf_manifest_close(sf_manifest *m)

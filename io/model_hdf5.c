@@ -43,8 +43,8 @@ static int dataset_shape(hid_t d, const char *name, sf_volume_grid *g, char *rea
     H5T_class_t cls = type >= 0 ? H5Tget_class(type) : H5T_NO_CLASS;
     if (type >= 0) H5Tclose(type);
     if (rank != 2 && rank != 3) {
-        snprintf(reason, len, "'%s' has %d dimensions; a model is [nz][ny][nx] or a 2D section "
-                 "[nz][nx]", name, rank);
+        snprintf(reason, len, "'%s' has %d dimension%s; a model is [nz][ny][nx] or a 2D section "
+                 "[nz][nx]", name, rank, rank == 1 ? "" : "s");
         return -1;
     }
     if (cls != H5T_FLOAT && cls != H5T_INTEGER) {

@@ -145,6 +145,14 @@ int sf_output_check_writable(const char *path, char *reason, size_t len)
     return 0;
 }
 
+int sf_output_directory_exists(const char *path)
+{
+    char dir[4096];
+    struct stat st;
+    sf_output_split(path, dir, sizeof dir);
+    return stat(dir, &st) == 0 && S_ISDIR(st.st_mode);
+}
+
 int sf_output_exists(const char *path)
 {
     struct stat st;

@@ -153,6 +153,15 @@ int sf_output_lock_probe(const char *path, const char *what, char *reason, size_
     return rc;
 }
 
+int sf_output_holds_lock(const char *path)
+{
+    char lock_path[LOCK_PATH];
+    lock_name(path, lock_path, sizeof lock_path);
+    for (int k = 0; k < nheld; ++k)
+        if (!strcmp(held[k].path, lock_path)) return 1;
+    return 0;
+}
+
 void sf_output_unlock_all(void)
 {
     /* Removed while still locked: whoever opened it meanwhile finds, once

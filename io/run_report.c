@@ -1,5 +1,6 @@
 #include "sf_run_report.h"
 #include "sf_error.h"
+#include "sf_interrupt.h"
 #include "sf_json.h"
 #include "sf_output.h"
 #include "sf_version.h"
@@ -147,15 +148,30 @@ static void write_shot(FILE *f, const sf_shot_result *s, const sf_config *c,
         sf_json_string(f, s->files[k]);
     }
     fputs("], ", f);
-    if (s->status == SF_SHOT_FAILED) key_string(f, "reason", s->reason, 1);
+    if (s->status == SF_SHOT_FAILED || s->status == SF_SHOT_INTERRUPTED)
+        key_string(f, "reason", s->reason, 1);
     if (s->finished[0]) key_string(f, "finished", s->finished, 1);
     write_phases(f, s, transport);
     fputs(last ? "}\n" : "},\n", f);
 }
 
+/* How the run ended: interrupted by a signal with work left undone, with
+ * a shot failed, or done. */
+static void write_status(FILE *f, const sf_run_report *r)
+{
+    int failed = 0;
+    for (long n = 0; n < r->nshots; ++n) failed |= r->shots[n].status == SF_SHOT_FAILED;
+    key_string(f, "status", r->stop ? "interrupted" : failed ? "failed" : "done", 1);
+    sf_json_key(f, "signal");
+    if (r->stop)
+        sf_json_string(f, sf_interrupt_signal_name(r->stop));
+    else
+        fputs("null", f);
+}
+
 static void write_totals(FILE *f, const sf_run_report *r)
 {
-    long done = 0, failed = 0, skipped = 0;
+    long done = 0, failed = 0, skipped = 0, interrupted = 0;
     double points = 0.0, loop = 0.0;
     const sf_config *c = r->cfg;
     for (long n = 0; n < r->nshots; ++n) {
@@ -163,14 +179,15 @@ static void write_totals(FILE *f, const sf_run_report *r)
         done += s->status == SF_SHOT_DONE;
         failed += s->status == SF_SHOT_FAILED;
         skipped += s->status == SF_SHOT_SKIPPED;
+        interrupted += s->status == SF_SHOT_INTERRUPTED;
         if (s->status != SF_SHOT_DONE) continue;
         points += (double)c->n[0] * (double)c->n[1] * (double)c->n[2] * (double)s->steps;
         loop += s->loop_seconds;
     }
     double wall = r->wall_seconds > 0.0 ? r->wall_seconds : 1e-9;
     double compute = r->compute_seconds > 0.0 ? r->compute_seconds : wall;
-    fprintf(f, "  \"totals\": {\"shots\": %ld, \"done\": %ld, \"failed\": %ld, \"skipped\": %ld, ",
-            r->nshots, done, failed, skipped);
+    fprintf(f, "  \"totals\": {\"shots\": %ld, \"done\": %ld, \"failed\": %ld, \"skipped\": %ld, "
+            "\"interrupted\": %ld, ", r->nshots, done, failed, skipped, interrupted);
     key_number(f, "points_per_second", points / compute, 1);
     key_number(f, "shots_per_hour", 3600.0 * (double)done / wall, 1);
     key_number(f, "loop_seconds", loop, 1);
@@ -190,6 +207,8 @@ static void write_report(FILE *f, const sf_run_report *r)
     key_string(f, "started", r->started, 1);
     key_string(f, "finished", r->finished, 1);
     key_number(f, "wall_seconds", r->wall_seconds, 0);
+    fputs(",\n  ", f);
+    write_status(f, r);
     fputs(",\n", f);
     write_config(f, r);
     fprintf(f, "  \"ranks\": %d, \"ranks_per_shot\": %d, \"groups\": %d,\n  \"processes\": [\n",

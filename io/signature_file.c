@@ -52,8 +52,8 @@ static int read_hdf5(const char *path, const char *name, sf_signature *out, char
     if (rc == 0 && rank < 0)
         rc = sf_h5_failed(reason, len, "cannot read the shape of the dataset in", path);
     if (rc == 0 && rank != 1) {
-        snprintf(reason, len, "'%s': dataset '%s' has %d dimensions; a signature is a "
-                 "1-dimensional list of samples", path, name, rank);
+        snprintf(reason, len, "'%s': dataset '%s' has %d dimension%s; a signature is a "
+                 "1-dimensional list of samples", path, name, rank, rank == 1 ? "" : "s");
         rc = -1;
     }
     if (rc == 0) H5Sget_simple_extent_dims(space, &n, NULL);
@@ -227,12 +227,18 @@ static int read_text(const char *path, sf_signature *out, char *reason, size_t l
     return rc;
 }
 
-/* What every format must give: finite, not all zero, a positive interval. */
+/* What every format must give: a positive interval, a finite start,
+ * finite samples, not all zero. */
 static int check_samples(const char *path, const sf_signature *s, char *reason, size_t len)
 {
-    if (!(s->interval > 0.0) || !isfinite(s->interval) || !isfinite(s->start)) {
-        snprintf(reason, len, "'%s': sample interval %g s and start %g s; the interval must be "
-                 "positive", path, s->interval, s->start);
+    if (!(s->interval > 0.0) || !isfinite(s->interval)) {
+        snprintf(reason, len, "'%s': sample interval %g s; the interval must be positive and "
+                 "finite", path, s->interval);
+        return -1;
+    }
+    if (!isfinite(s->start)) {
+        snprintf(reason, len, "'%s': start time %g s; the first sample's time must be finite",
+                 path, s->start);
         return -1;
     }
     int nonzero = 0;

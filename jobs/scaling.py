@@ -871,6 +871,11 @@ def write_results(summaries, args, out):
 
 # -------------------------------------------------------------- batch scripts
 
+# Seconds before a Slurm job's time limit that its run under way gets
+# SIGUSR1 (README, "Failures and exit status").
+STOP_NOTICE_SECONDS = 60
+
+
 def batch_launcher(args):
     """The launcher of one series step inside the allocation: a rank per GPU
     (or per RANKS_PER_NODE slot) on as many nodes as the step needs."""
@@ -896,12 +901,18 @@ def batch_header(args, nodes, log):
                  f"--cpus-per-task={c}"]
         if args.gpus_per_node:
             lines += [f"--gpus-per-node={args.gpus_per_node}"]
-        lines += ["--exclusive", f"--time={args.time}", f"--output={log}-%j.log"]
+        # The run under way stops cleanly a minute before the limit and the
+        # series with it; submitted again, the series continues.
+        lines += ["--exclusive", f"--time={args.time}", f"--signal=USR1@{STOP_NOTICE_SECONDS}",
+                  f"--output={log}-%j.log"]
         return [f"#SBATCH {x}" for x in lines + args.directive]
     gpus = f":ngpus={args.gpus_per_node}" if args.gpus_per_node else ""
     lines = [f"-N {name}", f"-l select={nodes}:ncpus={r * c}{gpus}:mpiprocs={r}:ompthreads={c}",
              "-l place=scatter:excl", f"-l walltime={args.time}", "-j oe", f"-o {log}.log"]
-    return [f"#PBS {x}" for x in lines + args.directive]
+    return [f"#PBS {x}" for x in lines + args.directive] + [
+        "# PBS has no standard signal ahead of the walltime (Slurm's --signal): at the",
+        "# walltime the run under way gets SIGTERM, then SIGKILL, and submitting the",
+        "# script again continues the series."]
 
 
 def series_arguments(args, launcher):

@@ -4,6 +4,7 @@
 #include "sf_device.h"
 #include "sf_error.h"
 #include "sf_gpu_aware_mpi.h"
+#include "sf_interrupt.h"
 #include "sf_jobs.h"
 #include "sf_output.h"
 #include "sf_version.h"
@@ -80,6 +81,8 @@ int main(int argc, char **argv)
     const char *command = argc > 1 ? argv[1] : "", *job = NULL;
     int rc = 0, fresh = 0;
     if (!strcmp(command, "run") && parse_run(argc, argv, &job, &fresh) == 0) {
+        /* Only a run has files to leave clean; check and bench end as before. */
+        sf_interrupt_install();
         rc = run_job(job, 1, fresh);
     } else if (!strcmp(command, "check") && argc == 3) {
         rc = run_job(argv[2], 0, 0);

@@ -94,13 +94,16 @@ static void list_outputs(const sf_config *c, const sf_simulation *s, output_list
     add_report(l, c);
 }
 
-/* Rank 0: why target t cannot be written, or 0. A run locks each output
- * for itself, then removes what killed runs left of it; seisfd check
- * only looks. */
-static int output_problem(const sf_config *c, const output_list *l, int t, int execute,
-                          char *reason, size_t len)
+/* Rank 0: why target t cannot be written, or 0. A run claims each
+ * output (locks it for itself, then removes what killed runs left of it);
+ * seisfd check only looks. */
+static int output_problem(const sf_config *c, const output_list *l, int t,
+                          sf_outputs_stage stage, char *reason, size_t len)
 {
     const char *path = l->t[t].path;
+    if (stage == SF_OUTPUTS_CLAIM_ALL && sf_output_holds_lock(path)) return 0;   /* claimed before */
+    int claim = stage == SF_OUTPUTS_CLAIM_ALL ||
+                (stage == SF_OUTPUTS_CLAIM_EXISTING && sf_output_directory_exists(path));
     for (int u = 0; u < t; ++u)
         if (!strcmp(l->t[u].path, path)) {
             snprintf(reason, len, "'%s' is also output.%s; give each output its own path", path,
@@ -108,21 +111,21 @@ static int output_problem(const sf_config *c, const output_list *l, int t, int e
             return 1;
         }
     if (sf_output_check_path(path, reason, len) != 0) return 1;
-    if (execute ? sf_output_make_parents(path, reason, len) != 0 ||
-                      sf_output_lock(path, path, reason, len) != 0
-                : sf_output_lock_probe(path, path, reason, len) != 0)
+    if (claim ? sf_output_make_parents(path, reason, len) != 0 ||
+                    sf_output_lock(path, path, reason, len) != 0
+              : sf_output_lock_probe(path, path, reason, len) != 0)
         return 1;
     if (!c->overwrite && !l->t[t].replaced && sf_output_exists(path)) {
         snprintf(reason, len, "'%s' already exists; remove it or set output.overwrite: true",
                  path);
         return 1;
     }
-    if (!execute) return 0;
+    if (!claim) return 0;
     sf_output_remove_stale(path, 0);
     return sf_output_check_writable(path, reason, len) != 0;
 }
 
-void sf_check_outputs(const sf_config *c, MPI_Comm comm, int execute)
+void sf_check_outputs(const sf_config *c, MPI_Comm comm, sf_outputs_stage stage)
 {
     output_list *l = sf_malloc(sizeof *l, "the list of outputs");
     list_outputs(c, NULL, l);
@@ -130,7 +133,7 @@ void sf_check_outputs(const sf_config *c, MPI_Comm comm, int execute)
     SF_MPI_CHECK(MPI_Comm_rank(comm, &rank), "checking outputs");
     for (int t = 0; rank == 0 && t < l->count; ++t) {
         char reason[1024] = "";
-        if (!output_problem(c, l, t, execute, reason, sizeof reason)) continue;
+        if (!output_problem(c, l, t, stage, reason, sizeof reason)) continue;
         sf_config_report(c, l->t[t].mark, "output.%s: %s", l->t[t].key, reason);
         ++problems;
     }
@@ -170,8 +173,8 @@ void sf_check_output_space(const sf_simulation *s)
     if (short_output >= 0) {
         const output_target *t = &l->t[short_output];
         sf_config_report(c, t->mark, "output.%s: the outputs on the file system of '%s' need "
-                         "%.3g MB, but it has %.3g MB free",
-                         t->key, t->path, needed / 1e6, available / 1e6);
+                         "%.3g MiB, but it has %.3g MiB free",
+                         t->key, t->path, needed / SF_MIB, available / SF_MIB);
         sf_exit_collective();
     }
     free(l);

@@ -38,7 +38,7 @@ void sf_shot_result_fill(sf_simulation *s, int failed, long number, int group, d
                                ? 0.0
                                : (double)n[0] * (double)n[1] * (double)n[2] * (double)r->steps /
                                      s->loop_seconds;
-    r->status = failed ? SF_SHOT_FAILED : SF_SHOT_DONE;
+    r->status = s->stop ? SF_SHOT_INTERRUPTED : failed ? SF_SHOT_FAILED : SF_SHOT_DONE;
     if (failed)
         snprintf(r->reason, sizeof r->reason, "%s", s->failure);
     else

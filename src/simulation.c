@@ -366,10 +366,18 @@ static int check_record_size(const sf_simulation *s, double duration, double sam
     const sf_config *c = s->cfg;
     int problems = 0;
     if (levels - 1.0 > SF_MAX_STEPS) {
-        sf_config_report(c, c->dt_mark,
-                         "time.dt: %.6g s%s over the record of %.6g s makes %.3g time steps; at "
-                         "most %d are allowed (a larger dt, or a shorter record)%s",
-                         s->dt, c->dt_auto ? " (auto)" : "", duration, levels - 1.0, SF_MAX_STEPS,
+        /* The key the user gave for the record's length; counts in full,
+         * so that they read against the limit. */
+        char record[128];
+        if (c->nt > 0)
+            snprintf(record, sizeof record, "time.nt: %ld steps", c->nt);
+        else
+            snprintf(record, sizeof record, "time.duration: %.6g s at dt = %.6g s%s", duration,
+                     s->dt, c->dt_auto ? " (auto)" : "");
+        sf_config_report(c, c->record_mark,
+                         "%s make%s %.0f time steps; at most %d are allowed (%s)%s", record,
+                         c->nt > 0 ? "" : "s", levels - 1.0, SF_MAX_STEPS,
+                         c->nt > 0 ? "fewer steps" : "a shorter record, or a larger dt",
                          levels - 1.0 > ceil(duration / s->dt)
                              ? "; the count includes the steps past the record's end that the "
                                "resampling kernel and the time-dispersion correction need"
@@ -378,7 +386,7 @@ static int check_record_size(const sf_simulation *s, double duration, double sam
     }
     if (samples > SF_MAX_STEPS) {
         sf_config_report(c, c->receivers.sampling_mark,
-                         "receivers.sampling: %.6g s over %.6g s makes %.3g samples per trace; at "
+                         "receivers.sampling: %.6g s over %.6g s makes %.0f samples per trace; at "
                          "most %d are allowed",
                          s->interval, duration, samples, SF_MAX_STEPS);
         ++problems;
@@ -771,6 +779,7 @@ void sf_simulation_setup(sf_simulation *s, const sf_config *cfg, MPI_Comm comm,
     s->cfg = cfg;
     s->physics = sf_physics_of(cfg->physics);
     s->halo_transport = placement->transport;
+    s->stops_on = SF_STOP_AFTER_SHOT;
     if (sf_stencil_init(&s->stencil, cfg->order) != 0)
         sf_fail_collective("unsupported spatial order %d", cfg->order);
     SF_MPI_CHECK(MPI_Comm_size(comm, &s->slab.nranks), "querying the rank count");
@@ -1052,6 +1061,18 @@ static int close_snapshots(sf_simulation *s, sf_snapshot_file *f, float **snapsh
     return rc;
 }
 
+/* Does the agreed request stop the shot? Then s->stop and s->failure say
+ * so, naming the step. */
+static int stopped_by(sf_simulation *s, int request, long step)
+{
+    if (request == 0 || sf_interrupt_kind(request) < s->stops_on) return 0;
+    s->stop = request;
+    s->stop_step = step;
+    snprintf(s->failure, sizeof s->failure, "interrupted by %s at step %ld of %ld",
+             sf_interrupt_signal_name(request), step, s->steps);
+    return 1;
+}
+
 int sf_simulation_run(sf_simulation *s, int progress)
 {
     float *block = sf_malloc((size_t)SF_SAMPLE_BLOCK *
@@ -1066,6 +1087,8 @@ int sf_simulation_run(sf_simulation *s, int progress)
     float *snapshot[SF_COMPONENTS] = {NULL};
     if (c->snapshot_path) open_snapshots(s, &snapshots, snapshot);
     int failed = 0;
+    sf_interrupt_poll poll;
+    sf_interrupt_poll_begin(&poll);
     double started = sf_now(), last_print = started;
     for (long n = 0; n <= s->steps; ++n) {
         if (n == s->warmup_steps && n > 0) {
@@ -1091,11 +1114,16 @@ int sf_simulation_run(sf_simulation *s, int progress)
             break;
         }
         if (s->between_steps) s->between_steps(s->between_steps_arg);
+        if (stopped_by(s, sf_interrupt_poll_step(&poll, s->slab.comm), n + 1)) {
+            failed = 1;
+            break;
+        }
         if (progress && s->slab.rank == 0 && sf_now() - last_print >= s->cfg->progress_interval) {
             print_progress(s, n + 1, started);
             last_print = sf_now();
         }
     }
+    sf_interrupt_poll_end(&poll);
     s->ops->synchronize(s->backend);
     SF_MPI_CHECK(MPI_Barrier(s->slab.comm), "finishing the time loop");
     s->loop_seconds = sf_now() - started;
@@ -1205,6 +1233,8 @@ int sf_simulation_write(sf_simulation *s)
 
 int sf_simulation_finish(sf_simulation *s, int failed, int verify)
 {
+    int request = sf_interrupt_agree(s->slab.comm);
+    if (!failed && stopped_by(s, request, s->steps)) failed = 1;
     sf_timer_start(&s->timers);
     int rc = sf_output_set_finish(&s->outputs, !failed, verify, s->slab.comm, s->failure,
                                   sizeof s->failure);
@@ -1227,6 +1257,8 @@ void sf_simulation_begin_shot(sf_simulation *s, const sf_config *shot)
 {
     s->cfg = shot;
     s->failure[0] = '\0';
+    s->stop = 0;
+    s->stop_step = 0;
     sf_output_set_clear(&s->outputs);
     restart_timers(s);
     sf_timer_start(&s->timers);
@@ -1333,7 +1365,10 @@ void sf_simulation_report(const sf_simulation *s)
             (double)c->n[0] * c->n[1] * c->n[2] / 1e6);
 }
 
-long sf_simulation_timed_steps(const sf_simulation *s) { return s->steps - s->warmup_steps; }
+long sf_simulation_timed_steps(const sf_simulation *s)
+{
+    return (s->stop ? s->stop_step : s->steps) - s->warmup_steps;
+}
 
 void sf_simulation_free(sf_simulation *s)
 {

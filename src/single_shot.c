@@ -2,6 +2,7 @@
  * loop, the gather, the timing table and the run report. */
 #include "sf_device.h"
 #include "sf_error.h"
+#include "sf_interrupt.h"
 #include "sf_jobs.h"
 #include "sf_json.h"
 #include "sf_output.h"
@@ -22,7 +23,8 @@ static void write_report(const sf_config *cfg, sf_simulation *sim, const sf_plac
     sf_run_report report = {
         .command = "run", .job_path = cfg->source_path, .job_hash = cfg->hash, .cfg = cfg,
         .dt = sim->dt, .steps = sim->steps, .placement = placement, .ranks = sim->slab.nranks,
-        .ranks_per_shot = sim->slab.nranks, .groups = 1, .shots = shot, .nshots = 1};
+        .ranks_per_shot = sim->slab.nranks, .groups = 1, .shots = shot, .nshots = 1,
+        .stop = sim->stop};
     snprintf(report.started, sizeof report.started, "%s", started);
     sf_utc_time(report.finished);
     report.wall_seconds = sf_now() - wall_started;
@@ -30,12 +32,24 @@ static void write_report(const sf_config *cfg, sf_simulation *sim, const sf_plac
     sf_run_report_finish(&report, path, MPI_COMM_WORLD, 0, sim);
 }
 
+/* The message of a shot a signal stopped (reason: rank 0's) and the
+ * exit status. */
+static int interrupted(int stop, const char *reason)
+{
+    sf_interrupt_message("%s; no outputs written, earlier files left as they were%s", reason,
+                         sf_interrupt_kind(stop) == SF_STOP_AFTER_SHOT
+                             ? " (a single shot cannot finish early: SIGUSR1 stops it as SIGTERM "
+                               "does)"
+                             : "");
+    return sf_interrupt_exit_status(stop);
+}
+
 int sf_single_shot_main(const sf_config *cfg, int execute)
 {
     char started[32];
     sf_utc_time(started);
     double wall_started = sf_now();
-    sf_check_outputs(cfg, MPI_COMM_WORLD, execute);
+    sf_check_outputs(cfg, MPI_COMM_WORLD, execute ? SF_OUTPUTS_CLAIM_EXISTING : SF_OUTPUTS_LOOK);
     sf_placement_request request;
     sf_placement_request_of(cfg, &request);
     sf_placement placement;
@@ -50,6 +64,7 @@ int sf_single_shot_main(const sf_config *cfg, int execute)
         sf_simulation_free(&sim);
         return 0;
     }
+    sf_check_outputs(cfg, MPI_COMM_WORLD, SF_OUTPUTS_CLAIM_ALL);
     double shot_started = sf_now();
     int failed = sf_simulation_run(&sim, 1) != 0;
     if (!failed) failed = sf_simulation_write(&sim) != 0;
@@ -59,7 +74,9 @@ int sf_single_shot_main(const sf_config *cfg, int execute)
     sf_shot_result_fill(&sim, failed, 1, 0, shot_started, &shot);
     write_report(cfg, &sim, &placement, started, wall_started, &shot);
     sf_output_unlock_all();
+    int stop = sim.stop;
     sf_simulation_free(&sim);
+    if (stop) return interrupted(stop, shot.reason);
     if (failed) sf_fail_collective("%s", shot.reason);
     return 0;
 }

@@ -4,6 +4,7 @@
  * the end; a non-zero exit when any shot failed. */
 #include "sf_device.h"
 #include "sf_error.h"
+#include "sf_interrupt.h"
 #include "sf_jobs.h"
 #include "sf_json.h"
 #include "sf_output.h"
@@ -27,6 +28,8 @@ typedef struct {
     sf_shot_job first;        /* shot 1: the set-up's shot */
     sf_shot_job shot;         /* the shot being computed */
     sf_dispatcher dispatcher; /* world rank 0 */
+    sf_dispatch_listener listener;   /* the other groups' leaders */
+    int stop;                 /* world rank 0: the signal request that left shots undone, or 0 */
     sf_manifest manifest;     /* world rank 0 */
     sf_shot_result *plan;     /* world rank 0: per shot */
     double compute_seconds;   /* world rank 0: from the first shot handed out to the last result */
@@ -125,6 +128,7 @@ static void set_up(survey *sv)
     sf_shot_job_make(sv->job, 0, &sv->first);
     sf_simulation_setup(&sv->sim, &sv->first.cfg, sv->group_comm, &sv->placement);
     sv->sim.quiet = 1;
+    sv->sim.stops_on = SF_STOP_NOW;   /* SIGUSR1 lets the shots under way finish */
     sf_simulation_summary(&sv->sim);
     sf_placement_print(&sv->placement, MPI_COMM_WORLD);
     check_frequencies(sv);
@@ -133,16 +137,18 @@ static void set_up(survey *sv)
     print_survey(sv);
 }
 
-/* The leader asks (world rank 0 asks itself), the group learns. */
+/* The group agrees on its signal request, the leader asks with it (world
+ * rank 0 asks itself), the group learns. */
 static long next_shot(survey *sv)
 {
     long shot = -1;
     int leader = sv->world_rank % sv->ranks_per_shot == 0;
+    int request = sf_interrupt_agree(sv->group_comm);
     if (sv->world_rank == 0) {
-        sf_dispatch_poll(&sv->dispatcher);
+        sf_dispatch_poll(&sv->dispatcher);   /* hears the group's request, now rank 0's */
         shot = sf_dispatch_assign(&sv->dispatcher, sv->group);
     } else if (leader) {
-        shot = sf_dispatch_request(sv->dispatch, sv->group);
+        shot = sf_dispatch_request(&sv->listener, sv->group, request);
     }
     SF_MPI_CHECK(MPI_Bcast(&shot, 1, MPI_LONG, 0, sv->group_comm), "sharing the next shot");
     return shot;
@@ -168,14 +174,19 @@ static void run_shot(survey *sv, long index)
 static void run_shots(survey *sv)
 {
     if (sv->world_rank == 0) {
-        sf_dispatch_start(&sv->dispatcher, sv->job, sv->dispatch, sv->groups, sv->plan,
-                          &sv->manifest);
+        sf_dispatch_start(&sv->dispatcher, sv->job, sv->dispatch, sv->groups, sv->ranks_per_shot,
+                          sv->plan, &sv->manifest);
         sv->sim.between_steps = sf_dispatch_poll;
         sv->sim.between_steps_arg = &sv->dispatcher;
+    } else if (sv->world_rank % sv->ranks_per_shot == 0) {
+        sv->listener.comm = sv->dispatch;
+        sv->sim.between_steps = sf_dispatch_listen;
+        sv->sim.between_steps_arg = &sv->listener;
     }
     for (long shot; (shot = next_shot(sv)) >= 0;) run_shot(sv, shot);
     if (sv->world_rank == 0) {
         sf_dispatch_serve(&sv->dispatcher);
+        sv->stop = sf_dispatch_stopped(&sv->dispatcher);
         sv->compute_seconds = sf_now() - sv->dispatcher.started;
         if (sf_dispatch_end(&sv->dispatcher, sv->unrecorded, sizeof sv->unrecorded) == 0)
             sv->unrecorded[0] = '\0';
@@ -194,7 +205,7 @@ static void write_report(survey *sv, const char *started, double wall_started)
         .command = "run", .job_path = job->source_path, .job_hash = job->hash, .cfg = job,
         .dt = sv->sim.dt, .steps = sv->sim.steps, .placement = &sv->placement,
         .ranks = sv->world_size, .ranks_per_shot = sv->ranks_per_shot, .groups = sv->groups, .shots = sv->plan,
-        .nshots = job->survey.count};
+        .nshots = job->survey.count, .stop = sv->stop};
     snprintf(report.started, sizeof report.started, "%s", started);
     sf_utc_time(report.finished);
     report.wall_seconds = sf_now() - wall_started;
@@ -202,14 +213,35 @@ static void write_report(survey *sv, const char *started, double wall_started)
     sf_run_report_finish(&report, path, MPI_COMM_WORLD, sv->group, &sv->sim);
 }
 
+/* World rank 0: what a signal left undone, in the one message of an
+ * interrupted survey. */
+static void print_interrupted(const survey *sv)
+{
+    const sf_dispatcher *d = &sv->dispatcher;
+    long pending = 0;
+    for (long n = 0; n < d->shots; ++n) pending += d->results[n].status == SF_SHOT_PENDING;
+    sf_interrupt_message(
+        "interrupted by %s%s: %ld shot%s done in this run, %ld skipped (done earlier), %ld "
+        "failed, %ld stopped (their new files removed, earlier ones left as they were), %ld not "
+        "started, of %ld; the manifest records the shots done, and a re-run computes the rest",
+        sf_interrupt_signal_name(sv->stop),
+        sf_interrupt_kind(sv->stop) == SF_STOP_AFTER_SHOT ? " once the shots under way were done"
+                                                          : "",
+        d->done, d->done == 1 ? "" : "s", d->skipped, d->failed, d->interrupted, pending,
+        d->shots);
+}
+
 /* World rank 0: the last lines; returns the number of failures (failed
  * shots, and a manifest that does not record the run). */
 static long print_outcome(const survey *sv)
 {
     const sf_dispatcher *d = &sv->dispatcher;
-    sf_info("seisfd: survey finished: %ld shot%s done in this run, %ld skipped (done earlier), "
-            "%ld failed, of %ld", d->done, d->done == 1 ? "" : "s", d->skipped, d->failed,
-            d->shots);
+    if (sv->stop)
+        print_interrupted(sv);
+    else
+        sf_info("seisfd: survey finished: %ld shot%s done in this run, %ld skipped (done "
+                "earlier), %ld failed, of %ld", d->done, d->done == 1 ? "" : "s", d->skipped,
+                d->failed, d->shots);
     if (sv->unrecorded[0])
         fprintf(stderr, "seisfd: error: %s; the manifest misses results of this run, and a "
                 "re-run computes the shots it does not record again\n", sv->unrecorded);
@@ -221,6 +253,20 @@ static long print_outcome(const survey *sv)
             fprintf(stderr, "  shot %ld: %s\n", n + 1, d->results[n].reason);
     fflush(stderr);
     return d->failed + (sv->unrecorded[0] != '\0');
+}
+
+/* World rank 0, the last look before the exit: a manifest removed or cut
+ * after the last check of the dispatch would otherwise go unnoticed.
+ * 1 when it no longer records the run. */
+static int manifest_lost(const survey *sv)
+{
+    char reason[1024];
+    if (sv->unrecorded[0] || sf_manifest_intact(&sv->manifest, reason, sizeof reason) == 0)
+        return 0;
+    fprintf(stderr, "seisfd: error: %s; a re-run computes the shots it does not record "
+            "again\n", reason);
+    fflush(stderr);
+    return 1;
 }
 
 static void tear_down(survey *sv)
@@ -243,21 +289,23 @@ int sf_survey_main(const sf_config *job, int execute, int fresh)
     memset(&sv, 0, sizeof sv);
     sv.job = job;
     sv.manifest.fd = -1;
-    sf_survey_claim(job, execute);
+    int claimed = sf_survey_claim(job, execute);
     set_up(&sv);
     if (sv.world_rank == 0)
         sv.plan = sf_calloc((size_t)job->survey.count, sizeof *sv.plan, "the survey's plan");
-    sf_survey_plan(job, &sv.sim, execute, fresh, sv.plan, &sv.manifest);
-    long failed = 0;
+    sf_survey_plan(job, &sv.sim, execute, fresh, claimed, sv.plan, &sv.manifest);
+    long outcome[2] = {0, 0};   /* failures, the signal request that left shots undone */
     if (execute) {
         run_shots(&sv);
         write_report(&sv, started, wall_started);
-        if (sv.world_rank == 0) failed = print_outcome(&sv);
-        SF_MPI_CHECK(MPI_Bcast(&failed, 1, MPI_LONG, 0, MPI_COMM_WORLD), "ending the survey");
+        if (sv.world_rank == 0)
+            outcome[0] = print_outcome(&sv) + manifest_lost(&sv), outcome[1] = sv.stop;
+        SF_MPI_CHECK(MPI_Bcast(outcome, 2, MPI_LONG, 0, MPI_COMM_WORLD), "ending the survey");
     } else {
         sf_info("seisfd: job '%s' is valid", job->source_path);
     }
     tear_down(&sv);
     sf_output_unlock_all();
-    return failed ? 1 : 0;
+    if (outcome[1]) return sf_interrupt_exit_status((int)outcome[1]);
+    return outcome[0] ? 1 : 0;
 }

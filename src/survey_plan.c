@@ -41,15 +41,12 @@ static int check_paths(const sf_config *job, const char *manifest, char *reason,
 
 /* Rank 0: the directory exists, takes files and is this run's (locked
  * through its manifest's lock file), and what killed runs left in it is
- * gone; seisfd check only looks, and gives the same reasons. 0 or -1
- * with the reason. */
-static int claim_directory(const sf_config *job, int execute, char *reason, size_t len)
+ * gone. 0 or -1 with the reason. */
+static int claim_directory(const sf_config *job, char *reason, size_t len)
 {
     const char *dir = job->output_directory;
     char manifest[SF_SHOT_PATH];
     sf_manifest_path(dir, manifest, sizeof manifest);
-    if (check_paths(job, manifest, reason, len) != 0) return -1;
-    if (!execute) return sf_output_lock_probe(manifest, dir, reason, len);
     if (sf_output_make_parents(manifest, reason, len) != 0 ||
         sf_output_lock(manifest, dir, reason, len) != 0)
         return -1;
@@ -57,15 +54,29 @@ static int claim_directory(const sf_config *job, int execute, char *reason, size
     return sf_output_check_writable(manifest, reason, len);
 }
 
-void sf_survey_claim(const sf_config *job, int execute)
+/* Rank 0: the paths are sound and, when the directory exists and
+ * claim, it is claimed; else it is only looked at, with the same
+ * reasons. 0 or -1 with the reason. */
+static int look_or_claim(const sf_config *job, int claim, int *claimed, char *reason, size_t len)
 {
-    int rank;
+    char manifest[SF_SHOT_PATH];
+    sf_manifest_path(job->output_directory, manifest, sizeof manifest);
+    if (check_paths(job, manifest, reason, len) != 0) return -1;
+    *claimed = claim && sf_output_directory_exists(manifest);
+    if (*claimed) return claim_directory(job, reason, len);
+    return sf_output_lock_probe(manifest, job->output_directory, reason, len);
+}
+
+int sf_survey_claim(const sf_config *job, int execute)
+{
+    int rank, claimed = 0;
     SF_MPI_CHECK(MPI_Comm_rank(MPI_COMM_WORLD, &rank), "claiming the output directory");
     char reason[1024] = "";
-    int failed = rank == 0 && claim_directory(job, execute, reason, sizeof reason) != 0;
+    int failed = rank == 0 && look_or_claim(job, execute, &claimed, reason, sizeof reason) != 0;
     if (failed) sf_config_report(job, job->output_directory_mark, "output.directory: %s", reason);
     SF_MPI_CHECK(MPI_Bcast(&failed, 1, MPI_INT, 0, MPI_COMM_WORLD), "claiming the output directory");
     if (failed) sf_exit_collective();
+    return claimed;
 }
 
 /* Are the recorded files those this job writes for the shot now (the
@@ -140,9 +151,9 @@ static int check_space(const sf_config *job, const sf_simulation *s, long shots,
     double free_bytes, needed = shot_bytes(job, s) * (double)shots;
     unsigned long device;
     if (sf_output_free_space(probe, &free_bytes, &device) != 0 || needed <= free_bytes) return 0;
-    snprintf(reason, len, "the %ld shots to compute need %.3g MB in '%.600s', but its file "
-             "system has %.3g MB free", shots, needed / 1e6, job->output_directory,
-             free_bytes / 1e6);
+    snprintf(reason, len, "the %ld shots to compute need %.3g MiB in '%.600s', but its file "
+             "system has %.3g MiB free", shots, needed / SF_MIB, job->output_directory,
+             free_bytes / SF_MIB);
     return -1;
 }
 
@@ -212,8 +223,21 @@ static void print_plan(const sf_config *job, const plan_summary *sum, int fresh)
                 "compute", sum->skipped, sum->skipped == 1 ? "" : "s", sum->pending);
 }
 
+/* Rank 0, with execute: the plan once the run holds the directory. One
+ * made only now had nothing to read before, unless another run made it
+ * meanwhile: what is in it is decided again. 0 or -1 with the reason. */
+static int decide_holding(const sf_config *job, const sf_simulation *s, int fresh, int claimed,
+                          sf_shot_result *plan, plan_summary *sum, char *reason, size_t len)
+{
+    if (decide(job, s, fresh, plan, sum, reason, len) != 0) return -1;
+    if (claimed) return 0;
+    if (claim_directory(job, reason, len) != 0) return -1;
+    memset(sum, 0, sizeof *sum);
+    return decide(job, s, fresh, plan, sum, reason, len);
+}
+
 void sf_survey_plan(const sf_config *job, const sf_simulation *s, int execute, int fresh,
-                    sf_shot_result *plan, sf_manifest *m)
+                    int claimed, sf_shot_result *plan, sf_manifest *m)
 {
     int rank;
     SF_MPI_CHECK(MPI_Comm_rank(MPI_COMM_WORLD, &rank), "planning the survey");
@@ -222,7 +246,8 @@ void sf_survey_plan(const sf_config *job, const sf_simulation *s, int execute, i
     if (rank == 0) {
         plan_summary sum;
         memset(&sum, 0, sizeof sum);
-        failed = decide(job, s, fresh, plan, &sum, reason, sizeof reason) != 0;
+        failed = (execute ? decide_holding(job, s, fresh, claimed, plan, &sum, reason, sizeof reason)
+                          : decide(job, s, fresh, plan, &sum, reason, sizeof reason)) != 0;
         if (!failed) print_plan(job, &sum, fresh);
         if (!failed && execute &&
             sf_manifest_open(m, job->output_directory, fresh || !sum.header.exists, job->hash,

@@ -288,6 +288,9 @@ def test_anisotropic_job_checks(tmp):
                            r"needs vp, epsilon, delta, theta and phi\)")
     expect_error(tmp, edit(tti, "  theta: 30", "  theta: 200\n  phi: 0"),
                  r"job\.yaml:10:10: model\.theta: .*200")
+    # A subnormal number is a number (strtod's underflow), within theta's range.
+    rc, out, err = check_job(tmp, edit(tti, "  theta: 30", "  theta: 1e-320\n  phi: 0"))
+    check(rc == 0, f"theta: 1e-320 was refused:\n{err}")
     expect_error(tmp, edit(VTI, "  epsilon: 0.2", "  epsilon: -0.6"),
                  r"job\.yaml:8:12: model\.epsilon: .*-0\.6")
     expect_error(tmp, edit(VTI, "frequency: 10}", "frequency: 10, type: explosive}"),

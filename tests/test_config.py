@@ -157,16 +157,16 @@ def test_out_of_range_value(tmp):
 def test_numbers_have_sane_ranges(tmp):
     """Each numeric key has a physical range, reported with the key and
     the allowed range (a frequency of 1e-300 once passed with a delay of
-    1.5e300 s)."""
+    1.5e300 s); a subnormal number is a number, refused by its range."""
     text = edit(VALID, "  frequency: 10", "  frequency: 1e-300")
-    text = edit(text, "  dx: 10", "  dx: 1e-300")
+    text = edit(text, "  dx: 10", "  dx: 1e-320")
     text = edit(text, "  nz: 40\n", "  nz: 40\n  origin: [0, 1e300, 0]\n")
     text = edit(text, "  duration: 0.1", "  duration: 0.1\n  cfl_safety: 1e-9")
     text = edit(text, "  points:", "  sampling: 1e-300\n  points:")
     text = edit(text, "    - [250, 200, 200]", "    - [250, 200, 2e9]")
     text = text + "run:\n  progress_interval: 1e-300\n"
     expect_error(tmp, text,
-                 r"job\.yaml:6:7: grid\.dx: 1e-300 is out of range \(allowed: 0\.0001 <= x <= "
+                 r"job\.yaml:6:7: grid\.dx: 9\.99989e-321 is out of range \(allowed: 0\.0001 <= x <= "
                  r"100000\)",
                  r"job\.yaml:5:15: grid\.origin\[1\]: 1e\+300 is out of range \(allowed: "
                  r"-1e\+08 <= x <= 1e\+08\)",
@@ -212,8 +212,8 @@ def test_problems_of_each_stage_reported_together(tmp):
     text = edit(edit(VALID, "  dt: 0.001", "  dt: 0.003"), "  points:",
                 "  sampling: 1e-10\n  points:")
     err = expect_error(tmp, text, r"job\.yaml:9:7: time\.dt: 0\.003 s exceeds the stability",
-                       r"job\.yaml:20:13: receivers\.sampling: 1e-10 s over 0\.1 s makes 1e\+09 "
-                       r"samples per trace; at most 100000000 are allowed")
+                       r"job\.yaml:20:13: receivers\.sampling: 1e-10 s over 0\.1 s makes "
+                       r"1000000001 samples per trace; at most 100000000 are allowed")
     text = edit(edit(edit(VALID, "  nx: 40", "  nx: 100000"), "  ny: 40", "  ny: 100000"),
                 "  nz: 40", "  nz: 10")
     text = edit(edit(edit(text, "  cpml: 10", "  cpml: 2"), "  position: [200, 200, 200]",
@@ -233,8 +233,18 @@ def test_sizes_refused_before_allocating(tmp):
     many receivers (a 100000 x 100000 grid once took minutes to make) and
     traces too large."""
     text = edit(VALID, "  dt: 0.001", "  dt: 1e-10")
-    expect_error(tmp, text, r"job\.yaml:9:7: time\.dt: 1e-10 s over the record of 0\.1 s makes "
-                            r"1e\+09 time steps; at most 100000000 are allowed")
+    expect_error(tmp, text, r"job\.yaml:10:13: time\.duration: 0\.1 s at dt = 1e-10 s makes "
+                            r"1000000008 time steps; at most 100000000 are allowed \(a shorter "
+                            r"record, or a larger dt\); the count includes the steps past the "
+                            r"record's end",
+                 r"receivers\.sampling: 1e-10 s over 0\.1 s makes 1000000001 samples per "
+                 r"trace; at most 100000000 are allowed")
+    # nt within its range, and the steps the correction needs past it.
+    text = edit(edit(VALID, "  duration: 0.1", "  nt: 100000000"),
+                "  dt: 0.001", "  dt: 0.0001")
+    expect_error(tmp, text, r"job\.yaml:10:7: time\.nt: 100000000 steps make 100000008 time "
+                            r"steps; at most 100000000 are allowed \(fewer steps\); the count "
+                            r"includes the steps past the record's end")
     big = edit(edit(edit(VALID, "  nx: 40", "  nx: 100000"), "  ny: 40", "  ny: 100000"),
                "  nz: 40", "  nz: 100000")
     err = expect_error(tmp, big, r"job\.yaml:2:7: grid\.nx: the job needs about [0-9.e+]+ GiB of "
@@ -660,9 +670,16 @@ def test_survey_geometry_of_many_shots(tmp):
     # Every shot lies inside with its receivers; what check refuses is the
     # room their 90000 gathers would take (terabytes), and it says so alone.
     rc, out, err = run(["check", "job.yaml"], cwd=tmp, timeout=40)
-    check(rc != 0 and re.search(r"job\.yaml:\d+:\d+: output\.directory: the 90000 shots to "
-                                r"compute need [\d.e+]+ MB", err) and err.count("job.yaml:") == 1,
+    refusal = re.search(r"job\.yaml:\d+:\d+: output\.directory: the 90000 shots to compute "
+                        r"need [\d.e+]+ MiB in 'out', but its file system has ([\d.e+]+) MiB "
+                        r"free", err)
+    check(rc != 0 and refusal and err.count("job.yaml:") == 1,
           f"not the free-space refusal alone:\n{err}")
+    # In MiB as labelled (a MB is 5% less): within what others write meanwhile.
+    fs = os.statvfs(tmp)
+    mib = fs.f_bavail * fs.f_frsize / 1048576
+    check(abs(float(refusal.group(1)) / mib - 1) < 0.01,
+          f"{refusal.group(1)} MiB free said, {mib:.4g} MiB free")
     text = edit(text, "count: [300, 300]", "count: [700, 300]")
     err = expect_error(tmp, text, r"job\.yaml:19:3: receivers: shot 642 \(survey\.grid\): "
                                   r"receiver 98750 at \(390\.000395, 50, 50\) m \(moving with "

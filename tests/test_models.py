@@ -172,6 +172,10 @@ def test_bad_model_files(tmp):
     err = bad_model_error(tmp, {"type": "hdf5", "path": "other.h5"}, "missing")
     expect(err, "missing.yaml:", "model.path: 'other.h5' has no dataset 'vp' (it holds: velocity)")
 
+    write_hdf5(os.path.join(tmp, "line.h5"), v[:, 0, 0])
+    err = bad_model_error(tmp, {"type": "hdf5", "path": "line.h5"}, "line")
+    expect(err, "'line.h5:/vp' has 1 dimension; a model is [nz][ny][nx] or a 2D section [nz][nx]")
+
     small = v[:, :, :nx - 3]
     write_hdf5(os.path.join(tmp, "small.h5"), small)
     err = bad_model_error(tmp, {"type": "hdf5", "path": "small.h5"}, "small")
@@ -207,7 +211,8 @@ def test_bad_model_files(tmp):
     err = bad_model_error(tmp, {"type": "segy", "path": "absent.sgy", "spacing": [H, H, H]},
                           "absent")
     expect(err, "cannot open SEG-Y file 'absent.sgy': No such file")
-    return "missing dataset, grid not covered, wrong size, NaN, negative, truncated, absent"
+    return "missing dataset, one dimension, grid not covered, wrong size, NaN, negative, " \
+           "truncated, absent"
 
 
 def test_unreadable_model_files_say_why(tmp):

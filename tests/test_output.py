@@ -265,6 +265,33 @@ def test_creates_directories_and_reports_unwritable(tmp):
                       "name exists" in err, err)
 
 
+def test_run_refused_at_set_up_makes_no_directory(tmp):
+    """A run refused at its memory stage (a grid too large) or its model
+    stage (dt above the CFL limit) makes none of its output directories,
+    single shot or survey; one that passes makes them."""
+    big = small_job(gather="mem/g.h5")
+    big["grid"].update(nx=100000, ny=100000, nz=100000)
+    unstable = small_job(gather="cfl/g.h5")
+    unstable["time"]["dt"] = 0.01
+    unstable["output"]["segy"] = "cfl/segy/g.sgy"
+    survey = small_job()
+    del survey["source"]["position"], survey["output"]["gather"]
+    survey["time"]["dt"] = 0.01
+    survey["survey"] = {"shots": [{"position": [201.0, 198.0, 203.0]}]}
+    survey["output"]["directory"] = "shots/out"
+    for name, job, stage in (("mem", big, "the job needs about"),
+                             ("cfl", unstable, "stability (CFL) limit"),
+                             ("shots", survey, "stability (CFL) limit")):
+        rc, out, err = run_job(tmp, job, name=name, expect_ok=False)
+        check(rc != 0 and stage in err, f"{name}: not refused at its set-up:\n{err}")
+        check(not os.path.exists(os.path.join(tmp, name)), f"{name}: a directory was made")
+    survey["time"]["dt"] = 0.001
+    run_job(tmp, survey, name="shots")
+    check(os.path.isfile(os.path.join(tmp, "shots/out/shot_0001.h5")) and not leftovers(tmp),
+          "the survey that passed its set-up did not write its directory")
+    return "memory and CFL refusals made no directory; a valid survey made its own"
+
+
 def test_resampled_record_matches_fine_record(tmp):
     """A coarser record interval (not a multiple of dt) is the band-limited
     resampling of the time series at dt."""

@@ -347,6 +347,7 @@ def test_batch_scripts(tmp):
     for line in ("#SBATCH --nodes=2", "#SBATCH --ntasks-per-node=4", "#SBATCH --gpus-per-node=4",
                  "--gpu-bind=none", "export SEISFD_GPU_AWARE_MPI=${SEISFD_GPU_AWARE_MPI:-auto}",
                  "#SBATCH --time=00:30:00", "#SBATCH --account=geo", "module load cuda openmpi",
+                 "#SBATCH --signal=USR1@60",
                  "srun --nodes={nodes} --ntasks={ranks}"):
         check(line in text, f"{slurm} lacks {line!r}:\n{text}")
     pbs = os.path.join(tmp, "weak.pbs")
@@ -355,7 +356,7 @@ def test_batch_scripts(tmp):
                "16", "--script", pbs)
     text = open(pbs).read()
     for line in ("#PBS -l select=2:ncpus=32:mpiprocs=2:ompthreads=16", "--points-per-rank-z 64",
-                 "--map-by ppr:2:node:PE=16", "--resume"):
+                 "--map-by ppr:2:node:PE=16", "--resume", "# PBS has no standard signal ahead"):
         check(line in text, f"{pbs} lacks {line!r}:\n{text}")
     for path in (slurm, pbs):
         p = subprocess.run(["bash", "-n", path], capture_output=True, text=True)

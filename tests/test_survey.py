@@ -250,6 +250,33 @@ def test_removed_manifest_is_written_again(tmp):
            "re-run skipped all"
 
 
+def test_manifest_cut_during_the_run_fails_the_job(tmp):
+    """manifest.jsonl emptied in place (the same file, so no record sees a
+    change) once a shot is recorded: the last look before the exit finds
+    that it no longer holds the run's lines and fails the job with one
+    clear error; its header gone too, the re-run starts afresh and
+    completes."""
+    shots = [{"position": [80 + 50 * k, 150, 80]} for k in range(4)]
+    job = survey_job(shots=shots, ranks_per_shot=1, duration=1.0)   # about 0.3 s a shot
+    directory = os.path.join(tmp, "out")
+    manifest = os.path.join(directory, "manifest.jsonl")
+    proc = start(tmp, job)
+    wait_for_done(proc, directory, 1)
+    signal_ranks(proc, signal.SIGSTOP)
+    os.truncate(manifest, 0)
+    signal_ranks(proc, signal.SIGCONT)
+    out, err = proc.communicate(timeout=300)
+    lost = (f"seisfd: error: the manifest '{os.path.join('out', 'manifest.jsonl')}' no longer "
+            f"holds the lines this run wrote: it was removed, replaced or cut after the last of "
+            f"them; a re-run computes the shots it does not record again")
+    check(proc.returncode == 1 and err.count(lost) == 1 and "survey finished: 4 shots" in out,
+          f"exit {proc.returncode}, not the one error:\n{err}")
+    rc, out, err = run(["run", "--restart", "fresh", "job.yaml"], cwd=tmp)
+    check(rc == 0 and "survey finished: 4 shots done in this run" in out and
+          len(shot_lines(directory, "done")) == 4, f"the re-run did not complete:\n{out}\n{err}")
+    return "the cut manifest failed the job with one error; a fresh re-run completed"
+
+
 def test_killed_rank_ends_job_and_rerun_resumes(tmp):
     """SIGKILL to one rank (not the launcher) of 4 ranks in 2 groups of 2,
     once the manifest records a done shot: the whole job ends within
@@ -458,8 +485,8 @@ CONFIG_KEYS = {"physics": str, "order": int, "nx": int, "ny": int, "nz": int, "d
                "model": str, "shots": int}
 # Host copies exist only with host staging on a GPU: null elsewhere.
 COPY_PHASES = ["halo_d2h", "halo_h2d"]
-TOTAL_KEYS = ["shots", "done", "failed", "skipped", "points_per_second", "shots_per_hour",
-              "loop_seconds"]
+TOTAL_KEYS = ["shots", "done", "failed", "skipped", "interrupted", "points_per_second",
+              "shots_per_hour", "loop_seconds"]
 
 
 def is_type(value, kind):
@@ -478,6 +505,7 @@ def check_report(path, command, ranks, groups, shots):
     check(r["command"] == command and isinstance(r["seisfd_version"], str), "command, version")
     check(re.match(stamp, r["started"]) and re.match(stamp, r["finished"]), "times")
     check(is_type(r["wall_seconds"], float) and r["wall_seconds"] > 0, "wall_seconds")
+    check(r["status"] == "done" and r["signal"] is None, f"status {r['status']}, {r['signal']}")
     if command == "run":
         check(isinstance(r["job"]["path"], str) and re.match(r"^[0-9a-f]{16}$", r["job"]["hash"]),
               f"job {r['job']}")
@@ -508,7 +536,8 @@ def check_report(path, command, ranks, groups, shots):
             rate = c["nx"] * c["ny"] * c["nz"] * s["steps"] / s["loop_seconds"]
             check(abs(s["points_per_second"] / rate - 1) < 1e-6, "points_per_second")
             check(s["seconds"] >= s["loop_seconds"] > 0 and s["phases"]["stencil"] > 0, "times")
-        check(("reason" in s) == (s["status"] == "failed"), "reason only when failed")
+        check(("reason" in s) == (s["status"] in ("failed", "interrupted")),
+              "reason only when failed or interrupted")
     for key in TOTAL_KEYS:
         check(is_type(r["totals"].get(key), float), f"totals.{key}")
     check(r["totals"]["shots"] == shots and

@@ -376,10 +376,16 @@ def test_bad_signature_files_are_refused(tmp):
     write_text(os.path.join(tmp, "noise.txt"), rng.standard_normal(100), 0.002)
     write_text(os.path.join(tmp, "long.txt"), ricker_samples(12.0, 0.125, dt, 0.6), dt)
     write_text(os.path.join(tmp, "early.txt"), good, dt, start=-0.05)
+    write_hdf5(os.path.join(tmp, "nanstart.h5"), good, dt, start=float("nan"))
+    write_hdf5(os.path.join(tmp, "badstep.h5"), good, -dt)
     cases = [
         ("missing", {"file": "absent.h5"}, r"absent\.h5.*No such file"),
         ("dataset", {"file": "good.h5", "dataset": "other"}, r"no dataset 'other' \(it holds: wavelet\)"),
         ("attribute", {"file": "noattr.h5"}, r"no attribute 'sample_interval'"),
+        ("start", {"file": "nanstart.h5"}, r"nanstart\.h5': start time nan s; the first sample's "
+                                           r"time must be finite"),
+        ("interval", {"file": "badstep.h5"}, r"badstep\.h5': sample interval -0\.001 s; the "
+                                             r"interval must be positive and finite"),
         ("shape", {"file": "square.h5"}, r"has 2 dimensions"),
         ("length", {"file": "one.h5"}, r"holds 1 samples \(allowed: 2 to"),
         ("nan", {"file": "nan.txt"}, r"nan\.txt': sample 17 \(t = 0\.017 s\) is NaN"),

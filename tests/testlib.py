@@ -24,9 +24,10 @@ _DEFAULT_FLAGS = "--oversubscribe" + (" --allow-run-as-root" if os.geteuid() == 
 MPIRUN_FLAGS = os.environ.get("MPIRUN_FLAGS", _DEFAULT_FLAGS).split()
 # Open MPI's launcher waits a second between SIGTERM and SIGKILL when it
 # ends a job whose rank exited non-zero, twice over: 2 s for every refused
-# job, about 100 of them per suite. seisfd needs no SIGTERM to clean up
-# (its outputs are written under temporary names and renamed when whole),
-# so the tests take the kill at once. Other MPIs ignore the variable.
+# job, about 100 of them per suite. Such a job's ranks have cleaned up by
+# then (outputs are written under temporary names and renamed when whole),
+# so the tests take the kill at once; test_signals.py gives the ranks time
+# where the launcher itself ends a job. Other MPIs ignore the variable.
 os.environ.setdefault("OMPI_MCA_odls_base_sigkill_timeout", "0")
 
 
@@ -69,12 +70,12 @@ def run(args, ranks=1, threads=None, cwd=None, timeout=300, env=None, launcher_f
     return p.returncode, p.stdout, p.stderr
 
 
-def start(tmp, job, name="job", ranks=1, args=()):
+def start(tmp, job, name="job", ranks=1, args=(), env=None):
     """Starts `seisfd run` on a job (named relative to tmp) in a session of
     its own, so that kill_job finds its processes; one OpenMP thread a
-    rank. Returns the Popen."""
+    rank, `env` added to the environment. Returns the Popen."""
     write_job(os.path.join(tmp, name + ".yaml"), job)
-    env = dict(os.environ, OMP_NUM_THREADS="1")
+    env = dict(os.environ, OMP_NUM_THREADS="1", **(env or {}))
     cmd = [MPIRUN, *MPIRUN_FLAGS, "-np", str(ranks), "-x", "OMP_NUM_THREADS", SEISFD, "run",
            *args, name + ".yaml"]
     return subprocess.Popen(cmd, cwd=tmp, env=env, stdout=subprocess.PIPE,
