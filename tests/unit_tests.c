@@ -1,6 +1,7 @@
 /* Unit tests of the numerical building blocks. Each case prints
  * "PASS name" or "FAIL name: why"; tests/run_tests.py counts them. */
 #include "sf_cpml.h"
+#include "sf_cpu_common.h"
 #include "sf_decomp.h"
 #include "sf_fft.h"
 #include "sf_gpu_aware_mpi.h"
@@ -697,12 +698,57 @@ static int tdt_removes_the_leapfrog_error_of_a_line(void)
     return 1;
 }
 
+/* The CPU's sums per region (by runs of rows) against the rule point by
+ * point (sf_region_of), for layers of every kind: none, uneven, thicker
+ * than the rest of the axis's interior, on slabs anywhere along z. Each
+ * point's value encodes it, so a point summed in the wrong region shows. */
+static int regions_of_points(void)
+{
+    static const long cases[][9] = {
+        /* nx ny nz(global) z0 nz(slab) xlo xhi ylo yhi, then z layers below */
+        {13, 11, 12, 0, 12, 3, 3, 3, 3}, {13, 11, 12, 4, 5, 0, 4, 2, 0},
+        {9, 14, 20, 7, 9, 4, 4, 6, 1},   {17, 5, 9, 2, 4, 0, 0, 0, 0},
+    };
+    static const long zthick[][2] = {{3, 3}, {0, 5}, {8, 8}, {2, 0}};
+    for (int c = 0; c < 4; ++c) {
+        const long *k = cases[c];
+        sf_regions r = {{k[0], k[1], k[2]}, k[3], {{k[5], k[6]}, {k[7], k[8]}, {zthick[c][0], zthick[c][1]}}};
+        sf_layout L;
+        sf_layout_init(&L, k[0], k[1], k[4], 16);
+        float *field = calloc(L.field_size, sizeof(float));
+        double want[SF_REGIONS] = {0.0}, got[1][SF_REGIONS];
+        for (long z = 0; z < L.nz; ++z)
+            for (long j = 0; j < L.ny; ++j)
+                for (long i = 0; i < L.nx; ++i) {
+                    const float v = (float)(1 + i + 3 * j + 7 * z);
+                    field[sf_field_index(&L, i, j, z)] = v;
+                    want[sf_region_of(&r, i, j, r.z0 + z)] += (double)v * v;
+                }
+        const float *fields[1] = {field};
+        int count = sf_cpu_field_norms(&L, &r, fields, 1, got);
+        free(field);
+        CHECK(count == 1, "case %d: %d fields", c, count);
+        for (int q = 0; q < SF_REGIONS; ++q)
+            CHECK(got[0][q] == want[q], "case %d region %d: %g, point by point %g", c, q,
+                  got[0][q], want[q]);
+    }
+    /* A corner goes to the nearer face, x first on a tie. */
+    sf_regions r = {{20, 20, 20}, 0, {{5, 5}, {5, 5}, {5, 5}}};
+    CHECK(sf_region_of(&r, 1, 3, 2) == SF_REGION_XMIN, "corner (1, 3, 2)");
+    CHECK(sf_region_of(&r, 3, 1, 18) == SF_REGION_YMIN, "corner (3, 1, 18)");
+    CHECK(sf_region_of(&r, 3, 10, 17) == SF_REGION_ZMAX, "edge (3, 10, 17)");
+    CHECK(sf_region_of(&r, 2, 2, 10) == SF_REGION_XMIN, "tie (2, 2, 10)");
+    CHECK(sf_region_of(&r, 10, 10, 10) == SF_REGION_INTERIOR, "centre");
+    return 1;
+}
+
 int main(int argc, char **argv)
 {
     MPI_Init(&argc, &argv);
     report("unit.stencil_second_derivative_moments", stencil_second_moments());
     report("unit.stencil_staggered_first_derivative_moments", stencil_first_moments());
     report("unit.cfl_limit", cfl_limit());
+    report("unit.guard_regions_of_points", regions_of_points());
     report("unit.hicks_exact_on_grid", hicks_on_grid_is_exact());
     report("unit.hicks_reproduces_smooth_functions", hicks_reproduces_smooth_functions());
     report("unit.hicks_truncation_and_free_surface_mirror", hicks_truncation_and_mirror());
