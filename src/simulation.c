@@ -1,5 +1,6 @@
 #include "sf_simulation.h"
 #include "sf_accuracy.h"
+#include "sf_acquisition_checks.h"
 #include "sf_energy.h"
 #include "sf_error.h"
 #include "sf_gather.h"
@@ -833,12 +834,14 @@ void sf_simulation_setup(sf_simulation *s, const sf_config *cfg, MPI_Comm comm,
     int problems = resolve_time_step(s);
     check_dispersion(s);
     problems += resolve_record(s, &samples);
+    problems += sf_check_source_amplitudes(job_of(cfg), s->physics->fields);
     if (!problems) problems += check_signature_spans(s);
     if (problems + check_memory(s, samples)) sf_exit_collective();
     sf_source_signal_build(&s->source, &cfg->source, s->dt, s->steps, cfg->dispersion_correction,
                            &s->resampler);
     read_test_growth(s);
     build_cpml(s);
+    sf_warn_inside_layers(job_of(cfg), s->cpml);
     s->ops = placement->ops;
     require_guard_operations(s);
     place_acquisition(s);

@@ -661,7 +661,8 @@ def test_survey_geometry_of_many_shots(tmp):
     # room their 90000 gathers would take (terabytes), and it says so alone.
     rc, out, err = run(["check", "job.yaml"], cwd=tmp, timeout=40)
     check(rc != 0 and re.search(r"job\.yaml:\d+:\d+: output\.directory: the 90000 shots to "
-                                r"compute need [\d.e+]+ MB", err) and err.count("job.yaml:") == 1,
+                                r"compute need [\d.e+]+ MB", err) and
+          len(re.findall(r"^job\.yaml:", err, re.M)) == 1,
           f"not the free-space refusal alone:\n{err}")
     text = edit(text, "count: [300, 300]", "count: [700, 300]")
     err = expect_error(tmp, text, r"job\.yaml:19:3: receivers: shot 642 \(survey\.grid\): "

@@ -1,7 +1,9 @@
 """The instability guard (README, "Running": "Instability guard"): growth
 after the source has ended stops a run on every physics, long stable jobs
 run to their end, a record that overflowed with the guard off is not
-written, and bench shows the guard's time. Growth is made by SEISFD_TEST_GROWTH (tests only), which
+written, amplitudes float32 cannot carry are refused, sources and
+receivers inside the absorbing layers are warned of, and bench shows the
+guard's time. Growth is made by SEISFD_TEST_GROWTH (tests only), which
 multiplies the whole state by a factor after every step."""
 import hashlib
 import json
@@ -191,6 +193,87 @@ def test_long_stable_jobs_do_not_stop(tmp):
                   f"(longest rise {longest}, x {largest})")
         notes.append(f"{name} {judged} checks, longest rise {longest}, x {largest:g}")
     return "; ".join(notes) + " (6 checks and x 10 stop a run)"
+
+
+def amplitude_job(amplitude, **source):
+    job = small_job("acoustic")
+    job["source"].update(amplitude=amplitude, **source)
+    return job
+
+
+def test_amplitudes_float32_cannot_carry_are_refused(tmp):
+    """seisfd check refuses a source whose density at its peak (|amplitude|
+    x the wavelet's peak x its largest coefficient / the cell volume) lies
+    outside 1e-30 .. 1e30, at the amplitude's line, with the amplitudes
+    allowed; a survey shot's own amplitude at its line; 0 and ordinary
+    values pass, and so does the elastic example's 1e6."""
+    cases = {"big": (1e40, r"job\.yaml:\d+:\d+: source\.amplitude: 1e\+40 makes the source "
+                           r"inject 1e\+37 per cubic metre at its peak .* more than float32 "
+                           r"fields can carry .*allowed here: 1e-27 <= \|amplitude\| <= "
+                           r"1e\+33, or 0"),
+             "small": (-1e-40, r"source\.amplitude: -1e-40 makes the source inject 1e-43 per "
+                               r"cubic metre at its peak .* less than float32")}
+    for name, (amplitude, pattern) in cases.items():
+        rc, out, err = run(["check", json_job(tmp, "job", amplitude_job(amplitude))], cwd=tmp)
+        check(rc == 1 and re.search(pattern, err) and err.count("source.amplitude") == 1,
+              f"{name}: exit {rc}:\n{err}")
+    force = small_job("elastic")
+    force["model"].update(vs=1700, rho=2200)
+    force["source"] = {"type": "force", "position": [113, 117, 122], "frequency": 20,
+                       "direction": [0, 0, 1e35]}
+    rc, out, err = run(["check", json_job(tmp, "force", force)], cwd=tmp)
+    check(rc == 1 and "source.amplitude (not given: 1): 1 makes the source inject 1e+32 per "
+          "cubic metre at its peak (|amplitude| x the wavelet's peak 1 x the largest of the "
+          "source's coefficients 1e+35 / the cell volume 1000 m^3)" in err,
+          f"a force of 1e35 N: exit {rc}:\n{err}")
+    survey = amplitude_job(1.0)
+    del survey["source"]["position"]
+    survey["survey"] = {"ranks_per_shot": 1, "shots": [{"position": [100, 110, 120]},
+                                                       {"position": [120, 110, 100],
+                                                        "amplitude": 1e34}]}
+    survey["output"] = {"directory": "out"}
+    rc, out, err = run(["check", json_job(tmp, "survey", survey)], cwd=tmp)
+    check(rc == 1 and re.search(r"survey\.yaml:\d+:\d+: survey\.shots\[1\]\.amplitude: 1e\+34 "
+                                r"makes the source inject 1e\+31", err),
+          f"a shot's amplitude: exit {rc}:\n{err}")
+    for amplitude in (0, 1e25, -3.5):
+        rc, out, err = run(["check", json_job(tmp, "ok", amplitude_job(amplitude))], cwd=tmp)
+        check(rc == 0, f"amplitude {amplitude} refused:\n{err}")
+    rc, out, err = run(["check", os.path.join(os.path.dirname(__file__), "..", "configs",
+                                              "elastic-seafloor.yaml")], cwd=tmp)
+    check(rc == 0, f"the elastic example refused:\n{err}")
+    return "1e40, -1e-40, a force of 1e35 and a shot's 1e34 refused; 0, 1e25, -3.5 accepted"
+
+
+def json_job(tmp, name, job):
+    path = os.path.join(tmp, name + ".yaml")
+    with open(path, "w") as f:
+        json.dump(job, f, indent=1)
+    return path
+
+
+def test_sources_and_receivers_inside_layers_warned(tmp):
+    """A source inside a layer and a line of receivers crossing two of them
+    are warned of at set-up: the first three named with their layer, the
+    rest counted, and where the layers leave the wavefield alone; a job
+    with none inside warns of nothing."""
+    job = small_job("acoustic")
+    job["source"]["position"] = [113, 117, 20]
+    job["receivers"] = {"line": {"start": [0, 120, 80], "end": [230, 120, 80], "count": 24}}
+    rc, out, err = run(["check", json_job(tmp, "inside", job)], cwd=tmp)
+    check(rc == 0 and re.search(
+        r"inside\.yaml:\d+:\d+: source\.position: 1 of 1 source lies inside an absorbing layer, "
+        r"which damps what they inject from the start: the source at \(113, 117, 20\) m in the "
+        r"zmin layer; keep them within x 60 \.\. 170 m, y 60 \.\. 170 m, z 60 \.\. 170 m", err),
+        f"no warning of the source:\n{err}")
+    check(re.search(r"inside\.yaml:\d+:\d+: receivers: 12 of 24 receivers lie inside an "
+                    r"absorbing layer, where it damps the wavefield, so that their amplitudes "
+                    r"mean little: receiver 1 at \(0, 120, 80\) m in the xmin layer, receiver 2 "
+                    r"at \(10, 120, 80\) m in the xmin layer, receiver 3 at \(20, 120, 80\) m in "
+                    r"the xmin layer, and 9 more;", err), f"no warning of the receivers:\n{err}")
+    rc, out, err = run(["check", json_job(tmp, "outside", small_job("acoustic"))], cwd=tmp)
+    check(rc == 0 and "absorbing layer" not in err, f"a warning without cause:\n{err}")
+    return "the source and 12 of 24 receivers warned of"
 
 
 def test_bench_shows_the_guard(tmp):
