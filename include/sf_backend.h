@@ -14,6 +14,7 @@
 #include "sf_elastic_medium.h"
 #include "sf_halo_transport.h"
 #include "sf_layout.h"
+#include "sf_regions.h"
 #include "sf_stencil.h"
 #include "sf_timers.h"
 
@@ -91,6 +92,10 @@ typedef struct {
     long i, j, k;
 } sf_nonfinite;
 
+/* The most fields a backend measures for the instability guard (the
+ * elastic nine). */
+enum { SF_GUARD_MAX_FIELDS = 9 };
+
 /* Operations may be queued (a GPU runs them in order on its streams);
  * they take effect for every later operation, and results reach the host
  * only through halo_wait_packed, fetch_receivers, fetch_field, energy and
@@ -145,6 +150,16 @@ typedef struct {
     /* The instability guard: waits for the queued work, then returns 1 and
      * fills where when some owned point of a field is not finite, else 0. */
     int (*find_nonfinite)(sf_backend *b, sf_nonfinite *where);
+    /* The guard's measure of growth: waits for the queued work, then
+     * returns how many fields the physics has (at most
+     * SF_GUARD_MAX_FIELDS, in sf_nonfinite's numbering) and fills
+     * sums[f][region] with the sum of the squares of field f's owned
+     * points in each region of r (sf_regions.h). */
+    int (*field_norms)(sf_backend *b, const sf_regions *r, double sums[][SF_REGIONS]);
+    /* For tests only (SEISFD_TEST_GROWTH): multiplies the shot's whole
+     * state (the fields at every time level kept, the CPML memory
+     * variables) by factor, so that a run grows by factor a step. */
+    void (*amplify)(sf_backend *b, float factor);
 
     /* Waits for all queued work. */
     void (*synchronize)(sf_backend *b);
@@ -164,7 +179,8 @@ typedef struct {
      prefix##_send, prefix##_recv, prefix##_halo_pack, prefix##_halo_wait_packed,              \
      prefix##_halo_unpack, prefix##_update, prefix##_inject_source, prefix##_finish_stage,     \
      prefix##_sample_receivers, prefix##_fetch_receivers, prefix##_fetch_field, energy,        \
-     prefix##_reset, prefix##_find_nonfinite, prefix##_synchronize, prefix##_take_timers}
+     prefix##_reset, prefix##_find_nonfinite, prefix##_field_norms, prefix##_amplify,           \
+     prefix##_synchronize, prefix##_take_timers}
 
 /* Each physics on each backend; the CUDA ones in CUDA builds only
  * (SF_HAVE_CUDA), after sf_gpu_bind. */

@@ -111,6 +111,7 @@ typedef struct {
     double moment[6];         /* moment: mxx, myy, mzz, mxy, mxz, myz, N m per unit amplitude */
     sf_mark type_mark;
     sf_mark position_mark;
+    sf_mark amplitude_mark;   /* {0, 0} when not given */
 } sf_source_config;
 
 typedef struct {
@@ -138,6 +139,7 @@ typedef struct {
     int has_delay, has_amplitude;   /* overrides given */
     int delay_auto;           /* delay: auto given for this shot */
     sf_mark mark;             /* its entry in survey.shots, or survey.grid */
+    sf_mark amplitude_mark;   /* its amplitude key, where it overrides */
     char where[48];           /* how messages name its entry: "survey.shots[3]" */
 } sf_shot_spec;
 

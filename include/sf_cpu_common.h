@@ -27,6 +27,8 @@ void *sf_cpu_take(sf_cpu_arena *a, size_t count, size_t size, const char *what);
 float *sf_cpu_take_state(sf_cpu_arena *a, size_t count, const char *what);
 void sf_cpu_keep_as_state(sf_cpu_arena *a, float *data, size_t count);
 void sf_cpu_zero_state(sf_cpu_arena *a);
+/* The amplify operation: every state array times factor. */
+void sf_cpu_amplify_state(sf_cpu_arena *a, float factor);
 /* Everything runs synchronously: wall time is the phase's time. */
 void sf_cpu_phase_done(sf_cpu_arena *a, sf_phase phase, double started);
 void sf_cpu_take_timers(sf_cpu_arena *a, double *seconds);
@@ -67,5 +69,10 @@ static inline float sf_cpu_channel_value(const sf_cpu_channels *c, long n, const
 /* Every channel of one field into slot. */
 void sf_cpu_channels_sample(sf_cpu_channels *c, const float *field, int slot);
 void sf_cpu_channels_fetch(const sf_cpu_channels *c, int count, float *out);
+
+/* The field_norms operation over a physics' fields[0, count) (sf_layout's
+ * layout, with halos); returns count. */
+int sf_cpu_field_norms(const sf_layout *L, const sf_regions *r, const float *const *fields,
+                       int count, double sums[][SF_REGIONS]);
 
 #endif

@@ -1,8 +1,8 @@
 /* What every CUDA backend keeps besides its physics (CUDA sources only):
  * the slab's layout, its device arrays (for the run, and per shot the
  * source and receiver tables), the compute and halo streams with the halo
- * buffers, the phase timers, the instability guard's word and the snapshot
- * buffer. A backend embeds an sf_cuda_common and keeps only its fields,
+ * buffers, the phase timers, the instability guard's word and sums, and the
+ * snapshot buffer. A backend embeds an sf_cuda_common and keeps only its fields,
  * medium, CPML and kernels; its operations that are plumbing call these. */
 #ifndef SF_CUDA_COMMON_H
 #define SF_CUDA_COMMON_H
@@ -68,6 +68,8 @@ typedef struct {
     sf_cuda_halo xfer;               /* the compute and halo streams, halo buffers */
     sf_gpu_timers *timers;
     unsigned long long *guard;       /* the instability guard's result word */
+    double *norm_partial;            /* its blocks' sums: SF_CUDA_NORM_BLOCKS x SF_REGIONS */
+    double *norm_partial_host;       /* pinned, as many */
     sf_cuda_sources source;
     sf_cuda_receivers receivers;
     float *lattice;                  /* snapshots, grown on demand */
@@ -102,6 +104,12 @@ void sf_cuda_common_reset(sf_cuda_common *c, sf_backend *b, const sf_problem *p)
 /* The find_nonfinite operation over fields[0, count), checked in order. */
 int sf_cuda_common_find_nonfinite(sf_cuda_common *c, const float *const *fields, int count,
                                   sf_nonfinite *where);
+/* The amplify operation: every state array times factor, queued on the
+ * compute stream. */
+void sf_cuda_common_amplify(sf_cuda_common *c, float factor);
+/* The field_norms operation over fields[0, count); returns count. */
+int sf_cuda_common_field_norms(sf_cuda_common *c, const float *const *fields, int count,
+                               const sf_regions *r, double sums[][SF_REGIONS]);
 /* Does a source point of the group (any, ungrouped) lie in planes [k0, k1)? */
 int sf_cuda_common_sources_in(const sf_cuda_common *c, int group, long k0, long k1);
 /* An ungrouped physics' source points in planes [k0, k1) into each of

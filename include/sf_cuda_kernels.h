@@ -8,6 +8,7 @@
 
 extern "C" {
 #include "sf_layout.h"
+#include "sf_regions.h"
 #include "sf_stencil.h"
 }
 
@@ -142,5 +143,15 @@ void sf_cuda_sample(float *out, const float *field, const long *index, const flo
 #define SF_CUDA_ALL_FINITE 0xffffffffffffffffull
 unsigned long long sf_cuda_first_nonfinite(const float *field, sf_cuda_grid g,
                                            unsigned long long *scratch, cudaStream_t stream);
+
+/* The instability guard's measure of one field: out[region] = the sum of
+ * the squares of its owned points in each region of r, in double. partial
+ * (device) and partial_host (pinned) hold SF_CUDA_NORM_BLOCKS x
+ * SF_REGIONS doubles; the kernel runs after the work queued on stream,
+ * which this call waits for. */
+enum { SF_CUDA_NORM_BLOCKS = 1024 };
+void sf_cuda_region_squares(const float *field, sf_cuda_grid g, const sf_regions *r,
+                            double *partial, double *partial_host, cudaStream_t stream,
+                            double out[SF_REGIONS]);
 
 #endif

@@ -28,6 +28,8 @@ void sf_cuda_want_state(sf_cuda_arrays *a, void *slot, size_t count, size_t size
                         const char *what);
 /* Queues the zeroing of every state array on stream (a new shot). */
 void sf_cuda_zero_state(const sf_cuda_arrays *a, cudaStream_t stream);
+/* Queues every state array (of floats) times factor on stream (tests only). */
+void sf_cuda_scale_state(const sf_cuda_arrays *a, float factor, cudaStream_t stream);
 /* Checks the total against the free memory (an error names the slab's
  * nx x ny x nz points, the GPU, host and rank), then allocates and zeroes. */
 void sf_cuda_allocate(sf_cuda_arrays *a, long nx, long ny, long nz);

@@ -12,6 +12,7 @@
 #include "sf_decomp.h"
 #include "sf_device.h"
 #include "sf_elastic_backend.h"
+#include "sf_growth_guard.h"
 #include "sf_halo.h"
 #include "sf_interrupt.h"
 #include "sf_model.h"
@@ -139,7 +140,13 @@ struct sf_simulation {
     double loop_seconds;      /* wall time of the timed steps */
     double model_seconds;     /* reading and sampling the model (set-up) */
     double cpml_frequency;    /* the peak frequency the CPML profiles were made for */
+    /* SEISFD_TEST_GROWTH (tests only): the growth factor of every step,
+     * and the shot it applies to (0: all). */
+    double test_growth;
+    long test_growth_shot;
     long check_every;         /* steps between guard checks; 0: none */
+    long guard_checks;        /* checks made in the timed steps */
+    sf_growth_guard growth;   /* the guard's judgement of the shot's growth */
     int host_fields;          /* the backend keeps the fields in host memory (the CPU's) */
     double memory_per_rank;   /* bytes this rank's node offers each of its ranks; 0: unknown */
     int ranks_on_node;
@@ -183,12 +190,18 @@ void sf_simulation_compute_per_step(const sf_simulation *s, double *predicted, d
 /* Prints the set-up summary on rank 0. */
 void sf_simulation_summary(const sf_simulation *s);
 /* Collective over the slab: one shot's time loop. Every run.check_every
- * steps (and after the last) the guard looks for non-finite values; the
- * first one found stops the loop: -1, with s->failure naming the step,
- * the field and the grid point (indices and metres). Every step the ranks
- * agree whether a signal stops the shot (s->stops_on): -1, with s->stop
- * and s->failure naming the signal and the step. 0 otherwise. */
+ * steps (and after the last) the instability guard measures the fields
+ * (README, "Instability guard"): a non-finite value, or growth after the
+ * source has ended, stops the loop: -1, with s->failure naming the step,
+ * the field and the grid point, or the field, its growth and where it
+ * grows. So does a record holding a NaN or Inf, whatever check_every.
+ * Every step the ranks agree whether a signal stops the shot
+ * (s->stops_on): -1, with s->stop and s->failure naming the signal and
+ * the step. 0 otherwise. */
 int sf_simulation_run(sf_simulation *s, int progress);
+/* Rank 0 prints what the guard saw of the shot: how many checks it
+ * judged and how near the growth it saw came to stopping the run. */
+void sf_simulation_guard_summary(const sf_simulation *s);
 /* Collective: writes the shot's gather (and its SEG-Y files, the energy
  * series) under their temporary names. 0, or -1 with s->failure. */
 int sf_simulation_write(sf_simulation *s);

@@ -81,6 +81,10 @@ void sf_wavelet_free(sf_wavelet *w);
  * half the window for Ormsby and Klauder, 0 for a file (its own times). */
 double sf_wavelet_auto_delay(const sf_wavelet *w);
 
+/* The largest |s(t)| before the amplitude: 1 for the analytic kinds, a
+ * file's largest sample. */
+double sf_wavelet_peak(const sf_wavelet *w);
+
 /* count samples at t0 + k * step (s, from the wavelet's time zero), times
  * amplitude; sampled kinds are interpolated band-limited to the Nyquist
  * frequency of the coarser of their sampling and step. */

@@ -564,7 +564,8 @@ static void read_source(cfg_reader *r, sf_yaml_node *root, sf_config *c)
     else
         cfg_number(r, s, "delay", "source", CFG_DELAY, 0, &c->source.delay, NULL);
     c->source.delay_auto = !delay || cfg_is_auto(delay);
-    cfg_number(r, s, "amplitude", "source", CFG_SCALE, 0, &c->source.amplitude, NULL);
+    cfg_number(r, s, "amplitude", "source", CFG_SCALE, 0, &c->source.amplitude,
+               &c->source.amplitude_mark);
     read_source_vector(r, s, "direction", 3, SF_SOURCE_FORCE, "force", c, c->source.direction);
     read_source_vector(r, s, "moment", 6, SF_SOURCE_MOMENT, "moment", c, c->source.moment);
     const unsigned vectors = (1u << SF_SOURCE_FORCE) | (1u << SF_SOURCE_MOMENT);

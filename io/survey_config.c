@@ -56,7 +56,8 @@ static void read_overrides(cfg_reader *r, sf_yaml_node *map, const char *path,
         shot->has_delay = 1;
         shot->delay_auto = 0;
     }
-    if (cfg_number(r, map, "amplitude", path, CFG_SCALE, 0, &shot->amplitude, NULL) > 0)
+    if (cfg_number(r, map, "amplitude", path, CFG_SCALE, 0, &shot->amplitude,
+                   &shot->amplitude_mark) > 0)
         shot->has_amplitude = 1;
     *depth_given = cfg_number(r, map, "depth", path, CFG_COORDINATE, 0, depth, NULL) > 0;
 }

@@ -17,6 +17,7 @@
 
 typedef struct {
     long size, steps, warmup;   /* size 0: the backend's default */
+    long check_every;           /* --check-every: the instability guard's interval; 0: off */
     long nz;                    /* --nz: planes along z (weak scaling); 0: size */
     int order, cpml;
     int cpml_z;                 /* --cpml-z: the z faces' layers; -1: --cpml */
@@ -48,6 +49,7 @@ static SF_NORETURN void usage_error(const char *msg)
                        "[--gpu-aware-mpi auto|on|off] [--physics acoustic|elastic|vti|tti] [--size N] "
                        "[--nz NZ] "
                        "[--steps S] [--warmup W] [--order 2|4|8] [--cpml C] [--cpml-z CZ] [--copy-mib M] "
+                       "[--check-every K] "
                        "[--slabs balanced|equal] [--report FILE] | [--exchange] | [--plane-costs]",
                        msg);
 }
@@ -95,8 +97,9 @@ static sf_slab_policy parse_slabs(const char *value)
 
 static bench_options parse_options(int argc, char **argv)
 {
-    bench_options o = {.size = 0, .steps = 100, .warmup = 10, .order = 8, .cpml = 20,
-                       .copy_mib = 1024, .device = SF_DEVICE_AUTO, .gpu_aware = -1, .cpml_z = -1};
+    bench_options o = {.size = 0, .steps = 100, .warmup = 10, .check_every = 100, .order = 8,
+                       .cpml = 20, .copy_mib = 1024, .device = SF_DEVICE_AUTO, .gpu_aware = -1,
+                       .cpml_z = -1};
     for (int i = 0; i < argc; ++i) {
         const char *flag = argv[i], *value = i + 1 < argc ? argv[i + 1] : NULL;
         if (!strcmp(flag, "--physics")) o.physics = parse_physics(value);
@@ -104,6 +107,7 @@ static bench_options parse_options(int argc, char **argv)
         else if (!strcmp(flag, "--nz")) o.nz = parse_long(flag, value, 16, 1000000);
         else if (!strcmp(flag, "--steps")) o.steps = parse_long(flag, value, 1, 10000000);
         else if (!strcmp(flag, "--warmup")) o.warmup = parse_long(flag, value, 0, 10000000);
+        else if (!strcmp(flag, "--check-every")) o.check_every = parse_long(flag, value, 0, 10000000);
         else if (!strcmp(flag, "--order")) o.order = (int)parse_long(flag, value, 2, 8);
         else if (!strcmp(flag, "--cpml")) o.cpml = (int)parse_long(flag, value, 0, 1000);
         else if (!strcmp(flag, "--cpml-z")) o.cpml_z = (int)parse_long(flag, value, 0, 1000);
@@ -202,6 +206,7 @@ static void bench_config(sf_config *c, const bench_options *o, sf_wavelet *ricke
         if ((d->default_receivers >> q) & 1) c->receivers.component[c->receivers.ncomponents++] = (sf_component)q;
     c->progress_interval = 1e30;
     c->slabs = o->slabs;
+    c->check_every = o->check_every;
 }
 
 
@@ -296,6 +301,22 @@ static int bench_plane_costs(const bench_options *o, const sf_placement *placeme
     return 0;
 }
 
+/* The instability guard's share of the timed steps (every rank's checks
+ * are collective, so rank 0's time is theirs). */
+static void print_guard_cost(const sf_simulation *s)
+{
+    if (s->check_every == 0) {
+        sf_info("  instability guard   off (--check-every 0)");
+        return;
+    }
+    const double seconds = s->loop_timers.seconds[SF_PHASE_GUARD];
+    const long checks = s->guard_checks;
+    sf_info("  instability guard   %.4f s in %ld check%s every %ld steps (%.3g ms a check), %.2f%% "
+            "of the time loop",
+            seconds, checks, checks == 1 ? "" : "s", s->check_every,
+            checks ? 1e3 * seconds / (double)checks : 0.0, 100.0 * seconds / s->loop_seconds);
+}
+
 int sf_bench_main(int argc, char **argv)
 {
     char started[32];
@@ -361,6 +382,7 @@ int sf_bench_main(int argc, char **argv)
                 "copy bandwidth",
                 kernels, points / kernels / 1e9, points / kernels * bytes / copy);
     }
+    print_guard_cost(&s);
     sf_simulation_report(&s);
     if (o.report) write_report(&s, o.report, &placement, started, wall_started);
     sf_simulation_free(&s);

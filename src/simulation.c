@@ -1,5 +1,6 @@
 #include "sf_simulation.h"
 #include "sf_accuracy.h"
+#include "sf_acquisition_checks.h"
 #include "sf_energy.h"
 #include "sf_error.h"
 #include "sf_gather.h"
@@ -408,6 +409,48 @@ static int resolve_record(sf_simulation *s, double *samples)
     return check_segy_sampling(s) + check_segy_coordinates(s);
 }
 
+/* SEISFD_TEST_GROWTH=FACTOR[:SHOT], for tests only (README, "Tests"):
+ * the backend multiplies the shot's whole state by FACTOR after every
+ * step (sf_backend_ops.amplify), in every shot or in shot SHOT alone, so
+ * that the guard meets growth on any physics and backend. */
+static void read_test_growth(sf_simulation *s)
+{
+    const char *text = getenv("SEISFD_TEST_GROWTH");
+    if (!text) return;
+    char *end = NULL;
+    double factor = strtod(text, &end);
+    long shot = 0;
+    if (end != text && *end == ':') shot = strtol(end + 1, &end, 10);
+    if (end == text || *end || !(factor > 1.0 && factor <= 1e3) || shot < 0)
+        sf_fail_collective("SEISFD_TEST_GROWTH: '%s' is not FACTOR or FACTOR:SHOT with 1 < "
+                           "FACTOR <= 1000 (a setting for tests only)", text);
+    s->test_growth = factor;
+    s->test_growth_shot = shot;
+    sf_warn("SEISFD_TEST_GROWTH=%s: the wavefield is multiplied by %g after every step of %s "
+            "(for tests only)", text, factor, shot ? "one shot" : "every shot");
+}
+
+/* A table without the guard's operations is a programming error, named
+ * rather than called through NULL. */
+static void require_guard_operations(const sf_simulation *s)
+{
+    const sf_backend_ops *o = s->ops;
+    const char *missing = !o->find_nonfinite ? "find_nonfinite"
+                          : !o->field_norms  ? "field_norms"
+                          : s->test_growth > 1.0 && !o->amplify ? "amplify"
+                                                                 : NULL;
+    if (missing)
+        sf_fatal("internal: the %s backend of the %s physics has no %s operation, which the "
+                 "instability guard needs", o->name, s->physics->name, missing);
+}
+
+/* Does the test-only growth apply to this shot? */
+static int test_growth_here(const sf_simulation *s)
+{
+    const long shot = s->cfg->shot_number > 0 ? s->cfg->shot_number : 1;
+    return s->test_growth > 1.0 && (s->test_growth_shot == 0 || s->test_growth_shot == shot);
+}
+
 /* The frequency shift of the profiles follows the source's peak
  * frequency, so a survey rebuilds them for a shot that changes it. */
 static void build_cpml(sf_simulation *s)
@@ -803,12 +846,16 @@ void sf_simulation_setup(sf_simulation *s, const sf_config *cfg, MPI_Comm comm,
     int problems = resolve_time_step(s);
     check_dispersion(s);
     problems += resolve_record(s, &samples);
+    problems += sf_check_source_amplitudes(job_of(cfg), s->physics->fields);
     if (!problems) problems += check_signature_spans(s);
     if (problems + check_memory(s, samples)) sf_exit_collective();
     sf_source_signal_build(&s->source, &cfg->source, s->dt, s->steps, cfg->dispersion_correction,
                            &s->resampler);
+    read_test_growth(s);
     build_cpml(s);
+    sf_warn_inside_layers(job_of(cfg), s->cpml);
     s->ops = placement->ops;
+    require_guard_operations(s);
     place_acquisition(s);
     sf_problem problem;
     describe_problem(s, &problem);
@@ -886,6 +933,54 @@ static void print_decomposition(const sf_simulation *s)
             ns[2] * 1e9, ns[3] * 1e9, ns[4] * 1e9, s->costs.source);
 }
 
+/* When the source has ended: the last time the injected signal (every
+ * half step, as warped) is above SOURCE_ENDED of its peak. */
+static const double SOURCE_ENDED = 1e-3;
+
+static double source_end_time(const sf_simulation *s)
+{
+    const sf_source_signal *sig = &s->source;
+    double peak = 0.0;
+    for (long k = 0; k < sig->count; ++k) peak = fmax(peak, fabs(sig->at[k]));
+    long last = 0;
+    for (long k = 0; k < sig->count; ++k)
+        if (fabs(sig->at[k]) >= SOURCE_ENDED * peak) last = k;
+    return 0.5 * (double)last * s->dt;
+}
+
+/* The longest straight path across the grid (its diagonal) at the slowest wave's speed. */
+static double crossing_time(const sf_simulation *s)
+{
+    double diagonal = 0.0;
+    for (int a = 0; a < 3; ++a) {
+        double side = (double)(s->cfg->n[a] - 1) * s->cfg->spacing[a];
+        diagonal += side * side;
+    }
+    return sqrt(diagonal) / s->model.slowest;
+}
+
+/* The first step the growth guard judges: the source has ended and its
+ * slowest waves have had time to cross the grid. */
+static long guard_start(const sf_simulation *s)
+{
+    return (long)ceil((source_end_time(s) + crossing_time(s)) / s->dt);
+}
+
+static void print_guard(const sf_simulation *s)
+{
+    if (s->check_every == 0) {
+        sf_info("  instability guard off (run.check_every: 0): only the record is checked for "
+                "NaN and Inf");
+        return;
+    }
+    const long start = guard_start(s);
+    sf_info("  instability guard every %ld step%s: NaN and Inf; growth from step %ld (t = %.4g "
+            "s)%s: the source ends at %.4g s, and a wave at %g m/s crosses the grid in %.4g s",
+            s->check_every, s->check_every == 1 ? "" : "s", start, (double)start * s->dt,
+            start <= s->steps ? "" : ", after the last step", source_end_time(s),
+            s->model.slowest, crossing_time(s));
+}
+
 void sf_simulation_summary(const sf_simulation *s)
 {
     const sf_config *c = s->cfg;
@@ -907,6 +1002,7 @@ void sf_simulation_summary(const sf_simulation *s)
             c->cpml[2], c->cpml[3], c->cpml[4], c->cpml[5],
             c->free_surface ? ", free surface on top" : "");
     s->physics->summary(s);
+    print_guard(s);
     print_memory(s);
 }
 
@@ -929,6 +1025,7 @@ static void start_timing(sf_simulation *s)
     double discarded[SF_PHASE_COUNT] = {0};
     s->ops->take_timers(s->backend, discarded);
     memset(&s->timers, 0, sizeof s->timers);
+    s->guard_checks = 0;
 }
 
 static void print_progress(const sf_simulation *s, long done, double started)
@@ -965,43 +1062,143 @@ static int guard_due(const sf_simulation *s, long n)
     return s->check_every > 0 && (n % s->check_every == 0 || n == s->steps);
 }
 
+/* The layers around this rank's slab, as the guard's regions. */
+static sf_regions guard_regions(const sf_simulation *s)
+{
+    sf_regions r;
+    for (int a = 0; a < 3; ++a) {
+        r.n[a] = s->cfg->n[a];
+        r.thick[a][0] = s->cpml[a].thick[0];
+        r.thick[a][1] = s->cpml[a].thick[1];
+    }
+    r.z0 = s->slab.z0;
+    return r;
+}
+
+/* Collective: every field's sums of squares per region over the slab's
+ * ranks. Rank 0 adds them and sends the result, so that every rank holds
+ * the same numbers and takes the same decision. */
+static int measure_fields(sf_simulation *s, double sums[][SF_REGIONS])
+{
+    sf_regions r = guard_regions(s);
+    double mine[SF_GUARD_MAX_FIELDS][SF_REGIONS] = {{0.0}};
+    int fields = s->ops->field_norms(s->backend, &r, mine);
+    const int count = SF_GUARD_MAX_FIELDS * SF_REGIONS;
+    SF_MPI_CHECK(MPI_Reduce(mine, sums, count, MPI_DOUBLE, MPI_SUM, 0, s->slab.comm),
+                 "adding the instability guard's sums");
+    SF_MPI_CHECK(MPI_Bcast(sums, count, MPI_DOUBLE, 0, s->slab.comm),
+                 "sharing the instability guard's sums");
+    return fields;
+}
+
+/* A NaN or Inf anywhere makes its field's sum NaN or Inf (a float's
+ * square cannot overflow a double, nor can their sum over any grid). */
+static int all_finite(int fields, const double sums[][SF_REGIONS])
+{
+    for (int f = 0; f < fields; ++f)
+        for (int q = 0; q < SF_REGIONS; ++q)
+            if (!isfinite(sums[f][q])) return 0;
+    return 1;
+}
+
+static const char *checked_every(const sf_simulation *s, char *text, size_t len)
+{
+    if (s->check_every > 1) snprintf(text, len, "every %ld steps", s->check_every);
+    else snprintf(text, len, "every step");
+    return text;
+}
+
 /* The global position of a local point, for messages. */
 static void describe_nonfinite(sf_simulation *s, long step, int field, long i, long j, long k)
 {
     const sf_config *c = s->cfg;
-    char every[48] = "every step";
-    if (s->check_every > 1) snprintf(every, sizeof every, "every %ld steps", s->check_every);
+    char every[48];
     snprintf(s->failure, sizeof s->failure,
              "unstable: a non-finite value (NaN or Inf) in %s at step %ld (t = %.6g s; checked "
              "%s), first at grid point (i=%ld, j=%ld, k=%ld) = (%g, %g, %g) m",
-             s->physics->field_name(field), step, (double)step * s->dt, every, i, j, k,
+             s->physics->field_name(field), step, (double)step * s->dt,
+             checked_every(s, every, sizeof every), i, j, k,
              c->origin[0] + (double)i * c->spacing[0], c->origin[1] + (double)j * c->spacing[1],
              c->origin[2] + (double)k * c->spacing[2]);
 }
 
-/* Collective over the slab: 0, or -1 with s->failure. The ranks agree on
+/* Collective over the slab, once a sum is not finite: the ranks agree on
  * the first field with a non-finite value, then on its lowest global
  * point (k, j, i), so every rank names the same one. */
-static int check_finite(sf_simulation *s, long step)
+static void locate_nonfinite(sf_simulation *s, long step)
 {
-    s->ops->synchronize(s->backend);   /* queued steps are not booked as guard time */
-    sf_timer_start(&s->timers);
     sf_nonfinite where = {0, 0, 0, 0};
     int found = s->ops->find_nonfinite(s->backend, &where);
     int field = found ? where.field : INT_MAX, first_field = INT_MAX;
     SF_MPI_CHECK(MPI_Allreduce(&field, &first_field, 1, MPI_INT, MPI_MIN, s->slab.comm),
                  "agreeing on the instability check");
-    int failed = first_field != INT_MAX;
+    if (first_field == INT_MAX)
+        sf_fatal("internal: the guard's sums are not finite, but its fields are");
+    const long *n = s->cfg->n;
+    long long mine = found && where.field == first_field
+                         ? ((long long)(s->slab.z0 + where.k) * n[1] + where.j) * n[0] + where.i
+                         : LLONG_MAX,
+              first = LLONG_MAX;
+    SF_MPI_CHECK(MPI_Allreduce(&mine, &first, 1, MPI_LONG_LONG, MPI_MIN, s->slab.comm),
+                 "locating a non-finite value");
+    describe_nonfinite(s, step, first_field, (long)(first % n[0]), (long)(first / n[0] % n[1]),
+                       (long)(first / ((long long)n[0] * n[1])));
+}
+
+static const char *region_name(sf_region r)
+{
+    static const char *const names[SF_REGIONS] = {
+        "the interior", "the xmin absorbing layer", "the xmax absorbing layer",
+        "the ymin absorbing layer", "the ymax absorbing layer", "the zmin absorbing layer",
+        "the zmax absorbing layer"};
+    return names[r];
+}
+
+/* What to change, by where the field grows. */
+static const char *growth_advice(sf_region r)
+{
+    if (r == SF_REGION_INTERIOR)
+        return "lower time.cfl_safety (or time.dt), refine the grid, or make the absorbing "
+               "layers thicker (boundaries.cpml) or less absorbing (a larger "
+               "boundaries.cpml_reflection)";
+    return "make the absorbing layers thicker (boundaries.cpml) or less absorbing (a larger "
+           "boundaries.cpml_reflection, e.g. 1e-3), or drop that face's layer (0 points); a "
+           "smaller time.cfl_safety (or time.dt) or a finer grid may also help";
+}
+
+static void describe_growth(sf_simulation *s, const sf_growth_verdict *v)
+{
+    char every[48], where[120];
+    if (v->share >= 0.5)
+        snprintf(where, sizeof where, "%.0f%% of that growth is in %s", 100.0 * v->share,
+                 region_name(v->region));
+    else
+        snprintf(where, sizeof where, "that growth is spread over the grid, the most (%.0f%%) "
+                 "in %s", 100.0 * v->share, region_name(v->region));
+    snprintf(s->failure, sizeof s->failure,
+             "unstable: the wavefield grows after the source has ended: the norm of %s rose at "
+             "each of the last %d checks, x %.3g from step %ld to %ld (t = %.4g to %.4g s), to "
+             "%.3g times its level when the source ended (step %ld) and %.3g of its peak; %s "
+             "(checked %s); %s",
+             s->physics->field_name(v->field), v->checks, v->rise, v->from, v->to,
+             (double)v->from * s->dt, (double)v->to * s->dt, v->over_start, v->start,
+             v->of_peak, where, checked_every(s, every, sizeof every), growth_advice(v->region));
+}
+
+/* Collective over the slab: 0, or -1 with s->failure. */
+static int check_stability(sf_simulation *s, long step)
+{
+    s->ops->synchronize(s->backend);   /* queued steps are not booked as guard time */
+    sf_timer_start(&s->timers);
+    ++s->guard_checks;
+    double sums[SF_GUARD_MAX_FIELDS][SF_REGIONS];
+    int fields = measure_fields(s, sums), failed = !all_finite(fields, sums);
+    sf_growth_verdict verdict;
     if (failed) {
-        const long *n = s->cfg->n;
-        long long mine = found && where.field == first_field
-                             ? ((long long)(s->slab.z0 + where.k) * n[1] + where.j) * n[0] + where.i
-                             : LLONG_MAX,
-                  first = LLONG_MAX;
-        SF_MPI_CHECK(MPI_Allreduce(&mine, &first, 1, MPI_LONG_LONG, MPI_MIN, s->slab.comm),
-                     "locating a non-finite value");
-        describe_nonfinite(s, step, first_field, (long)(first % n[0]), (long)(first / n[0] % n[1]),
-                           (long)(first / ((long long)n[0] * n[1])));
+        locate_nonfinite(s, step);
+    } else if (sf_growth_guard_observe(&s->growth, step, fields, sums, &verdict)) {
+        describe_growth(s, &verdict);
+        failed = 1;
     }
     sf_timer_stop(&s->timers, SF_PHASE_GUARD);
     return failed ? -1 : 0;
@@ -1030,6 +1227,54 @@ static void correct_time_dispersion(sf_simulation *s)
         memmove(s->traces + (size_t)q * (size_t)kept, s->traces + (size_t)q * (size_t)stored,
                 (size_t)kept * sizeof(float));
     sf_timer_stop(&s->timers, SF_PHASE_ACQUISITION);
+}
+
+/* Collective over the slab: the first sample of the record (rows of
+ * `stride` samples, `count` of them looked at) that is NaN or Inf, as
+ * gather row * count + sample, the same on every rank; -1 when none is. */
+static long long first_nonfinite_sample(const sf_simulation *s, long stride, long count)
+{
+    long long mine = LLONG_MAX, first = LLONG_MAX;
+    for (long q = 0; q < s->channel_count; ++q) {
+        const float *row = s->traces + (size_t)q * (size_t)stride;
+        for (long n = 0; n < count; ++n)
+            if (!isfinite(row[n])) {
+                long long at = (long long)s->channel_global[q] * count + n;
+                mine = at < mine ? at : mine;
+                break;
+            }
+    }
+    SF_MPI_CHECK(MPI_Allreduce(&mine, &first, 1, MPI_LONG_LONG, MPI_MIN, s->slab.comm),
+                 "checking the traces");
+    return first == LLONG_MAX ? -1 : first;
+}
+
+/* Collective over the slab: a record with a NaN or Inf is never written
+ * as a good one, whether the guard was off or the values overflowed after
+ * its last check; `stage` says when the record was looked at. 0, or -1
+ * with s->failure. */
+static int check_traces(sf_simulation *s, long stride, const char *stage)
+{
+    sf_timer_start(&s->timers);
+    const long count = s->resampler.nsamples;
+    const long long first = first_nonfinite_sample(s, stride, count);
+    sf_timer_stop(&s->timers, SF_PHASE_GUARD);
+    if (first < 0) return 0;
+    const sf_receiver_config *r = &s->cfg->receivers;
+    const long row = (long)(first / count);
+    char component[48] = "";
+    if (r->ncomponents > 1)
+        snprintf(component, sizeof component, ", component %s",
+                 sf_component_name(r->component[row / r->count]));
+    snprintf(s->failure, sizeof s->failure,
+             "unstable: the record holds a value that is not finite (NaN or Inf) %s, first at "
+             "receiver %ld of %ld%s, t = %.6g s: the wavefield overflowed float32%s; no gather "
+             "is written",
+             stage, row % r->count + 1, r->count, component, (double)(first % count) * s->interval,
+             s->check_every ? ""
+                            : " with the instability guard off (run.check_every: 0); turn it "
+                              "on to stop such a run where it starts and learn why");
+    return -1;
 }
 
 /* The snapshots of a shot, under their temporary names. */
@@ -1086,6 +1331,7 @@ int sf_simulation_run(sf_simulation *s, int progress)
     sf_snapshot_file snapshots;
     float *snapshot[SF_COMPONENTS] = {NULL};
     if (c->snapshot_path) open_snapshots(s, &snapshots, snapshot);
+    sf_growth_guard_init(&s->growth, guard_start(s));
     int failed = 0;
     sf_interrupt_poll poll;
     sf_interrupt_poll_begin(&poll);
@@ -1109,7 +1355,8 @@ int sf_simulation_run(sf_simulation *s, int progress)
         if (n == s->steps) break;
 
         after_sampling(s, n);
-        if (guard_due(s, n + 1) && check_finite(s, n + 1) != 0) {
+        if (test_growth_here(s)) s->ops->amplify(s->backend, (float)s->test_growth);
+        if (guard_due(s, n + 1) && check_stability(s, n + 1) != 0) {
             failed = 1;
             break;
         }
@@ -1130,9 +1377,34 @@ int sf_simulation_run(sf_simulation *s, int progress)
     s->ops->take_timers(s->backend, s->timers.seconds);
     s->loop_timers = s->timers;
     free(block);
-    if (close_snapshots(s, &snapshots, snapshot, !failed) != 0) failed = 1;
+    if (!failed) failed = check_traces(s, s->resampler.stored, "as recorded") != 0;
     if (!failed) correct_time_dispersion(s);
+    if (!failed && c->dispersion_correction)
+        failed = check_traces(s, s->resampler.nsamples,
+                              "after the time-dispersion transforms") != 0;
+    if (close_snapshots(s, &snapshots, snapshot, !failed) != 0) failed = 1;
     return failed ? -1 : 0;
+}
+
+void sf_simulation_guard_summary(const sf_simulation *s)
+{
+    const sf_growth_guard *g = &s->growth;
+    if (s->check_every == 0) {
+        sf_info("seisfd: instability guard off (run.check_every: 0); the record was checked "
+                "for NaN and Inf");
+        return;
+    }
+    if (g->judged == 0) {
+        sf_info("seisfd: instability guard: NaN and Inf looked for every %ld steps; growth not "
+                "judged, no check after the source ended (step %ld, t = %.4g s)",
+                s->check_every, g->start, (double)g->start * s->dt);
+        return;
+    }
+    sf_info("seisfd: instability guard: %ld checks judged from step %ld (the source ended); the "
+            "longest rise %d checks, the largest x %.3g over the level before it (%d checks and "
+            "x %g stop a run)",
+            g->judged, g->first_step, g->longest, g->closest, SF_GROWTH_CHECKS,
+            SF_GROWTH_FACTOR);
 }
 
 /* An elastic gather goes to one SEG-Y file per component; the channels of

@@ -67,6 +67,7 @@ int sf_single_shot_main(const sf_config *cfg, int execute)
     sf_check_outputs(cfg, MPI_COMM_WORLD, SF_OUTPUTS_CLAIM_ALL);
     double shot_started = sf_now();
     int failed = sf_simulation_run(&sim, 1) != 0;
+    if (!failed) sf_simulation_guard_summary(&sim);
     if (!failed) failed = sf_simulation_write(&sim) != 0;
     failed = sf_simulation_finish(&sim, failed, 0) != 0;
     sf_simulation_report(&sim);

@@ -216,6 +216,13 @@ double sf_wavelet_auto_delay(const sf_wavelet *w)
     }
 }
 
+double sf_wavelet_peak(const sf_wavelet *w)
+{
+    double peak = w->samples.value ? 0.0 : 1.0;
+    for (long k = 0; k < w->samples.count; ++k) peak = fmax(peak, fabs(w->samples.value[k]));
+    return peak;
+}
+
 void sf_wavelet_sample(const sf_wavelet *w, double t0, double step, long count,
                        double amplitude, double *out)
 {

@@ -454,16 +454,18 @@ def test_elastic_bench_runs_on_gpu(tmp):
     return f"64^3 elastic: {rate.group(1)} Gpoints/s"
 
 
-def survey_on(tmp, job, device, ranks=2):
+def survey_on(tmp, job, device, ranks=2, env_added=None):
     """Runs a survey on a device in a directory of its own (on the GPU on
-    both halo paths); returns the manifest's lines about shots, the
-    gathers of the shots done and the run's stdout."""
+    both halo paths), with env_added in its environment; returns the
+    manifest's lines about shots, the gathers of the shots done and the
+    run's stdout."""
     def once(tag, env, launcher_flags):
         directory = f"{device}-{tag}-out" if tag else f"{device}-out"
         run_it = dict(job, run={"device": device, "check_every": 5},
                       output={"directory": directory})
         _, out, err = run_job(tmp, run_it, name=f"{device}-{tag}-survey", ranks=ranks,
-                              expect_ok=False, env=env, launcher_flags=launcher_flags)
+                              expect_ok=False, env=dict(env or {}, **(env_added or {})),
+                              launcher_flags=launcher_flags)
         with open(os.path.join(tmp, directory, "manifest.jsonl")) as f:
             lines = [json.loads(line) for line in f if '"shot"' in line]
         shots = {m["shot"]: m for m in lines}
@@ -482,9 +484,12 @@ def survey_on(tmp, job, device, ranks=2):
 def compare_survey(tmp, job, shots, unstable, compare):
     """The same survey on the CPU and, one group of 2 ranks, on the GPU:
     the stable shots agree to the tolerance (the GPU backend reset between
-    shots), the unstable one fails on both with the GPU's guard."""
+    shots), the unstable one (its wavefield overflowing float32 through
+    SEISFD_TEST_GROWTH, the test hook that multiplies it by 1000 a step)
+    fails on both with the GPU's guard."""
     require_gpus(1)
-    results = {d: survey_on(tmp, job, d) for d in ("cpu", "cuda")}
+    overflow = {"SEISFD_TEST_GROWTH": f"1000:{unstable}"}
+    results = {d: survey_on(tmp, job, d, env_added=overflow) for d in ("cpu", "cuda")}
     check("cuda backend" in results["cuda"][2], "the survey did not use the CUDA backend")
     worst = 0.0
     for n in range(1, shots + 1):
@@ -502,13 +507,13 @@ def compare_survey(tmp, job, shots, unstable, compare):
 def test_survey_matches_cpu_and_guards(tmp):
     """An acoustic survey of 4 shots (another frequency, depth and
     amplitude among them) on one GPU per rank of one group: each shot
-    matches the CPU's, and an overflowing amplitude fails its shot."""
+    matches the CPU's, and an overflowing shot fails."""
     job = layered_job((44, 40, 37), cpml=8, free_surface=True, duration=0.15)
     del job["source"]["position"]
     job["survey"] = {"ranks_per_shot": 2, "shots": [
         {"position": [150.3, 200.1, 120.7]}, {"position": [250.3, 180.1], "depth": 90.4,
                                               "frequency": 15},
-        {"position": [200.0, 200.0, 150.0], "amplitude": 1e40},
+        {"position": [200.0, 200.0, 150.0]},
         {"position": [300.3, 210.1, 100.7], "amplitude": 2.0}]}
     worst = compare_survey(tmp, job, 4, 3, difference)
     return (f"3 shots match the CPU to {worst:.2g} of the peak, shot 3 failed on the GPU too; "
@@ -525,7 +530,7 @@ def test_elastic_survey_matches_cpu_and_guards(tmp):
                         "line": {"start": [-80.5, 0.4, 15.2], "end": [80.5, 0.4, 150.3], "count": 7}}
     job["survey"] = {"ranks_per_shot": 2, "receivers": "moving", "shots": [
         {"position": [150.3, 200.1, 200.7]}, {"position": [220.3, 180.1, 190.2], "frequency": 10},
-        {"position": [200.0, 200.0, 220.0], "amplitude": 1e40}]}
+        {"position": [200.0, 200.0, 220.0]}]}
     worst = compare_survey(tmp, job, 3, 3, elastic_difference)
     return (f"2 shots match the CPU to {worst:.2g} of each component's peak, shot 3 failed; "
             f"{paths_note(tmp)}")
@@ -675,7 +680,7 @@ def test_anisotropic_survey_matches_cpu_and_guards(tmp):
     del job["source"]["position"]
     job["survey"] = {"ranks_per_shot": 2, "shots": [
         {"position": [150.3, 200.1, 120.7]}, {"position": [250.3, 180.1, 90.4], "frequency": 15},
-        {"position": [200.0, 200.0, 150.0], "amplitude": 1e40}]}
+        {"position": [200.0, 200.0, 150.0]}]}
     worst = compare_survey(tmp, job, 3, 3, difference)
     return f"2 shots match the CPU to {worst:.2g} of the peak, shot 3 failed; {paths_note(tmp)}"
 
@@ -751,3 +756,53 @@ def test_staging_with_several_gpu_ranks_on_a_node_warns(tmp):
         check(chosen == "device buffers" and "halos are staged" not in text,
               f"device buffers warned or were not chosen:\n{text[-3000:]}")
     return warnings[0][:120] + "..."
+
+
+def growth_stop(tmp, physics, device, ranks=1):
+    """The guard's message for test_guard's small job of the physics made
+    to grow by 1% a step (SEISFD_TEST_GROWTH, the test hook)."""
+    from test_guard import GROWTH, small_job
+    job = small_job(physics)
+    job["run"] = {"device": device}
+    env = dict(HOST_STAGING, SEISFD_TEST_GROWTH="1.01")
+    rc, out, err = run_job(tmp, job, name=f"{physics}-{device}-{ranks}", ranks=ranks,
+                           expect_ok=False, env=env)
+    m = GROWTH.search(err)
+    check(rc == 1 and m, f"{physics} on {device}, {ranks} rank(s): exit {rc}, no growth stop:\n{err}")
+    return m
+
+
+def test_guard_on_gpu_decides_as_on_cpu(tmp):
+    """The guard's measure on the GPU (its reduction kernel's partial sums
+    per block, added on the host) decides as the CPU's: each physics made
+    to grow stops at the same check, for the same field, in the same
+    region; acoustic on 2 ranks sharing the GPU as on one; a long stable
+    box judges as many checks with the same longest rise; and bench shows
+    the checks' time."""
+    require_gpus(1)
+    from test_guard import box_job, guard_summary
+    for physics in ("acoustic", "elastic", "vti", "tti"):
+        cpu, gpu = growth_stop(tmp, physics, "cpu"), growth_stop(tmp, physics, "cuda")
+        check(cpu.group(1, 2, 4, 5, 7, 8) == gpu.group(1, 2, 4, 5, 7, 8),
+              f"{physics}: the GPU decided otherwise:\n{cpu.group(0)}\n{gpu.group(0)}")
+    one = growth_stop(tmp, "acoustic", "cuda")
+    two = growth_stop(tmp, "acoustic", "cuda", ranks=2)
+    check(two.group(1, 2, 4, 5, 7, 8) == one.group(1, 2, 4, 5, 7, 8),
+          f"2 ranks decided otherwise:\n{one.group(0)}\n{two.group(0)}")
+    summaries = {}
+    for device in ("cpu", "cuda"):
+        job = box_job("acoustic", 3.0, {"type": "homogeneous", "vp": 2000}, [113.3, 117.2, 82.1],
+                      frequency=15)
+        job["run"]["device"] = device
+        job["output"]["gather"] = f"out/box-{device}.h5"
+        _, out, _ = run_job(tmp, job, name=f"box-{device}")
+        summaries[device] = guard_summary(out)
+    (judged, longest, largest), gpu = summaries["cpu"], summaries["cuda"]
+    check(gpu[:2] == (judged, longest) and abs(gpu[2] - largest) <= 1e-2 * largest,
+          f"stable box: CPU {summaries['cpu']}, GPU {gpu}")
+    rc, out, err = run(["bench", "--device", "cuda", "--size", "96", "--steps", "20", "--warmup",
+                        "2", "--check-every", "5", "--copy-mib", "256"], cwd=tmp)
+    m = re.search(r"instability guard   [0-9.]+ s in 5 checks every 5 steps \(([0-9.e+-]+) ms a "
+                  r"check\), ([0-9.]+)% of the time loop", out)
+    check(rc == 0 and m, f"bench (exit {rc}) shows no guard time:\n{out}\n{err}")
+    return f"4 physics stop alike; 96^3 acoustic: {m.group(1)} ms a check ({m.group(2)}% of the loop)"

@@ -1,9 +1,11 @@
 /* Unit tests of the numerical building blocks. Each case prints
  * "PASS name" or "FAIL name: why"; tests/run_tests.py counts them. */
 #include "sf_cpml.h"
+#include "sf_cpu_common.h"
 #include "sf_decomp.h"
 #include "sf_fft.h"
 #include "sf_gpu_aware_mpi.h"
+#include "sf_growth_guard.h"
 #include "sf_hicks.h"
 #include "sf_model_sampling.h"
 #include "sf_resample.h"
@@ -714,12 +716,116 @@ static int tdt_removes_the_leapfrog_error_of_a_line(void)
     return 1;
 }
 
+/* The CPU's sums per region (by runs of rows) against the rule point by
+ * point (sf_region_of), for layers of every kind: none, uneven, thicker
+ * than the rest of the axis's interior, on slabs anywhere along z. Each
+ * point's value encodes it, so a point summed in the wrong region shows. */
+static int regions_of_points(void)
+{
+    static const long cases[][9] = {
+        /* nx ny nz(global) z0 nz(slab) xlo xhi ylo yhi, then z layers below */
+        {13, 11, 12, 0, 12, 3, 3, 3, 3}, {13, 11, 12, 4, 5, 0, 4, 2, 0},
+        {9, 14, 20, 7, 9, 4, 4, 6, 1},   {17, 5, 9, 2, 4, 0, 0, 0, 0},
+    };
+    static const long zthick[][2] = {{3, 3}, {0, 5}, {8, 8}, {2, 0}};
+    for (int c = 0; c < 4; ++c) {
+        const long *k = cases[c];
+        sf_regions r = {{k[0], k[1], k[2]}, k[3], {{k[5], k[6]}, {k[7], k[8]}, {zthick[c][0], zthick[c][1]}}};
+        sf_layout L;
+        sf_layout_init(&L, k[0], k[1], k[4], 16);
+        float *field = calloc(L.field_size, sizeof(float));
+        double want[SF_REGIONS] = {0.0}, got[1][SF_REGIONS];
+        for (long z = 0; z < L.nz; ++z)
+            for (long j = 0; j < L.ny; ++j)
+                for (long i = 0; i < L.nx; ++i) {
+                    const float v = (float)(1 + i + 3 * j + 7 * z);
+                    field[sf_field_index(&L, i, j, z)] = v;
+                    want[sf_region_of(&r, i, j, r.z0 + z)] += (double)v * v;
+                }
+        const float *fields[1] = {field};
+        int count = sf_cpu_field_norms(&L, &r, fields, 1, got);
+        free(field);
+        CHECK(count == 1, "case %d: %d fields", c, count);
+        for (int q = 0; q < SF_REGIONS; ++q)
+            CHECK(got[0][q] == want[q], "case %d region %d: %g, point by point %g", c, q,
+                  got[0][q], want[q]);
+    }
+    /* A corner goes to the nearer face, x first on a tie. */
+    sf_regions r = {{20, 20, 20}, 0, {{5, 5}, {5, 5}, {5, 5}}};
+    CHECK(sf_region_of(&r, 1, 3, 2) == SF_REGION_XMIN, "corner (1, 3, 2)");
+    CHECK(sf_region_of(&r, 3, 1, 18) == SF_REGION_YMIN, "corner (3, 1, 18)");
+    CHECK(sf_region_of(&r, 3, 10, 17) == SF_REGION_ZMAX, "edge (3, 10, 17)");
+    CHECK(sf_region_of(&r, 2, 2, 10) == SF_REGION_XMIN, "tie (2, 2, 10)");
+    CHECK(sf_region_of(&r, 10, 10, 10) == SF_REGION_INTERIOR, "centre");
+    return 1;
+}
+
+/* A check of one field whose norm is x, all of it in region q. */
+static int observe(sf_growth_guard *g, long step, double x, int q, sf_growth_verdict *v)
+{
+    double sums[1][SF_REGIONS] = {{0.0}};
+    sums[0][q] = x * x;
+    return sf_growth_guard_observe(g, step, 1, sums, v);
+}
+
+/* Checks every 100 steps from step 100 of norms norm(n), the guard
+ * judging from step 1000; the step it stops at, or -1. */
+static long first_trip(double (*norm)(long n), sf_growth_verdict *v)
+{
+    sf_growth_guard g;
+    sf_growth_guard_init(&g, 1000);
+    for (long n = 1; n <= 100; ++n)
+        if (observe(&g, 100 * n, norm(n), n > 10 ? SF_REGION_ZMAX : SF_REGION_INTERIOR, v))
+            return 100 * n;
+    return -1;
+}
+
+/* The source's peak at check 3, then decay to 1e-3 of it by the start
+ * (check 10), then: */
+static double source_then(long n) { return n <= 3 ? (double)n : 3.0 * pow(10.0, -3.0 * (n - 3) / 7.0); }
+static double grows(long n) { return n <= 10 ? source_then(n) : source_then(10) * pow(1.2, n - 10); }
+static double grows_early(long n) { return n <= 3 ? (double)n : 3.0 * pow(1.5, n - 3); }
+static double swings(long n) { return n <= 10 ? source_then(n) : 3e-3 * (1.0 + 0.9 * sin(0.4 * n)); }
+static double steps_up(long n) { return n <= 10 ? source_then(n) : n < 20 ? 3e-3 : 3e-1; }
+static double rises_5x(long n) { return n <= 10 ? source_then(n) : 3e-3 * pow(5.0, fmin(n - 10, 12) / 12.0); }
+static double rises_once(long n) { return n <= 10 ? source_then(n) : n < 40 ? 3e-3 * pow(1.3, n - 10 < 5 ? n - 10 : 5) : 3e-3 * pow(1.3, n - 35); }
+
+static int growth_rule(void)
+{
+    sf_growth_verdict v;
+    /* x 1.2 a check from the start: x 10 over the level then after 13 rises. */
+    long at = first_trip(grows, &v);
+    CHECK(at == 2300, "steady growth stopped at step %ld, not 2300", at);
+    CHECK(v.checks == 13 && v.from == 1000 && v.to == 2300 && v.start == 1000,
+          "verdict: %d checks from %ld to %ld, start %ld", v.checks, v.from, v.to, v.start);
+    CHECK(fabs(v.rise - pow(1.2, 13)) < 1e-9 * v.rise && v.region == SF_REGION_ZMAX,
+          "rise %g, region %d", v.rise, (int)v.region);
+    /* Growth before the start counts only from the start on. */
+    at = first_trip(grows_early, &v);
+    CHECK(at == 1600 && v.from == 1000 && v.of_peak == 1.0, "early growth stopped at %ld (from %ld)",
+          at, v.from);
+    CHECK(first_trip(swings, &v) < 0, "swings of x 19 stopped the run at step %ld", v.to);
+    CHECK(first_trip(steps_up, &v) < 0, "a single jump of x 100 stopped the run");
+    CHECK(first_trip(rises_5x, &v) < 0, "a sustained rise of x 5 stopped the run");
+    /* Five rises, a fall, then growth measured from the highest level before. */
+    at = first_trip(rises_once, &v);
+    CHECK(at == 4900 && v.from == 4000, "renewed growth stopped at %ld from %ld", at, v.from);
+    /* Checks closer than SF_GROWTH_SPACING steps are not judged. */
+    sf_growth_guard g;
+    sf_growth_guard_init(&g, 0);
+    for (long n = 0; n < 200; ++n) CHECK(!observe(&g, 10 * n, pow(1.01, n), 0, &v), "check %ld", n);
+    CHECK(g.judged == 20, "%ld checks judged of 200 ten steps apart", g.judged);
+    return 1;
+}
+
 int main(int argc, char **argv)
 {
     MPI_Init(&argc, &argv);
     report("unit.stencil_second_derivative_moments", stencil_second_moments());
     report("unit.stencil_staggered_first_derivative_moments", stencil_first_moments());
     report("unit.cfl_limit", cfl_limit());
+    report("unit.guard_regions_of_points", regions_of_points());
+    report("unit.guard_growth_rule", growth_rule());
     report("unit.hicks_exact_on_grid", hicks_on_grid_is_exact());
     report("unit.hicks_reproduces_smooth_functions", hicks_reproduces_smooth_functions());
     report("unit.hicks_truncation_and_free_surface_mirror", hicks_truncation_and_mirror());

@@ -218,6 +218,14 @@ static int cpu_find_nonfinite(sf_backend *b, sf_nonfinite *where)
     return 1;
 }
 
+static void cpu_amplify(sf_backend *b, float factor) { sf_cpu_amplify_state(&b->arena, factor); }
+
+static int cpu_field_norms(sf_backend *b, const sf_regions *r, double sums[][SF_REGIONS])
+{
+    const float *field = b->p_cur;
+    return sf_cpu_field_norms(&b->L, r, &field, 1, sums);
+}
+
 static size_t cpu_memory_bytes(const sf_backend *b) { return b->arena.bytes; }
 
 /* ---- halo planes ------------------------------------------------------ */

@@ -608,6 +608,13 @@ static int cpu_find_nonfinite(sf_backend *b, sf_nonfinite *where)
     return 0;
 }
 
+static void cpu_amplify(sf_backend *b, float factor) { sf_cpu_amplify_state(&b->arena, factor); }
+
+static int cpu_field_norms(sf_backend *b, const sf_regions *r, double sums[][SF_REGIONS])
+{
+    return sf_cpu_field_norms(&b->L, r, (const float *const *)b->cur, FIELDS, sums);
+}
+
 static void cpu_synchronize(sf_backend *b) { (void)b; }
 
 static void cpu_take_timers(sf_backend *b, double *seconds) { sf_cpu_take_timers(&b->arena, seconds); }

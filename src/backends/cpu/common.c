@@ -38,6 +38,16 @@ void sf_cpu_zero_state(sf_cpu_arena *a)
     for (int n = 0; n < a->states; ++n) memset(a->state[n].data, 0, a->state[n].count * sizeof(float));
 }
 
+void sf_cpu_amplify_state(sf_cpu_arena *a, float factor)
+{
+    for (int n = 0; n < a->states; ++n) {
+        float *data = a->state[n].data;
+        const size_t count = a->state[n].count;
+        #pragma omp parallel for simd schedule(static)
+        for (size_t i = 0; i < count; ++i) data[i] *= factor;
+    }
+}
+
 void sf_cpu_phase_done(sf_cpu_arena *a, sf_phase phase, double started)
 {
     a->seconds[phase] += MPI_Wtime() - started;

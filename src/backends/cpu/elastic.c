@@ -349,6 +349,13 @@ static int cpu_find_nonfinite(sf_backend *b, sf_nonfinite *where)
     return 0;
 }
 
+static void cpu_amplify(sf_backend *b, float factor) { sf_cpu_amplify_state(&b->arena, factor); }
+
+static int cpu_field_norms(sf_backend *b, const sf_regions *r, double sums[][SF_REGIONS])
+{
+    return sf_cpu_field_norms(&b->L, r, (const float *const *)b->f, SF_ELASTIC_FIELDS, sums);
+}
+
 static size_t cpu_memory_bytes(const sf_backend *b) { return b->arena.bytes; }
 
 /* ---- halo planes and the free surface ----------------------------------- */

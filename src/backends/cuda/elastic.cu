@@ -274,6 +274,13 @@ static int cuda_find_nonfinite(sf_backend *b, sf_nonfinite *where)
     return sf_cuda_common_find_nonfinite(&b->c, b->step.f, SF_ELASTIC_FIELDS, where);
 }
 
+static void cuda_amplify(sf_backend *b, float factor) { sf_cuda_common_amplify(&b->c, factor); }
+
+static int cuda_field_norms(sf_backend *b, const sf_regions *r, double sums[][SF_REGIONS])
+{
+    return sf_cuda_common_field_norms(&b->c, b->step.f, SF_ELASTIC_FIELDS, r, sums);
+}
+
 /* ---- halo planes and the free surface ----------------------------------- */
 
 static size_t cuda_halo_count(const sf_backend *b, int g) { return b->c.xfer.count[g]; }

@@ -39,6 +39,24 @@ void sf_cuda_zero_state(const sf_cuda_arrays *a, cudaStream_t stream)
                           "zeroing the state of the last shot");
 }
 
+__global__ void scale_kernel(float *data, size_t count, float factor)
+{
+    const size_t stride = (size_t)gridDim.x * blockDim.x;
+    for (size_t n = (size_t)blockIdx.x * blockDim.x + threadIdx.x; n < count; n += stride)
+        data[n] *= factor;
+}
+
+void sf_cuda_scale_state(const sf_cuda_arrays *a, float factor, cudaStream_t stream)
+{
+    enum { THREADS = 256, BLOCKS = 1024 };
+    for (int n = 0; n < a->requests; ++n) {
+        if (!a->request[n].state) continue;
+        scale_kernel<<<BLOCKS, THREADS, 0, stream>>>((float *)*a->request[n].slot,
+                                                     a->request[n].bytes / sizeof(float), factor);
+        SF_CUDA_CHECK(cudaGetLastError(), "launching the test-only growth");
+    }
+}
+
 static void check_fits(size_t needed, long nx, long ny, long nz)
 {
     size_t free_bytes = 0, total = 0;
