@@ -118,7 +118,7 @@ MPIRUN_FLAGS ?= --oversubscribe
 endif
 export MPIRUN MPIRUN_FLAGS PYTHON
 
-.PHONY: all deps demo test test-gpu test-sanitize bench clean FORCE
+.PHONY: all deps demo test test-gpu test-long test-long-gpu test-sanitize bench clean FORCE
 all: $(BIN)/seisfd
 
 $(BIN)/seisfd: $(CORE_OBJ) $(MAIN_OBJ) | $(BIN)
@@ -207,6 +207,15 @@ test: all $(BIN)/unit_tests $(STUB_TESTS) $(BIN)/fuzz_driver $(BIN)/cpml_coeffic
 # The GPU tests alone, on a machine with a GPU (they skip without one).
 test-gpu: all $(BIN)/unit_tests $(STUB_TESTS)
 	@$(PYTHON) tests/run_tests.py gpu
+
+# The long matrix of absorbing layers (every physics, 6-, 10- and 20-point
+# layers, small and large grids, 50 000 steps each): hours on the CPU,
+# minutes on a GPU; not in make test.
+test-long: all
+	@$(PYTHON) tests/run_tests.py --long cpu_
+
+test-long-gpu: all
+	@$(PYTHON) tests/run_tests.py --long gpu_
 
 # The CPU build with AddressSanitizer and UndefinedBehaviorSanitizer (its
 # own build/ and bin/ folders), running a subset of the suite (physics,

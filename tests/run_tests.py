@@ -1,8 +1,9 @@
 #!/usr/bin/env python3
 """seisfd test suite: the C unit tests, then the end-to-end tests of the
 tests/test_*.py modules. Prints one line per test and a final summary
-"N passed, N failed, N skipped". Usage: run_tests.py [name-substring ...]
-where a substring "-x" leaves out the tests whose names contain x."""
+"N passed, N failed, N skipped". Usage: run_tests.py [--long] [name-substring ...]
+where a substring "-x" leaves out the tests whose names contain x, and
+--long runs the long matrix (tests/test_long_matrix.py) instead."""
 import ast
 import importlib
 import os
@@ -85,12 +86,20 @@ def test_names(module_name):
                   if isinstance(node, ast.FunctionDef) and node.name.startswith("test_"))
 
 
+# Hours rather than minutes: run by make test-long and test-long-gpu only.
+LONG_MODULES = ["test_long_matrix"]
+
+
 def main():
     wanted = sys.argv[1:]
+    modules = MODULES
+    if wanted[:1] == ["--long"]:
+        wanted, modules = wanted[1:], LONG_MODULES
     counts = {"passed": 0, "failed": 0, "skipped": 0}
     started = time.time()
-    run_unit_tests(counts, wanted)
-    for module_name in MODULES:
+    if modules is MODULES:
+        run_unit_tests(counts, wanted)
+    for module_name in modules:
         names = [n for n in test_names(module_name) if selected(f"{module_name[5:]}.{n[5:]}", wanted)]
         if not names:
             continue

@@ -760,11 +760,11 @@ def test_staging_with_several_gpu_ranks_on_a_node_warns(tmp):
 
 def growth_stop(tmp, physics, device, ranks=1):
     """The guard's message for test_guard's small job of the physics made
-    to grow by 1% a step (SEISFD_TEST_GROWTH, the test hook)."""
+    to grow by 3% a step (SEISFD_TEST_GROWTH, the test hook)."""
     from test_guard import GROWTH, small_job
     job = small_job(physics)
     job["run"] = {"device": device}
-    env = dict(HOST_STAGING, SEISFD_TEST_GROWTH="1.01")
+    env = dict(HOST_STAGING, SEISFD_TEST_GROWTH="1.03")
     rc, out, err = run_job(tmp, job, name=f"{physics}-{device}-{ranks}", ranks=ranks,
                            expect_ok=False, env=env)
     m = GROWTH.search(err)
