@@ -10,6 +10,7 @@
 #include "sf_nonfinite.h"
 
 #include <mpi.h>
+#include <omp.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -41,6 +42,10 @@ struct sf_backend {
     /* tti: the mixed derivatives' stretch (sf_anisotropic.h), stored as zeta
      * is along the pair's owner axis: [field][pair][owner][variable]. */
     float *mixed[FIELDS][SF_MIXED_PAIRS][SF_MIXED_OWNERS][SF_MIXED_VARIABLES];
+    /* tti: each thread's row of the plain mixed derivatives, [field][pair][nx],
+     * which the interior operators form and the layers' stretch reuses. */
+    float *mixed_rows;
+    int threads;
 
     long source_count;
     size_t *source_index;
@@ -122,6 +127,9 @@ static void setup_cpml(sf_backend *b, const sf_problem *p)
             b->zeta[f][a] = sf_cpu_take_state(&b->arena, (size_t)(cross[a] * b->axis[a].slots.points), "CPML memory");
         }
     if (!b->tilted) return;
+    b->threads = omp_get_max_threads();
+    b->mixed_rows = sf_cpu_take(&b->arena, (size_t)b->threads * FIELDS * SF_MIXED_PAIRS * (size_t)nx,
+                                sizeof(float), "the mixed derivatives of a row");
     for (int f = 0; f < FIELDS; ++f)
         for (int q = 0; q < SF_MIXED_PAIRS; ++q)
             for (int o = 0; o < SF_MIXED_OWNERS; ++o) {
@@ -192,6 +200,7 @@ static void cpu_destroy(sf_backend *b)
             for (int o = 0; o < SF_MIXED_OWNERS; ++o)
                 for (int v = 0; v < SF_MIXED_VARIABLES; ++v) free(b->mixed[f][q][o][v]);
     }
+    free(b->mixed_rows);
     free(b->vp), free(b->epsilon), free(b->delta);
     for (int w = 0; w < SF_TILT_WEIGHTS; ++w) free(b->weight[w]);
     for (int a = 0; a < AXES; ++a) sf_cpml_slots_free(&b->axis[a].slots);
@@ -307,17 +316,29 @@ static inline void vti_operators(const sf_backend *b, const float *u, long sx, l
     *h2 = d2[0] + d2[1];
 }
 
+/* TTI's H1 and H2 of a field at point n, and its mixed derivatives xy, xz
+ * and yz (the layers' stretch reuses them). */
 static inline void tti_operators(const sf_backend *b, const float *u, long n, long sx, long sp,
-                                 const int R, float *h1, float *h2)
+                                 const int R, float *h1, float *h2, float *mxy, float *mxz,
+                                 float *myz)
 {
     float d2[AXES];
     plain_second(b, u, sx, sp, R, d2);
     float *const *w = b->weight;
-    *h1 = w[0][n] * d2[0] + w[1][n] * d2[1] + w[2][n] * d2[2] +
-          w[3][n] * plain_mixed(b->d1[0], b->d1[1], u, 1, sx, R) +
-          w[4][n] * plain_mixed(b->d1[0], b->d1[2], u, 1, sp, R) +
-          w[5][n] * plain_mixed(b->d1[1], b->d1[2], u, sx, sp, R);
+    *mxy = plain_mixed(b->d1[0], b->d1[1], u, 1, sx, R);
+    *mxz = plain_mixed(b->d1[0], b->d1[2], u, 1, sp, R);
+    *myz = plain_mixed(b->d1[1], b->d1[2], u, sx, sp, R);
+    *h1 = w[0][n] * d2[0] + w[1][n] * d2[1] + w[2][n] * d2[2] + w[3][n] * *mxy + w[4][n] * *mxz +
+          w[5][n] * *myz;
     *h2 = d2[0] + d2[1] + d2[2] - *h1;
+}
+
+/* The calling thread's row of mixed derivatives of field f, pair q. */
+static inline float *mixed_row(const sf_backend *b, int f, int q)
+{
+    const size_t row = (size_t)b->L.nx;
+    return b->mixed_rows + (((size_t)omp_get_thread_num() * FIELDS + (size_t)f) * SF_MIXED_PAIRS +
+                            (size_t)q) * row;
 }
 
 /* Row (j, k) of the new level without the absorbing layers' terms. */
@@ -333,10 +354,17 @@ static void advance_row(sf_backend *b, long j, long k, const int R)
     for (long i0 = 0; i0 < L->nx; i0 += ROW_CHUNK) {
         const long len = L->nx - i0 < ROW_CHUNK ? L->nx - i0 : ROW_CHUNK;
         if (b->tilted) {
+            float mp[SF_MIXED_PAIRS][ROW_CHUNK], mq[SF_MIXED_PAIRS][ROW_CHUNK];
             #pragma omp simd
             for (long i = 0; i < len; ++i) {
-                tti_operators(b, cp + i0 + i, n0 + i0 + i, sx, sp, R, &h1p[i], &h2p[i]);
-                tti_operators(b, cq + i0 + i, n0 + i0 + i, sx, sp, R, &h1q[i], &h2q[i]);
+                tti_operators(b, cp + i0 + i, n0 + i0 + i, sx, sp, R, &h1p[i], &h2p[i], &mp[0][i],
+                              &mp[1][i], &mp[2][i]);
+                tti_operators(b, cq + i0 + i, n0 + i0 + i, sx, sp, R, &h1q[i], &h2q[i], &mq[0][i],
+                              &mq[1][i], &mq[2][i]);
+            }
+            for (int q = 0; q < SF_MIXED_PAIRS; ++q) {
+                memcpy(mixed_row(b, SF_ANISOTROPIC_P, q) + i0, mp[q], (size_t)len * sizeof(float));
+                memcpy(mixed_row(b, SF_ANISOTROPIC_Q, q) + i0, mq[q], (size_t)len * sizeof(float));
             }
         } else {
             #pragma omp simd
@@ -406,36 +434,43 @@ static void correct_point(sf_backend *b, int a, long along, long i, long j, long
     b->prev[SF_ANISOTROPIC_Q][x] += dq;
 }
 
-/* Adds the stretch of pair q's mixed derivative at a point in the reach of
- * one of its axes' layers (tti): for p and q, the memory variables
- * advanced and H1 w_ab times the correction, H2 minus that. */
-static void correct_mixed(sf_backend *b, int q, long i, long j, long k)
+/* Advances pair q's memory variables at point (i, j, k), which lies in the
+ * reach of one of its axes' layers (slot[a]: its slot along axis a, or
+ * -1), from the plain mixed derivatives advance_row formed; returns for
+ * each field the stretch's correction, times the pair's tilt weight. */
+static void stretch_mixed(sf_backend *b, int q, const int slot[AXES], long i, long j, long k,
+                          float w, float corr[FIELDS])
 {
-    const sf_layout *L = &b->L;
     const long at[AXES] = {i, j, k};
     const int a = sf_mixed_first_axis(q), c = sf_mixed_second_axis(q);
-    int owner = 0, slot = point_slot(&b->axis[a], at[a]);
-    if (slot < 0) owner = 1, slot = point_slot(&b->axis[c], at[c]);
-    if (slot < 0) return;
-    const int oa = owner ? c : a;
-    const size_t m = memory_index(b, oa, slot, b->axis[oa].slots.points, i, j, k);
+    const int owner = slot[a] < 0, oa = owner ? c : a;
+    const size_t m = memory_index(b, oa, slot[oa], b->axis[oa].slots.points, i, j, k);
     const long ga = at[a] + b->axis[a].slots.first, gc = at[c] + b->axis[c].slots.first;
     const sf_cpu_cpml_coefficients *ca = b->axis[a].c, *cc = b->axis[c].c;
-    const size_t x = sf_field_index(L, i, j, k);
-    float corr[FIELDS];
     for (int f = 0; f < FIELDS; ++f) {
-        const float y = plain_mixed(b->d1[a], b->d1[c], b->cur[f] + x, axis_stride(L, a),
-                                    axis_stride(L, c), b->radius);
         float *const *v = b->mixed[f][q][owner];
-        corr[f] = sf_mixed_stretch(y, ca->a[ga], ca->b[ga], cc->a[gc], cc->b[gc],
-                                   &v[SF_MIXED_INNER][m], &v[SF_MIXED_OUTER][m]);
+        corr[f] += w * sf_mixed_stretch(mixed_row(b, f, q)[i], ca->a[ga], ca->b[ga], cc->a[gc],
+                                        cc->b[gc], &v[SF_MIXED_INNER][m], &v[SF_MIXED_OUTER][m]);
     }
+}
+
+/* Adds the stretch of the mixed derivatives at a point in the reach of
+ * some layer (tti): every pair one of whose axes' layers reach the point;
+ * H1 takes the weighted corrections, H2 minus them. */
+static void correct_mixed(sf_backend *b, long i, long j, long k)
+{
+    const sf_layout *L = &b->L;
+    const int slot[AXES] = {point_slot(&b->axis[AXIS_X], i), point_slot(&b->axis[AXIS_Y], j),
+                            point_slot(&b->axis[AXIS_Z], k)};
     const long n = (k * L->ny + j) * L->nx + i;
-    const float w = b->weight[3 + q][n];
+    float corr[FIELDS] = {0.0f, 0.0f};
+    for (int q = 0; q < SF_MIXED_PAIRS; ++q)
+        if (slot[sf_mixed_first_axis(q)] >= 0 || slot[sf_mixed_second_axis(q)] >= 0)
+            stretch_mixed(b, q, slot, i, j, k, b->weight[3 + q][n], corr);
     float dp, dq;
-    sf_fdf_rhs(sf_fdf_at(b->vp[n], b->epsilon[n], b->delta[n], b->dt2), w * corr[SF_ANISOTROPIC_P],
-               -w * corr[SF_ANISOTROPIC_P], w * corr[SF_ANISOTROPIC_Q], -w * corr[SF_ANISOTROPIC_Q],
-               &dp, &dq);
+    sf_fdf_rhs(sf_fdf_at(b->vp[n], b->epsilon[n], b->delta[n], b->dt2), corr[SF_ANISOTROPIC_P],
+               -corr[SF_ANISOTROPIC_P], corr[SF_ANISOTROPIC_Q], -corr[SF_ANISOTROPIC_Q], &dp, &dq);
+    const size_t x = sf_field_index(L, i, j, k);
     b->prev[SF_ANISOTROPIC_P][x] += dp;
     b->prev[SF_ANISOTROPIC_Q][x] += dq;
 }
@@ -451,10 +486,8 @@ static void correct_row(sf_backend *b, long j, long k)
     for (long i = 0; y && i < nx; ++i) correct_point(b, AXIS_Y, j, i, j, k);
     for (long i = 0; z && i < nx; ++i) correct_point(b, AXIS_Z, k, i, j, k);
     if (!b->tilted) return;
-    for (long i = 0; i < nx; ++i) {
-        if (!y && !z && point_slot(&b->axis[AXIS_X], i) < 0) continue;
-        for (int q = 0; q < SF_MIXED_PAIRS; ++q) correct_mixed(b, q, i, j, k);
-    }
+    for (long i = 0; i < nx; ++i)
+        if (y || z || point_slot(&b->axis[AXIS_X], i) >= 0) correct_mixed(b, i, j, k);
 }
 
 /* The new level of planes [k0, k1) row by row: the plain operators, then
