@@ -102,6 +102,7 @@ MAIN_OBJ := $(BUILD)/src/main.o
 UNIT_OBJ := $(BUILD)/tests/unit_tests.o
 FUZZ_OBJ := $(BUILD)/tests/fuzz_driver.o
 CPML_OBJ := $(BUILD)/tests/cpml_coefficients.o
+TTI_STEPS_OBJ := $(BUILD)/tests/tti_steps.o
 NVCC_ALL := $(NVCC_FLAGS) $(CUDA_ARCH_FLAGS) -Iinclude $(MPI_CFLAGS) -DOMPI_SKIP_MPICXX \
             -DMPICH_SKIP_MPICXX -DSF_HAVE_CUDA=1
 
@@ -134,6 +135,11 @@ $(BIN)/fuzz_driver: $(CORE_OBJ) $(FUZZ_OBJ) | $(BIN)
 # The CPML stability test's reader of the code's stencil and layer
 # coefficients (tests/test_cpml_stability.py).
 $(BIN)/cpml_coefficients: $(CORE_OBJ) $(CPML_OBJ) | $(BIN)
+	$(MPICC) $(LDFLAGS) -o $@ $^ $(LDLIBS)
+
+# Its runner of the CPU TTI backend's steps, which the test's model of the
+# TTI step is held to.
+$(BIN)/tti_steps: $(CORE_OBJ) $(TTI_STEPS_OBJ) | $(BIN)
 	$(MPICC) $(LDFLAGS) -o $@ $^ $(LDLIBS)
 
 # The MPICH branch of the GPU-aware MPI query, built against a stand-in
@@ -201,7 +207,8 @@ demo: deps
 	@echo "demo: the shot gather is in $$(pwd)/out/quickstart/gather.h5 (SEG-Y: gather.sgy)"
 	@echo "demo: its picture is $$(pwd)/out/quickstart/gather.png"
 
-test: all $(BIN)/unit_tests $(STUB_TESTS) $(BIN)/fuzz_driver $(BIN)/cpml_coefficients
+test: all $(BIN)/unit_tests $(STUB_TESTS) $(BIN)/fuzz_driver $(BIN)/cpml_coefficients \
+      $(BIN)/tti_steps
 	@$(PYTHON) tests/run_tests.py
 
 # The GPU tests alone, on a machine with a GPU (they skip without one).
@@ -235,7 +242,7 @@ test-sanitize:
 	@$(MAKE) --no-print-directory CUDA=0 BUILD=build/sanitize BIN=bin/sanitize OPT_FLAGS=-O1 \
 	    SANITIZE_FLAGS="$(SANITIZE_BUILD)" \
 	    bin/sanitize/seisfd bin/sanitize/unit_tests $(STUB_TESTS:$(BIN)/%=bin/sanitize/%) \
-	    bin/sanitize/fuzz_driver bin/sanitize/cpml_coefficients
+	    bin/sanitize/fuzz_driver bin/sanitize/cpml_coefficients bin/sanitize/tti_steps
 	@SEISFD_BIN_DIR=bin/sanitize ASAN_OPTIONS=detect_leaks=0:abort_on_error=0 \
 	    UBSAN_OPTIONS=print_stacktrace=1 $(PYTHON) tests/run_tests.py $(SANITIZE_TESTS)
 

@@ -15,12 +15,13 @@
  * as build_cpml does for the second-order physics, off takes 0, and a
  * number is taken as it is.
  *
- * Printed: the stencil (sf_stencil_init: second[0..R], first[0..R] at unit
- * spacing, symbol_max), cfl_dt_max and the dt used, kappa, the reflection
- * aimed at, d0 and alpha_max, the layer spans (sf_cpml_layer_span, low and
- * high: lo, hi, hlo, hhi, flo, fhi), and per point g the float
- * coefficients a[g], b[g] (sf_cpml_axis: memory = b memory + a input) and
- * a_half[g], b_half[g] (half point g + 1/2; the last, g = n - 1, is 0),
+ * Printed: the stencil (sf_stencil_init: second[0..R], first[0..R] and
+ * centered[0..R] at unit spacing, symbol_max), cfl_dt_max and the dt
+ * used, kappa, the reflection aimed at, d0 and alpha_max, the layer spans
+ * (sf_cpml_layer_span, low and high: lo, hi, hlo, hhi, flo, fhi), and per
+ * point g the float coefficients a[g], b[g] (sf_cpml_axis: memory = b
+ * memory + a input) and a_half[g], b_half[g] (half point g + 1/2; the
+ * last, g = n - 1, is 0),
  * with the profile d and alpha at the points and half points (sf_cpml_profile).
  * Numbers are printed with 17 digits, so that floats and doubles read back
  * exactly. Exit status 2 on a bad argument. */
@@ -133,6 +134,7 @@ int main(int argc, char **argv)
     printf("{\"order\": %d, \"radius\": %d", order, s.radius);
     json_array("second", s.second, s.radius + 1);
     json_array("first", s.first, s.radius + 1);
+    json_array("centered", s.centered, s.radius + 1);
     json_scalar("symbol_max", sf_stencil_symbol_max(&s));
     json_scalar("h", h);
     json_scalar("vmax", vmax);
