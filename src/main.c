@@ -24,7 +24,9 @@ static const char USAGE[] =
     "       seisfd bench [options]   measure copy bandwidth and time-step throughput\n"
     "                                (--device D --gpu-aware-mpi auto|on|off --physics P\n"
     "                                --size N --nz NZ --steps S --warmup W --order O --cpml C\n"
-    "                                --report FILE; or --exchange: MPI between GPUs)\n"
+    "                                --cpml-z CZ --slabs balanced|equal --check-every K\n"
+    "                                --report FILE; or --exchange: MPI between GPUs; or\n"
+    "                                --plane-costs: this device's row of the cost table)\n"
     "       seisfd --version         the version, the backends built in and the GPUs visible\n";
 
 static int run_job(const char *path, int execute, int fresh)

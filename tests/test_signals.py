@@ -25,11 +25,13 @@ def launcher_env(signum, to_rank):
     if to_rank or signum == signal.SIGUSR1:
         return None
     return {"OMPI_MCA_odls_base_sigkill_timeout": str(SIGKILL_AFTER)}
-# Runs that a signal stops long before their end: 20000 steps of a
-# single shot, 24 shots of a survey (about 0.5 s each), since a run that
+# Runs that a signal stops long before their end: 30000 steps of a
+# single shot on 80^3 (about 25 s on a quiet 2-core machine, so that even
+# a machine several times faster is still stepping when the launcher's
+# SIGTERM comes), 24 shots of a survey (about 0.5 s each), since a run that
 # the launcher is told to end goes on for SIGKILL_AFTER seconds; 8 shots
 # where the signal reaches the ranks at once.
-LONG_SHOT = 20.0      # seconds of record at dt = 1 ms
+LONG_SHOT = 30.0      # seconds of record at dt = 1 ms
 LAUNCHER_SHOTS, DIRECT_SHOTS = 24, 8
 # A survey shot's record: long enough that the shots of a survey take far
 # longer than the launcher's delay before it passes a signal on (about
@@ -92,7 +94,8 @@ def read_report(path):
 # ---- a single shot ---------------------------------------------------------------
 
 def single_job(duration):
-    job = base_job(n=(40, 40, 40), cpml=6, duration=duration, gather="out/g.h5")
+    job = base_job(n=(80, 80, 80), cpml=6, duration=duration, gather="out/g.h5")
+    job["receivers"]["sampling"] = 0.002   # SEG-Y holds at most 32767 samples
     job["output"]["segy"] = "out/g.sgy"
     job["run"] = {"progress_interval": 0.05}
     return job
