@@ -3,6 +3,7 @@
 #define SF_CONFIG_H
 
 #include "sf_gpu_aware_mpi.h"
+#include "sf_receiver_offset.h"
 #include "sf_wavelet.h"
 
 #include <stddef.h>
@@ -68,6 +69,10 @@ typedef struct {
     unsigned components;            /* bit 1 << sf_component: recorded and snapshotted */
     unsigned default_receivers;     /* components recorded when the job names none */
     int energy;                     /* output.energy */
+    /* What each component holds and in what unit, as the outputs label
+     * it for plots and readers ("pressure", "Pa per unit source amplitude"). */
+    const char *quantity[SF_COMPONENTS];
+    const char *units[SF_COMPONENTS];
 } sf_physics_declaration;
 
 const sf_physics_declaration *sf_physics_declared(sf_physics p);
@@ -120,6 +125,7 @@ typedef struct {
     double sampling;          /* record interval, seconds; 0 = simulation dt */
     sf_component component[SF_COMPONENTS];   /* recorded, in job order */
     int ncomponents;
+    sf_receiver_line line;    /* those of receivers.line, whose offsets are signed */
     sf_mark mark;
     sf_mark sampling_mark;    /* the key, or the section when it is not given */
 } sf_receiver_config;

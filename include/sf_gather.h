@@ -3,6 +3,7 @@
  *   /traces              float32 [nrec][nsamples] (acoustic), or
  *                        [ncomponents][nrec][nsamples] (elastic)
  *   /receiver_positions  float64 [nrec][3]  x, y, z in metres
+ *   /receiver_offsets    float64 [nrec]     signed as sf_receiver_offset says
  *   /source_position     float64 [3]
  *   /source_wavelet, /source_wavelet_record (and /source_wavelet_injected
  *                        when the source was warped): the signature
@@ -11,6 +12,7 @@
 #ifndef SF_GATHER_H
 #define SF_GATHER_H
 
+#include "sf_receiver_offset.h"
 #include "sf_wavelet.h"
 
 #include <mpi.h>
@@ -22,6 +24,7 @@ typedef struct {
     double interval;                        /* record sample interval, s */
     double simulation_dt;
     const double (*receiver_position)[3];   /* all receivers, job order */
+    sf_receiver_line receiver_line;         /* the receivers whose offsets are signed */
     const double *source_position;
     const sf_wavelet_spec *wavelet;         /* the source's signature, */
     double source_delay, source_amplitude;  /* placed and scaled so */
@@ -36,6 +39,7 @@ typedef struct {
     int component_axis;                     /* traces have a leading component axis (elastic) */
     int ncomponents;
     const char *component[4];               /* names, gather order ("p"; "vx", ...) */
+    const char *quantity[4], *units[4];     /* what each holds, in what unit */
     const char *trace_units;
     long shot_number;                       /* field record number of the shot (SEG-Y) */
     long survey_shots;                      /* shots of the survey; 0: a single-shot job */

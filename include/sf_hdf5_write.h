@@ -50,6 +50,9 @@ void sf_h5_attr_longs(sf_h5_output *o, hid_t loc, const char *name, const long *
                       long count);
 /* Variable-length UTF-8 text, which readers such as h5py return as str. */
 void sf_h5_attr_text(sf_h5_output *o, hid_t loc, const char *name, const char *text);
+/* A one-dimensional array of such texts. */
+void sf_h5_attr_texts(sf_h5_output *o, hid_t loc, const char *name, const char *const *texts,
+                      long count);
 
 /* Collective: a dataset of the given type and shape; chunk may be NULL.
  * Returns -1 once a serial output has failed. */

@@ -626,6 +626,7 @@ static void read_receiver_line(cfg_reader *r, sf_yaml_node *line, sf_config *c, 
                       &cmark) > 0;
     cfg_reject_unknown(r, line, "receivers.line", "start, end, count");
     if (!ok || !receivers_fit(r, c, (double)count, cmark, "receivers.line.count")) return;
+    c->receivers.line = sf_receiver_line_make(c->receivers.count, count, a, b);
     for (long i = 0; i < count; ++i) {
         double f = count > 1 ? (double)i / (double)(count - 1) : 0.0, p[3];
         for (int k = 0; k < 3; ++k) p[k] = a[k] + f * (b[k] - a[k]);

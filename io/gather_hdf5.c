@@ -9,6 +9,12 @@
 
 enum { CHUNK_BYTES = 1 << 20 };   /* about 1 MiB per chunk of traces */
 
+static const char OFFSET_CONVENTION[] =
+    "horizontal source-receiver distance; for the receivers of receivers.line negative "
+    "behind the source and positive abreast of it or ahead: the sign of the horizontal "
+    "(receiver - source) projected on the line's direction from start to end; receivers "
+    "given as points or a grid, and those of a vertical line, the distance itself";
+
 /* Selects the rows global_index[0..n) of a [rows][width] file space, or
  * of a [components][nrec][width] one (row = component * nrec + receiver),
  * merging consecutive rows of a component into one hyperslab each; 0 or -1. */
@@ -177,6 +183,26 @@ static void close_dataset(hid_t d)
     if (d >= 0) H5Dclose(d);
 }
 
+/* The offsets the SEG-Y copy stores in whole metres, exact, so that a
+ * reader of either file (and the plotting tool) finds the same signs. */
+static void write_offsets(sf_h5_output *o, const sf_gather_info *info, int rank)
+{
+    long n = rank == 0 ? info->nrec : 0;
+    double *offset = sf_malloc((size_t)(n ? n : 1) * sizeof *offset, "the receivers' offsets");
+    for (long r = 0; r < n; ++r)
+        offset[r] = sf_receiver_offset(&info->receiver_line, r, info->source_position,
+                                       info->receiver_position[r]);
+    hsize_t dims[1] = {(hsize_t)info->nrec};
+    hid_t d = sf_h5_dataset(o, o->file, "receiver_offsets", H5T_IEEE_F64LE, 1, dims, NULL);
+    sf_h5_write_rows(o, d, H5T_NATIVE_DOUBLE, 0, (hsize_t)n, offset);
+    if (d >= 0) {
+        sf_h5_attr_text(o, d, "units", "m");
+        sf_h5_attr_text(o, d, "description", OFFSET_CONVENTION);
+        H5Dclose(d);
+    }
+    free(offset);
+}
+
 /* The datasets and attributes of an open output: every writer passes its
  * rows of the traces (all of them for a serial output); the positions
  * come from its rank 0. */
@@ -186,6 +212,10 @@ static void fill_file(sf_h5_output *o, const sf_gather_info *info, int rank, lon
     hid_t dtraces = create_traces(o, info);
     write_receiver_rows(o, dtraces, H5T_NATIVE_FLOAT, nlocal, global_index,
                         (hsize_t)info->nsamples, traces);
+    if (dtraces >= 0) {
+        sf_h5_attr_texts(o, dtraces, "quantity", info->quantity, info->ncomponents);
+        sf_h5_attr_texts(o, dtraces, "units", info->units, info->ncomponents);
+    }
     close_dataset(dtraces);
 
     /* Every rank knows every position; rank 0 writes them all. */
@@ -194,6 +224,8 @@ static void fill_file(sf_h5_output *o, const sf_gather_info *info, int rank, lon
     sf_h5_write_rows(o, dpos, H5T_NATIVE_DOUBLE, 0, rank == 0 ? (hsize_t)info->nrec : 0,
                      info->receiver_position);
     close_dataset(dpos);
+
+    write_offsets(o, info, rank);
 
     hsize_t sdims[1] = {3};
     hid_t dsrc = sf_h5_dataset(o, o->file, "source_position", H5T_IEEE_F64LE, 1, sdims, NULL);

@@ -96,11 +96,6 @@ const char *sf_segy_precision(int scalar)
     return scalar == SF_SEGY_CENTIMETRES ? "centimetres" : scalar == -10 ? "decimetres" : "metres";
 }
 
-static double horizontal_offset(const double *source, const double *receiver)
-{
-    return hypot(receiver[0] - source[0], receiver[1] - source[1]);
-}
-
 int sf_segy_plan_headers(const sf_gather_info *info, sf_segy_plan *plan, char *reason,
                          size_t len)
 {
@@ -116,7 +111,7 @@ int sf_segy_plan_headers(const sf_gather_info *info, sf_segy_plan *plan, char *r
         const double *p = info->receiver_position[r];
         xy = fmax(xy, fmax(fabs(p[0]), fabs(p[1])));
         z = fmax(z, fabs(p[2]));
-        offset = fmax(offset, horizontal_offset(s, p));
+        offset = fmax(offset, fabs(sf_receiver_offset(&info->receiver_line, r, s, p)));
     }
     plan->coordinate_scalar = finest_scalar(xy);
     plan->elevation_scalar = finest_scalar(z);
@@ -234,9 +229,8 @@ static void describe_job(const sf_gather_info *g, const sf_segy_plan *plan, char
     text_card(text, 2, "%s%s", job_label,
               path_tail(g->config_path, CARD_WIDTH - CARD_PREFIX - (sizeof job_label - 1), job,
                         sizeof job));
-    text_card(text, 3, "physics: %s, spatial order %d; samples: %s %s", g->physics, g->order,
-              strcmp(g->component[0], "p") ? "particle velocity (m/s)" : "pressure",
-              g->component[0]);
+    text_card(text, 3, "physics: %s, spatial order %d; samples: component %s (C21-C22)",
+              g->physics, g->order, g->component[0]);
     text_card(text, 4, "grid: %ld x %ld x %ld points, spacing %g x %g x %g m", g->grid_n[0],
               g->grid_n[1], g->grid_n[2], g->grid_spacing[0], g->grid_spacing[1],
               g->grid_spacing[2]);
@@ -255,10 +249,17 @@ static void describe_job(const sf_gather_info *g, const sf_segy_plan *plan, char
     text_card(text, 12, "coordinate scalar %d (bytes 71-72): %s", plan->coordinate_scalar, coord);
     text_card(text, 13, "group elevation (bytes 41-44) = -z, source depth (bytes 49-52) = z");
     text_card(text, 14, "elevation scalar %d (bytes 69-70): %s", plan->elevation_scalar, elev);
-    text_card(text, 15, "offset (bytes 37-40): horizontal source-receiver distance, whole m");
+    text_card(text, 15,
+              "offset (bytes 37-40): horizontal source-receiver distance, whole m, sign C18");
     text_card(text, 16, "units: metres and seconds; z is depth, positive down");
     text_card(text, 17, "source delay %g s, amplitude %g, field record %ld", g->source_delay,
               g->source_amplitude, g->shot_number);
+    text_card(text, 18, "offset sign (receivers.line): - behind the source, + abreast or ahead:");
+    text_card(text, 19,
+              "the sign of horizontal (receiver - source) . line direction (start to end)");
+    text_card(text, 20, "points, grid and vertical lines: the distance itself, never negative");
+    text_card(text, 21, "sample quantity: %s", g->quantity[0]);
+    text_card(text, 22, "sample units: %s", g->units[0]);
     text_card(text, 39, "SEG Y REV1");
     text_card(text, 40, "END TEXTUAL HEADER");
 }
@@ -319,7 +320,7 @@ static int trace_header(write_status *st, const sf_gather_info *g, const sf_segy
         {SEGY_TR_FIELD_RECORD, g->shot_number},
         {SEGY_TR_NUMBER_ORIG_FIELD, index + 1},
         {SEGY_TR_TRACE_ID, TRACE_ID_SEISMIC},
-        {SEGY_TR_OFFSET, lround(horizontal_offset(s, r))},
+        {SEGY_TR_OFFSET, lround(sf_receiver_offset(&g->receiver_line, index, s, r))},
         {SEGY_TR_RECV_GROUP_ELEV, scaled(-r[2], es)},
         {SEGY_TR_SOURCE_DEPTH, scaled(s[2], es)},
         {SEGY_TR_ELEV_SCALAR, es},

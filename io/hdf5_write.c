@@ -173,15 +173,28 @@ void sf_h5_attr_longs(sf_h5_output *o, hid_t loc, const char *name, const long *
     write_attr(o, loc, name, H5T_NATIVE_LONG, vector_space(o, count), values);
 }
 
+static void write_text_attr(sf_h5_output *o, hid_t loc, const char *name, hid_t space,
+                            const char *const *texts)
+{
+    hid_t type = o->failed ? -1 : sf_h5_checked(o, H5Tcopy(H5T_C_S1), "creating a string type");
+    if (type >= 0 && sf_h5_checked(o, H5Tset_size(type, H5T_VARIABLE), "sizing a string") >= 0 &&
+        sf_h5_checked(o, H5Tset_cset(type, H5T_CSET_UTF8), "setting a string encoding") >= 0) {
+        write_attr(o, loc, name, type, space, texts);
+        space = -1;   /* write_attr closed it */
+    }
+    if (space >= 0) H5Sclose(space);
+    if (type >= 0) H5Tclose(type);
+}
+
 void sf_h5_attr_text(sf_h5_output *o, hid_t loc, const char *name, const char *text)
 {
-    if (o->failed) return;
-    hid_t type = sf_h5_checked(o, H5Tcopy(H5T_C_S1), "creating a string type");
-    if (type < 0) return;
-    if (sf_h5_checked(o, H5Tset_size(type, H5T_VARIABLE), "sizing a string") >= 0 &&
-        sf_h5_checked(o, H5Tset_cset(type, H5T_CSET_UTF8), "setting a string encoding") >= 0)
-        write_attr(o, loc, name, type, scalar_space(o), &text);
-    H5Tclose(type);
+    write_text_attr(o, loc, name, scalar_space(o), &text);
+}
+
+void sf_h5_attr_texts(sf_h5_output *o, hid_t loc, const char *name, const char *const *texts,
+                      long count)
+{
+    write_text_attr(o, loc, name, vector_space(o, count), texts);
 }
 
 hid_t sf_h5_dataset(sf_h5_output *o, hid_t loc, const char *name, hid_t type, int rank,

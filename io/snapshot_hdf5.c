@@ -101,6 +101,14 @@ static void write_attributes(sf_snapshot_file *f)
     char fields[64];
     field_list(f, fields, sizeof fields);
     sf_h5_attr_text(&f->out, f->group, "fields", fields);
+    sf_h5_attr_text(&f->out, f->group, "coordinate_units", "m");
+    sf_h5_attr_text(&f->out, f->group, "time_units", "s");
+    const sf_physics_declaration *declared = sf_config_physics(c);
+    for (int q = 0; q < f->nfields; ++q) {
+        sf_component k = c->snapshot_field[q];
+        sf_h5_attr_text(&f->out, f->field[q], "quantity", declared->quantity[k]);
+        sf_h5_attr_text(&f->out, f->field[q], "units", declared->units[k]);
+    }
     sf_h5_attr_text(&f->out, f->group, "units",
                     sf_config_component_axis(c)
                         ? "coordinates in m (z is depth), time in s, fields as in the gather "

@@ -274,6 +274,7 @@ static sf_gather_info gather_info_of(const sf_simulation *s, const sf_config *c)
         .interval = s->interval,
         .simulation_dt = s->dt,
         .receiver_position = (const double(*)[3])c->receivers.position,
+        .receiver_line = c->receivers.line,
         .source_position = c->source.position,
         .wavelet = &c->source.wavelet,
         .source_delay = c->source.delay,
@@ -296,8 +297,13 @@ static sf_gather_info gather_info_of(const sf_simulation *s, const sf_config *c)
         .shot_number = c->shot_number > 0 ? c->shot_number : 1,
         .survey_shots = c->survey.enabled ? c->survey.count : 0,
     };
-    for (int q = 0; q < c->receivers.ncomponents; ++q)
-        info.component[q] = sf_component_name(c->receivers.component[q]);
+    const sf_physics_declaration *declared = sf_config_physics(c);
+    for (int q = 0; q < c->receivers.ncomponents; ++q) {
+        sf_component k = c->receivers.component[q];
+        info.component[q] = sf_component_name(k);
+        info.quantity[q] = declared->quantity[k];
+        info.units[q] = declared->units[k];
+    }
     memcpy(info.grid_n, c->n, sizeof info.grid_n);
     memcpy(info.grid_spacing, c->spacing, sizeof info.grid_spacing);
     memcpy(info.grid_origin, c->origin, sizeof info.grid_origin);
@@ -1438,6 +1444,8 @@ static int write_segy(sf_simulation *s, sf_gather_info *info)
         sf_segy_component_path(c->segy_path, info->component[q], path, sizeof path);
         one.path = path;
         one.component[0] = info->component[q];
+        one.quantity[0] = info->quantity[q];
+        one.units[0] = info->units[q];
         sf_output_set_add(&s->outputs, path);
         failed = sf_gather_write_segy(&one, s->slab.comm, count, rows,
                                       s->traces + (size_t)first * (size_t)info->nsamples,

@@ -5,6 +5,7 @@ import os
 import re
 import struct
 
+import h5py
 import numpy as np
 
 from testlib import base_job, check, read_gather, run, run_job, write_job
@@ -67,9 +68,50 @@ def check_text_header(raw, f, job_path):
     for words in ("seisfd", f"job file: {job_path}", "spatial order 8", "z is depth",
                   "scalar -100", "SEG Y REV1", "END TEXTUAL HEADER"):
         check(words in text, f"'{words}' missing from the textual header:\n{text}")
+    check_offset_convention(cards)
 
 
-def check_trace_headers(f, g, interval_us):
+def check_offset_convention(cards):
+    """The textual header says how offsets are signed, and what the samples are."""
+    text = "\n".join(cards)
+    for card, words in ((15, "offset (bytes 37-40): horizontal source-receiver distance, whole m"),
+                        (18, "offset sign (receivers.line): - behind the source, + abreast or "
+                             "ahead"),
+                        (19, "the sign of horizontal (receiver - source) . line direction (start "
+                             "to end)"),
+                        (20, "points, grid and vertical lines: the distance itself, never "
+                             "negative"),
+                        (21, "sample quantity: pressure"),
+                        (22, "sample units: per unit source amplitude per metre")):
+        check(words in cards[card - 1], f"card C{card} does not say '{words}':\n{text}")
+
+
+def expected_offsets(receivers, source, positions):
+    """The documented rule, worked out here from the job: the horizontal
+    source-receiver distance, negative for a receiver of receivers.line
+    whose horizontal (receiver - source) points against the line's
+    direction (start to end). Receivers come points first, then the
+    line, then the grid."""
+    gap = positions[:, :2] - np.asarray(source)[:2]
+    offsets = np.hypot(gap[:, 0], gap[:, 1])
+    line = receivers.get("line")
+    if line:
+        first = len(receivers.get("points", []))
+        on_line = slice(first, first + line["count"])
+        direction = np.subtract(line["end"], line["start"])[:2]
+        behind = gap[on_line] @ direction < 0
+        offsets[on_line] = np.where(behind, -offsets[on_line], offsets[on_line])
+    return offsets
+
+
+def stored_offsets(path):
+    with h5py.File(path, "r") as f:
+        check("receiver_offsets" in f and f["receiver_offsets"].attrs.get("units") == "m",
+              f"{path}: no /receiver_offsets in metres")
+        return f["receiver_offsets"][:]
+
+
+def check_trace_headers(f, g, interval_us, offsets):
     src = g["source"]
     T = segyio.TraceField
     for i, (h, rec) in enumerate(zip(f.header, g["receivers"])):
@@ -82,7 +124,7 @@ def check_trace_headers(f, g, interval_us):
               abs(metres(h[T.SourceDepth], es) - src[2]) <= 0.005 + 1e-9,
               f"trace {i + 1}: elevation {h[T.ReceiverGroupElevation]} / source depth "
               f"{h[T.SourceDepth]} with scalar {es} for z {rec[2]} / {src[2]}")
-        offset = round(float(np.hypot(rec[0] - src[0], rec[1] - src[1])))
+        offset = round(float(offsets[i]))
         expected = {T.TRACE_SEQUENCE_LINE: i + 1, T.TRACE_SEQUENCE_FILE: i + 1,
                     T.FieldRecord: 1, T.TraceNumber: i + 1, T.TraceIdentificationCode: 1,
                     T.offset: offset, T.CoordinateUnits: 1,
@@ -118,9 +160,12 @@ def test_segy_matches_hdf5_gather(tmp):
               f"{f.tracecount} traces x {len(f.samples)} samples")
         check_binary_header(raw, f, nrec, nsamples, 2000)
         check_text_header(raw, f, os.path.join(tmp, "job.yaml"))
-        cs, es = check_trace_headers(f, g, 2000)
+        offsets = expected_offsets(job["receivers"], g["source"], g["receivers"])
+        cs, es = check_trace_headers(f, g, 2000, offsets)
         check(cs == -100 and es == -100, f"scalars {cs}, {es}: centimetres fit here")
         samples = f.trace.raw[:]
+    check(np.allclose(stored_offsets(os.path.join(tmp, "gather.h5")), offsets, rtol=0,
+                      atol=1e-9), "the HDF5 gather's offsets differ from the rule")
     check(samples.dtype == np.float32 and np.array_equal(samples, g["traces"]),
           "SEG-Y samples differ from the HDF5 gather")
     check(np.abs(samples).max() > 0, "the gather is silent")
@@ -144,6 +189,84 @@ def test_segy_coarser_scalar_for_large_coordinates(tmp):
                   abs(metres(h[T.ReceiverGroupElevation], -100) + rec[2]) <= 0.005 + 1e-9,
                   f"receiver {rec} stored as {h[T.GroupX]}, {h[T.ReceiverGroupElevation]}")
         check("scalar -10 " in bytes(f.text[0]).decode("ascii"), "text header: scalar")
+
+
+def segy_offsets(path):
+    with segyio.open(path, ignore_geometry=True) as f:
+        return np.array([h[segyio.TraceField.offset] for h in f.header])
+
+
+def test_segy_offsets_signed_across_the_source(tmp):
+    """A receiver line through the source, running towards -x and -y:
+    the receivers on its start side are behind the source (negative), the
+    others ahead (positive), each offset the horizontal distance; points
+    keep the distance itself; the HDF5 gather stores the same offsets
+    unrounded."""
+    need_segyio()
+    job = base_job(n=(32, 32, 24), h=10.0, cpml=6, duration=0.02, dt=0.001,
+                   source=[150.0, 150.0, 100.0], frequency=12.0)
+    job["receivers"] = {
+        "sampling": 0.002,
+        "points": [[150.0, 60.0, 80.0], [220.0, 150.0, 120.0], [153.0, 154.0, 150.0]],
+        "line": {"start": [240.0, 222.0, 80.0], "end": [60.0, 78.0, 80.0], "count": 11},
+    }
+    job["output"]["segy"] = "out/shot.sgy"
+    g, raw, path, _ = read_segy(tmp, job, "line", ranks=1)
+    got = segy_offsets(path)
+    stored = stored_offsets(os.path.join(tmp, "gather.h5"))
+    # Receiver k of the line lies k/10 of the way: 23.05 m apart, at the source for k = 5.
+    step = float(np.hypot(18.0, 14.4))
+    distances = np.array([90.0, 70.0, 5.0] + [abs(k - 5) * step for k in range(11)])
+    signs = np.array([1] * 3 + [-1] * 5 + [1] * 6)
+    check(np.allclose(stored, signs * distances, rtol=0, atol=1e-9),
+          f"/receiver_offsets {np.round(stored, 3).tolist()}, expected "
+          f"{np.round(signs * distances, 3).tolist()}")
+    check(np.array_equal(got, np.round(signs * distances).astype(int)),
+          f"SEG-Y offsets {got.tolist()}, expected the distances "
+          f"{np.round(distances, 2).tolist()} signed {signs.tolist()}")
+    check(np.all(got[3:8] < 0) and np.all(got[9:] > 0) and got[8] == 0,
+          f"the line's offsets are not negative behind the source and positive ahead: "
+          f"{got[3:].tolist()}")
+    with segyio.open(path, ignore_geometry=True) as f:
+        text = bytes(f.text[0]).decode("ascii")
+    check_offset_convention([text[i:i + 80] for i in range(0, TEXT_SIZE, 80)])
+    return f"line offsets {got[3:].tolist()} m, points {got[:3].tolist()} m"
+
+
+def test_segy_survey_offsets_follow_each_shot(tmp):
+    """Fixed receivers: each shot signs the line's receivers by its own
+    position; moving receivers: every shot's offsets are the same."""
+    need_segyio()
+    grid = {"nx": 40, "ny": 30, "nz": 24, "dx": 10, "dy": 10, "dz": 10}
+    shots = [{"position": [150, 150, 100]}, {"position": [230, 150, 100]}]
+    layouts = {
+        "fixed": {"line": {"start": [70, 150, 80], "end": [310, 150, 80], "count": 13}},
+        "moving": {"line": {"start": [60, 0, 80], "end": [-60, 0, 80], "count": 7}},
+    }
+    summary = []
+    for motion, receivers in layouts.items():
+        job = {
+            "grid": grid,
+            "time": {"dt": 0.001, "duration": 0.01},
+            "model": {"type": "homogeneous", "vp": 2000.0},
+            "boundaries": {"cpml": 6},
+            "source": {"frequency": 12},
+            "receivers": dict(receivers, sampling=0.002),
+            "survey": {"ranks_per_shot": 1, "receivers": motion, "shots": shots},
+            "output": {"directory": motion, "segy": True},
+        }
+        run_job(tmp, job, name=motion, ranks=1)
+        for n, shot in enumerate(shots, start=1):
+            base = os.path.join(tmp, motion, f"shot_{n:04d}")
+            g = read_gather(base + ".h5")
+            want = expected_offsets(job["receivers"], shot["position"], g["receivers"])
+            stored, got = stored_offsets(base + ".h5"), segy_offsets(base + ".sgy")
+            check(np.allclose(stored, want, rtol=0, atol=1e-9) and
+                  np.array_equal(got, np.round(want).astype(int)),
+                  f"{motion} shot {n}: offsets {got.tolist()} (HDF5 {stored.tolist()}), "
+                  f"expected {want.tolist()}")
+            summary.append(f"{motion} shot {n}: {got.min()} .. {got.max()}")
+    return "; ".join(summary)
 
 
 def value_position(text, key):

@@ -8,6 +8,7 @@
 #include "sf_growth_guard.h"
 #include "sf_hicks.h"
 #include "sf_model_sampling.h"
+#include "sf_receiver_offset.h"
 #include "sf_resample.h"
 #include "sf_stencil.h"
 #include "sf_time_dispersion.h"
@@ -356,6 +357,36 @@ static int resample_counts(void)
     sf_resampler_init(&r, 0.001, 0.004, 1.0, 0);
     CHECK(samples == 251 && r.nsamples == 251 && levels == (double)r.levels && r.levels == 1017,
           "samples %g (%ld) levels %g (%ld)", samples, r.nsamples, levels, r.levels);
+    return 1;
+}
+
+/* Offsets: signed by the side of the source along a line's horizontal
+ * direction (start to end) for the line's receivers only; the distance
+ * itself for other receivers, a vertical line and a line of one point. */
+static int receiver_offset_signs(void)
+{
+    const double source[3] = {100, 50, 30};
+    /* Receivers 2..5 on a line running towards -x, 40 m beside the source. */
+    const double start[3] = {200, 90, 10}, end[3] = {0, 90, 70};
+    sf_receiver_line line = sf_receiver_line_make(2, 4, start, end);
+    const double ahead[3] = {70, 90, 0}, behind[3] = {130, 90, 0}, abreast[3] = {100, 90, 0};
+    double a = sf_receiver_offset(&line, 2, source, ahead);
+    double b = sf_receiver_offset(&line, 5, source, behind);
+    double c = sf_receiver_offset(&line, 3, source, abreast);
+    CHECK(a == 50 && b == -50 && c == 40, "ahead %g, behind %g, abreast %g (want 50, -50, 40)",
+          a, b, c);
+    double before = sf_receiver_offset(&line, 1, source, behind);
+    double after = sf_receiver_offset(&line, 6, source, behind);
+    CHECK(before == 50 && after == 50, "receivers beside the line: %g, %g (want 50)", before,
+          after);
+    const double top[3] = {130, 90, 0}, bottom[3] = {130, 90, 500};
+    sf_receiver_line well = sf_receiver_line_make(0, 10, top, bottom);
+    sf_receiver_line point = sf_receiver_line_make(0, 1, top, top);
+    double w = sf_receiver_offset(&well, 0, source, behind);
+    double p = sf_receiver_offset(&point, 0, source, behind);
+    CHECK(well.count == 0 && point.count == 0 && w == 50 && p == 50,
+          "a vertical line keeps %ld signed receivers (offset %g), a point %ld (offset %g)",
+          well.count, w, point.count, p);
     return 1;
 }
 
@@ -838,6 +869,7 @@ int main(int argc, char **argv)
     report("unit.resample_exact_copy", resample_exact_copy());
     report("unit.resample_band_limited", resample_band_limited());
     report("unit.resample_counts", resample_counts());
+    report("unit.receiver_offset_signs", receiver_offset_signs());
     report("unit.mpi_libraries_say_what_they_take", mpi_libraries_say_what_they_take());
     report("unit.slab_cut_by_cost", slab_cut_by_cost());
     report("unit.gpu_aware_choice_follows_the_setting", gpu_aware_choice_follows_the_setting());
