@@ -8,9 +8,11 @@
 
 Amplitudes are shown on a symmetric colour scale clipped at the P-th
 percentile of |amplitude| (default 99), so a few large values near the
-source do not wash out the rest. A gather's traces stand at their offset
-from the source when the receivers lie on a line with a horizontal extent,
-at their distance along a vertical line (a well), else at their index."""
+source do not wash out the rest; the colour bar names the quantity and
+unit the file states. A gather's traces stand at their offset from the
+source (the file's /receiver_offsets, as in its SEG-Y copy) when the
+receivers lie on a line with a horizontal extent, at their distance along
+a vertical line (a well), else at their index."""
 import argparse
 import os
 import sys
@@ -62,27 +64,66 @@ def gather_components(f):
     return [str(f.attrs.get("component", "p"))]
 
 
-def read_gather(path, component=None):
-    """Traces [receiver][sample] of one component (default: the first),
-    the record interval and t0, the component's name, whether the gather
-    has a component axis (elastic), and the receiver and source positions
-    (None where the file has none)."""
-    with open_hdf5(path) as f:
+def text_attr(attrs, key, index=None):
+    """A text attribute (entry `index` of an array of them) as str, or
+    None where the file has none."""
+    value = attrs.get(key)
+    if value is not None and index is not None:
+        value = value[index] if np.ndim(value) == 1 and index < len(value) else None
+    if isinstance(value, bytes):
+        value = value.decode("utf-8", "replace")
+    return value if isinstance(value, str) and value else None
+
+
+def with_unit(what, unit):
+    """An axis label: "time (s)", or "time" where the file gives no unit."""
+    return f"{what} ({unit})" if unit else what
+
+
+def measure(value, unit):
+    """A value in a title: "0.002 s", or "0.002" where the file gives no unit."""
+    return f"{value:g} {unit}" if unit else f"{value:g}"
+
+
+def amplitude_label(quantity, units, clip):
+    """The colour bar's label: the quantity and unit the file states, or
+    a neutral word where it states none."""
+    what = with_unit(quantity or "amplitude", units or "no unit in the file")
+    return f"{what}\nclipped at the {clip:g}th percentile"
+
+
+class Gather:
+    """One component of a gather as the plots need it: traces
+    [receiver][sample], sampling, names and units, and the receivers'
+    positions and offsets (None where the file has none)."""
+
+    def __init__(self, f, path, component):
         traces = f.get("traces")
-        layered = "components" in f.attrs
-        if not isinstance(traces, h5py.Dataset) or traces.ndim != (3 if layered else 2) \
+        self.layered = "components" in f.attrs
+        if not isinstance(traces, h5py.Dataset) or traces.ndim != (3 if self.layered else 2) \
                 or "dt" not in f.attrs:
             raise PlotError(f"'{path}' is not a seisfd gather (no /traces with a dt "
                             "attribute); for snapshot files use: seisfd_plot.py snapshot")
         names = gather_components(f)
-        name = component or names[0]
-        if name not in names:
-            raise PlotError(f"'{path}' has no component {name} (components: {', '.join(names)})")
-        data = traces[names.index(name)] if layered else traces[:]
-        receivers = f["receiver_positions"][:] if "receiver_positions" in f else None
-        source = f["source_position"][:] if "source_position" in f else None
-        return (data, float(f.attrs["dt"]), float(f.attrs.get("t0", 0.0)), name, layered,
-                receivers, source)
+        self.component = component or names[0]
+        if self.component not in names:
+            raise PlotError(f"'{path}' has no component {self.component} (components: "
+                            f"{', '.join(names)})")
+        index = names.index(self.component)
+        self.traces = traces[index] if self.layered else traces[:]
+        self.dt, self.t0 = float(f.attrs["dt"]), float(f.attrs.get("t0", 0.0))
+        self.quantity = text_attr(traces.attrs, "quantity", index)
+        self.units = text_attr(traces.attrs, "units", index)
+        self.time_units = text_attr(f.attrs, "time_units")
+        self.coordinate_units = text_attr(f.attrs, "coordinate_units")
+        self.receivers, self.offsets = (f[name][:] if name in f else None
+                                        for name in ("receiver_positions", "receiver_offsets"))
+
+
+def read_gather(path, component=None):
+    """One component of the gather at path (default: its first)."""
+    with open_hdf5(path) as f:
+        return Gather(f, path, component)
 
 
 def on_a_line(positions):
@@ -100,37 +141,47 @@ def on_a_line(positions):
     return u if off_line.max() <= 1e-6 * length else None
 
 
-def trace_axis(choice, receivers, source, nrec):
+def monotonic(values):
+    steps = np.diff(values)
+    return bool(np.all(steps > 0) or np.all(steps < 0))
+
+
+def trace_axis(choice, gather):
     """The traces' horizontal positions and the axis label. auto: offset
-    for a line with a horizontal extent, along for a vertical one, else index."""
+    for a line with a horizontal extent whose offsets grow or shrink from
+    trace to trace, along for any other line (a well), else index. The
+    offsets are the file's own, so the picture and the SEG-Y copy agree."""
+    receivers, offsets, nrec = gather.receivers, gather.offsets, len(gather.traces)
     u = on_a_line(receivers)
     horizontal = u is not None and float(np.hypot(u[0], u[1])) > 1e-9
     if choice == "auto":
-        choice = "offset" if horizontal else "along" if u is not None else "index"
+        choice = ("offset" if horizontal and offsets is not None and monotonic(offsets)
+                  else "along" if u is not None else "index")
     if choice == "index":
         return np.arange(nrec, dtype=float), "receiver index"
-    if receivers is None:
+    unit = gather.coordinate_units
+    if choice == "offset":
+        if offsets is None:
+            raise PlotError("--axis offset: the gather holds no /receiver_offsets (written by "
+                            "an older seisfd); use along, x, y, z or index")
+        if u is not None and not horizontal:
+            raise PlotError("--axis offset: the receiver line is vertical; use along")
+        values, label = offsets, with_unit("offset from the source", unit)
+    elif receivers is None:
         raise PlotError(f"--axis {choice}: the gather holds no receiver positions")
-    if choice in ("x", "y", "z"):
+    elif choice in ("x", "y", "z"):
         values = receivers[:, "xyz".index(choice)]
-        label = f"receiver {choice} (m)"
+        label = with_unit(f"receiver {choice}", unit)
     elif u is None:
         raise PlotError(f"--axis {choice}: the receivers do not lie on one line; use index, "
                         "x, y or z")
-    elif choice == "along":
-        values = (receivers - receivers[0]) @ u
-        label = "distance along the receiver line (m)"
-    elif not horizontal or source is None:
-        raise PlotError("--axis offset: " + ("the receiver line is vertical" if source is not None
-                                              else "the gather holds no source position") +
-                        "; use along")
     else:
-        direction = u[:2] / np.hypot(u[0], u[1])
-        values = (receivers[:, :2] - source[:2]) @ direction
-        label = "offset from the source along the line (m)"
-    if nrec > 1 and not (np.all(np.diff(values) > 0) or np.all(np.diff(values) < 0)):
+        values = (receivers - receivers[0]) @ u
+        label = with_unit("distance along the receiver line", unit)
+    if nrec > 1 and not monotonic(values):
+        instead = "along or index" if choice == "offset" and u is not None else "index"
         raise PlotError(f"--axis {choice}: the receivers' {choice} does not grow (or shrink) "
-                        "from trace to trace; use index")
+                        f"from trace to trace; use {instead}")
     return values, label
 
 
@@ -150,32 +201,37 @@ def draw_wiggles(ax, traces, t, clip, positions):
         ax.fill_betweenx(t, at, x, where=x > at, color="black", linewidth=0, interpolate=True)
 
 
-def plot_gather(args):
-    traces, dt, t0, component, layered, receivers, source = read_gather(args.input,
-                                                                        args.component)
-    nrec, nsamples = traces.shape
+def gather_figure(args):
+    """The gather's picture, not yet saved, and where its traces stand:
+    (figure, positions, axis label). The colour bar is its last axes."""
+    g = read_gather(args.input, args.component)
+    nrec, nsamples = g.traces.shape
     if nrec == 0 or nsamples == 0:
         raise PlotError(f"'{args.input}' holds no samples ({nrec} x {nsamples})")
-    positions, xlabel = trace_axis(args.axis, receivers, source, nrec)
-    t = t0 + dt * np.arange(nsamples)
-    clip = clip_level(traces, args.clip)
+    positions, xlabel = trace_axis(args.axis, g)
+    t = g.t0 + g.dt * np.arange(nsamples)
+    clip = clip_level(g.traces, args.clip)
     fig, ax = plt.subplots(figsize=(8, 6), layout="constrained")
     edges = cell_edges(positions)
-    image = ax.pcolormesh(edges, np.concatenate([t - dt / 2, [t[-1] + dt / 2]]), traces.T,
+    image = ax.pcolormesh(edges, np.concatenate([t - g.dt / 2, [t[-1] + g.dt / 2]]), g.traces.T,
                           cmap=COLOUR_MAP, vmin=-clip, vmax=clip, shading="flat")
     wiggle = args.wiggle == "on" or (args.wiggle == "auto" and nrec <= WIGGLE_AUTO_MAX_TRACES)
     if wiggle:
-        draw_wiggles(ax, traces, t, clip, positions)
+        draw_wiggles(ax, g.traces, t, clip, positions)
     ax.set_xlim(edges[0], edges[-1])
     ax.set_ylim(t[-1], t[0])
     ax.set_xlabel(xlabel)
-    print(f"axis: {xlabel}, {positions[0]:g} .. {positions[-1]:g}")
-    ax.set_ylabel("time (s)")
-    label = f"{component}, " if layered else ""
+    ax.set_ylabel(with_unit("time", g.time_units))
+    label = f"{g.component}, " if g.layered else ""
     ax.set_title(args.title or f"{os.path.basename(args.input)}: {label}{nrec} traces, "
-                               f"{nsamples} samples at {dt * 1e3:g} ms")
-    quantity = "pressure" if component == "p" else f"particle velocity {component}"
-    fig.colorbar(image, ax=ax, label=f"{quantity} (clipped at the {args.clip:g}th percentile)")
+                               f"{nsamples} samples at {measure(g.dt, g.time_units)}")
+    fig.colorbar(image, ax=ax, label=amplitude_label(g.quantity, g.units, args.clip))
+    return fig, positions, xlabel
+
+
+def plot_gather(args):
+    fig, positions, xlabel = gather_figure(args)
+    print(f"axis: {xlabel}, {positions[0]:g} .. {positions[-1]:g}")
     save(fig, args.output)
 
 
@@ -215,6 +271,8 @@ def slice_indices(point, origin, spacing, dims):
 
 
 def read_slices(group, field, step, index, dims, path):
+    """The three slices through index, the snapshot's time, and the
+    field's quantity and unit (None where the file gives none)."""
     name = f"{field}/{step:08d}"
     if name not in group:
         fields = ", ".join(sorted(k for k in group.keys() if isinstance(group[k], h5py.Group)))
@@ -225,27 +283,34 @@ def read_slices(group, field, step, index, dims, path):
                         f"attribute says [nz][ny][nx] = {tuple(dims[::-1])}")
     i, j, k = index
     time = float(data.attrs["time"]) if "time" in data.attrs else None
-    return data[k, :, :], data[:, j, :], data[:, :, i], time
+    meaning = [text_attr(group[field].attrs, key) for key in ("quantity", "units")]
+    return data[k, :, :], data[:, j, :], data[:, :, i], time, meaning
 
 
-def plot_snapshot(args):
+def snapshot_figure(args):
+    """The snapshot's picture, not yet saved; the colour bar is its last axes."""
     with open_hdf5(args.input) as f:
         group, origin, spacing, dims, steps, times = snapshot_layout(f, args.input)
         step = choose_step(args, steps, times, args.input)
         point = args.point if args.point else origin + spacing * (dims - 1) / 2
         index = slice_indices(point, origin, spacing, dims)
-        xy, xz, yz, time = read_slices(group, args.field, step, index, dims, args.input)
+        xy, xz, yz, time, (quantity, units) = read_slices(group, args.field, step, index, dims,
+                                                          args.input)
+        metres, seconds = (text_attr(group.attrs, key)
+                           for key in ("coordinate_units", "time_units"))
     lo = origin - spacing / 2
     hi = origin + spacing * (dims - 0.5)
     clip = clip_level(np.concatenate([xy.ravel(), xz.ravel(), yz.ravel()]), args.clip)
     at = origin + spacing * index
+    x, y = (with_unit(a, metres) for a in "xy")
+    depth = with_unit("z", f"{metres}, depth" if metres else "depth")
     fig, axes = plt.subplots(1, 3, figsize=(15, 5), layout="constrained")
     panels = (
-        (xy, (lo[0], hi[0], lo[1], hi[1]), "lower", "x (m)", "y (m)", f"z = {at[2]:g} m",
+        (xy, (lo[0], hi[0], lo[1], hi[1]), "lower", x, y, f"z = {measure(at[2], metres)}",
          (at[0], at[1])),
-        (xz, (lo[0], hi[0], hi[2], lo[2]), "upper", "x (m)", "z (m, depth)", f"y = {at[1]:g} m",
+        (xz, (lo[0], hi[0], hi[2], lo[2]), "upper", x, depth, f"y = {measure(at[1], metres)}",
          (at[0], at[2])),
-        (yz, (lo[1], hi[1], hi[2], lo[2]), "upper", "y (m)", "z (m, depth)", f"x = {at[0]:g} m",
+        (yz, (lo[1], hi[1], hi[2], lo[2]), "upper", y, depth, f"x = {measure(at[0], metres)}",
          (at[1], at[2])),
     )
     for ax, (values, extent, origin_corner, xlabel, ylabel, where, cross) in zip(axes, panels):
@@ -256,11 +321,14 @@ def plot_snapshot(args):
         ax.set_xlabel(xlabel)
         ax.set_ylabel(ylabel)
         ax.set_title(where)
-    when = f"t = {time:g} s, " if time is not None else ""
+    when = f"t = {measure(time, seconds)}, " if time is not None else ""
     fig.suptitle(args.title or f"{args.field}: {when}step {step}")
-    fig.colorbar(image, ax=axes, shrink=0.8, label=f"{args.field} (clipped at the "
-                                                    f"{args.clip:g}th percentile)")
-    save(fig, args.output)
+    fig.colorbar(image, ax=axes, shrink=0.8, label=amplitude_label(quantity, units, args.clip))
+    return fig
+
+
+def plot_snapshot(args):
+    save(snapshot_figure(args), args.output)
 
 
 def save(fig, path):
@@ -289,10 +357,10 @@ def parse(argv):
     g.add_argument("--wiggle", choices=("auto", "on", "off"), default="auto",
                    help=f"auto: wiggles when there are at most {WIGGLE_AUTO_MAX_TRACES} traces")
     g.add_argument("--axis", choices=("auto", "offset", "along", "x", "y", "z", "index"),
-                   default="auto", help="where traces stand: offset from the source along a "
-                   "receiver line, distance along the line, a receiver coordinate, or the "
-                   "receiver index (auto: offset for a line, along for a vertical line, else "
-                   "index)")
+                   default="auto", help="where traces stand: the offset from the source the "
+                   "gather stores (signed along a receiver line, as in its SEG-Y copy), distance "
+                   "along the line, a receiver coordinate, or the receiver index (auto: offset "
+                   "for a line, along for a vertical line, else index)")
     s = sub.add_parser("snapshot", help="three orthogonal slices of one wavefield snapshot")
     which = s.add_mutually_exclusive_group()
     which.add_argument("--step", type=int, help="time step of the snapshot (default: the last)")

@@ -1,5 +1,6 @@
 """The plotting tool io/seisfd_plot.py: pictures of a real gather and of a
-synthetic snapshot file in the documented layout, and clear errors."""
+synthetic snapshot file in the documented layout, labels with the units
+the files state, and clear errors."""
 import os
 import struct
 import subprocess
@@ -8,9 +9,12 @@ import sys
 import h5py
 import numpy as np
 
+from test_elastic import elastic_job
 from testlib import ROOT, base_job, check, run_job
 
 PLOT = os.path.join(ROOT, "io", "seisfd_plot.py")
+sys.path.insert(0, os.path.dirname(PLOT))
+import seisfd_plot  # noqa: E402  (found through the path above)
 PNG_SIGNATURE = b"\x89PNG\r\n\x1a\n"
 
 
@@ -51,8 +55,13 @@ def test_gather_picture(tmp):
     out = os.path.join(tmp, "gather.png")
     rc, stdout, err = plot("gather", os.path.join(tmp, "gather.h5"), out, "--title", "test shot")
     check(rc == 0 and stdout.splitlines()[-1] == out, f"exit {rc}: {err}")
-    check(stdout.startswith("axis: offset from the source along the line (m), -111 .. 109\n"),
+    check(stdout.startswith("axis: offset from the source (m), -111 .. 109\n"),
           f"a receiver line is not drawn against offset: {stdout}")
+    fig, _, _ = seisfd_plot.gather_figure(plot_args("gather", os.path.join(tmp, "gather.h5"),
+                                                    out))
+    label = figure_labels(fig)[0]
+    check(label.startswith("pressure (per unit source amplitude per metre)\n"),
+          f"an acoustic gather's colour bar: {label!r}")
     return check_png(out, 800, 600)
 
 
@@ -67,7 +76,7 @@ def test_gather_axes(tmp):
         "well": {"line": {"start": [200, 150, 40], "end": [200, 150, 300], "count": 14}},
         "scatter": {"points": [[80, 90, 50], [200, 120, 70], [120, 210, 90]]},
     }
-    expected = [("line", [], "offset from the source along the line (m), -99 .. 81"),
+    expected = [("line", [], "offset from the source (m), -99 .. 81"),
                 ("line", ["--axis", "along"], "distance along the receiver line (m), 0 .. 180"),
                 ("line", ["--axis", "x"], "receiver x (m), 250 .. 70"),
                 ("line", ["--axis", "index"], "receiver index, 0 .. 9"),
@@ -82,13 +91,79 @@ def test_gather_axes(tmp):
                                os.path.join(tmp, f"{name}.png"), *options)
         check(rc == 0 and stdout.splitlines()[0] == f"axis: {axis}",
               f"{name} {options}: exit {rc}, {stdout!r}, {err}")
-    for name, axis, message in (("scatter", "offset", "do not lie on one line"),
+    with h5py.File(os.path.join(tmp, "well.h5"), "r") as f:
+        offsets = f["receiver_offsets"][:]
+    check(np.allclose(offsets, np.hypot(49.0, 2.0), rtol=1e-12),
+          f"a well's offsets are not the horizontal distance itself: {offsets}")
+    for name, axis, message in (("scatter", "offset", "does not grow (or shrink) from trace to "
+                                                      "trace; use index"),
                                 ("well", "offset", "the receiver line is vertical; use along"),
                                 ("line", "z", "does not grow")):
         rc, _, err = plot("gather", os.path.join(tmp, f"{name}.h5"), os.path.join(tmp, "x.png"),
                           "--axis", axis)
         check(rc == 1 and message in err and "Traceback" not in err,
               f"{name} --axis {axis}: exit {rc}, {err}")
+
+
+def figure_labels(fig):
+    """The colour bar's label (the figure's last axes) and the first
+    panel's x and y labels; the figure is closed."""
+    labels = fig.axes[-1].get_ylabel(), fig.axes[0].get_xlabel(), fig.axes[0].get_ylabel()
+    seisfd_plot.plt.close(fig)
+    return labels
+
+
+def plot_args(*argv):
+    return seisfd_plot.parse(list(argv))
+
+
+def test_colour_bars_carry_stored_units(tmp):
+    """An elastic run's gather and snapshots state each component's
+    quantity and unit; the colour bars and axes carry them, per component.
+    Files that state none get neutral labels, with no unit made up."""
+    job = elastic_job("explosive", n=(24, 24, 24), h=10.0, cpml=5, duration=0.02, dt=0.001,
+                      source=[121.0, 118.0, 117.0], frequency=12.0, components=["vz", "p"])
+    job["receivers"] = {"components": ["vz", "p"],
+                        "line": {"start": [70, 118, 80], "end": [170, 118, 80], "count": 6}}
+    job["output"]["snapshots"] = {"path": "snaps.h5", "every": 10, "fields": ["vz", "p"]}
+    run_job(tmp, job)
+    gather, snaps = os.path.join(tmp, "gather.h5"), os.path.join(tmp, "snaps.h5")
+    per_amplitude = {"vz": "particle velocity vz (m/s per unit source amplitude)",
+                     "p": "pressure (Pa per unit source amplitude)"}
+    for component, words in per_amplitude.items():
+        fig, _, _ = seisfd_plot.gather_figure(plot_args("gather", gather, "x.png", "--component",
+                                                        component, "--clip", "95"))
+        labels = figure_labels(fig)
+        check(labels == (f"{words}\nclipped at the 95th percentile",
+                         "offset from the source (m)", "time (s)"),
+              f"gather {component}: labels {labels}")
+        fig = seisfd_plot.snapshot_figure(plot_args("snapshot", snaps, "x.png", "--field",
+                                                    component))
+        labels = figure_labels(fig)
+        # The slices cross at the centre, grid point 12 of 0 .. 23 along z.
+        check(labels == (f"{words}\nclipped at the 99th percentile", "x (m)", "y (m)") and
+              fig.axes[1].get_ylabel() == "z (m, depth)" and
+              fig.axes[0].get_title() == "z = 120 m",
+              f"snapshot {component}: labels {labels}, {fig.axes[1].get_ylabel()}, "
+              f"{fig.axes[0].get_title()}")
+    bare = os.path.join(tmp, "bare.h5")
+    with h5py.File(bare, "w") as f:
+        f.create_dataset("traces", data=np.sin(np.arange(60.0)).reshape(3, 20).astype(np.float32))
+        f.attrs["dt"] = 0.004
+    fig, _, _ = seisfd_plot.gather_figure(plot_args("gather", bare, "x.png"))
+    labels = figure_labels(fig)
+    check(labels == ("amplitude (no unit in the file)\nclipped at the 99th percentile",
+                     "receiver index", "time"), f"a gather without units: labels {labels}")
+    write_snapshots(os.path.join(tmp, "bare-snaps.h5"))
+    fig = seisfd_plot.snapshot_figure(plot_args("snapshot", os.path.join(tmp, "bare-snaps.h5"),
+                                                "x.png"))
+    labels = figure_labels(fig)
+    check(labels == ("amplitude (no unit in the file)\nclipped at the 99th percentile", "x", "y")
+          and fig.axes[1].get_ylabel() == "z (depth)",
+          f"snapshots without units: labels {labels}, {fig.axes[1].get_ylabel()}")
+    rc, _, err = plot("gather", bare, os.path.join(tmp, "x.png"), "--axis", "offset")
+    check(rc == 1 and "holds no /receiver_offsets" in err, f"offset without offsets: {err}")
+    return f"vz: {per_amplitude['vz']}; p: {per_amplitude['p']}"
 
 
 def write_snapshots(path, steps=(0, 10, 20), dims=(30, 20, 25), field="p"):
