@@ -353,6 +353,30 @@ def test_yaml_syntax_error(tmp):
     expect_error(tmp, text, r"job\.yaml:\d+:\d+: YAML syntax error")
 
 
+def test_misspelt_keys_get_a_suggestion(tmp):
+    """An unknown key a few edits from a key of its section is told that
+    key (a swap of neighbours is one edit, case aside); a key near none, or
+    too short to tell ('nq' is as near ny as nz), is not. Values of a
+    choice are told the nearest choice."""
+    text = edit(VALID, "  frequency: 10", "  frequncy: 10")
+    text = edit(text, "  nz: 40\n", "  nz: 40\n  orgin: [0, 0, 0]\n  nq: 3\n  colour: blue\n")
+    text = edit(text, "  cpml: 10", "  cmpl: 10")
+    text = edit(text, "output:", "outputs:")
+    text = edit(text, "  type: homogeneous", "  type: Homogenous")
+    err = expect_error(tmp, text,
+                       r"job\.yaml:5:3: grid\.orgin: unknown key, did you mean 'origin'\? "
+                       r"\(allowed here: nx, ny, nz, dx, dy, dz, origin\)",
+                       r"job\.yaml:6:3: grid\.nq: unknown key \(allowed here",
+                       r"job\.yaml:7:3: grid\.colour: unknown key \(allowed here",
+                       r"job\.yaml:15:9: model\.type: expected one of homogeneous\|layered\|raw\|"
+                       r"hdf5\|segy, got 'Homogenous'; did you mean 'homogeneous'\?",
+                       r"job\.yaml:18:3: boundaries\.cmpl: unknown key, did you mean 'cpml'\?",
+                       r"job\.yaml:21:3: source\.frequncy: unknown key, did you mean 'frequency'\?",
+                       r"job\.yaml:25:1: outputs: unknown key, did you mean 'output'\?")
+    check(err.count("did you mean") == 5, f"suggestions beyond the misspelt keys:\n{err}")
+    return "4 keys and a value told the nearest; 2 keys told none"
+
+
 def test_duplicate_key(tmp):
     text = edit(VALID, "  dy: 10", "  dy: 10\n  dy: 12")
     expect_error(tmp, text, r"job\.yaml:7:3: duplicate key 'dy' \(first given at line 6\)")
