@@ -232,12 +232,13 @@ SANITIZE_BUILD := -fsanitize=address,undefined -fno-sanitize-recover=undefined \
 # Left out (make test runs them unsanitized): the CPML reflection studies
 # (over 5 minutes sanitized, the code paths of physics.homogeneous), the
 # kill and full-disk surveys, whose subject is the processes around seisfd,
-# and of the anisotropic tests those whose code paths the rank test (VTI
-# and TTI, layers, free surface, 1 to 4 ranks) already runs.
-SANITIZE_TESTS ?= unit. physics. cpml_stability. wavelets. config. output. models. segy. snapshots. survey. fuzz. decomposition. \
+# of the anisotropic tests those whose code paths the rank test (VTI
+# and TTI, layers, free surface, 1 to 4 ranks) already runs, and the check
+# of every example (over a minute sanitized, paths the physics tests run).
+SANITIZE_TESTS ?= unit. physics. cpml_stability. wavelets. config. cli. output. models. segy. snapshots. survey. fuzz. decomposition. \
                   elastic.rank_invariance elastic_outputs. plot.gather \
                   anisotropic.tti_gathers anisotropic.anisotropic_job anisotropic.isotropic \
-                  -physics.cpml_reflection -survey.killed -survey.full_disk
+                  -physics.cpml_reflection -survey.killed -survey.full_disk -cli.check_every_example
 test-sanitize:
 	@$(MAKE) --no-print-directory CUDA=0 BUILD=build/sanitize BIN=bin/sanitize OPT_FLAGS=-O1 \
 	    SANITIZE_FLAGS="$(SANITIZE_BUILD)" \
