@@ -119,7 +119,7 @@ MPIRUN_FLAGS ?= --oversubscribe
 endif
 export MPIRUN MPIRUN_FLAGS PYTHON
 
-.PHONY: all deps demo test test-gpu test-long test-long-gpu test-sanitize bench clean FORCE
+.PHONY: all deps demo install test test-gpu test-long test-long-gpu test-sanitize bench clean FORCE
 all: $(BIN)/seisfd
 
 $(BIN)/seisfd: $(CORE_OBJ) $(MAIN_OBJ) | $(BIN)
@@ -249,6 +249,17 @@ test-sanitize:
 
 bench: all
 	OMP_PROC_BIND=close bin/seisfd bench $(BENCH_ARGS)
+
+# The program, the plot tool (run by $(PYTHON), which has its modules:
+# the first python3 on a PATH may not) and the example jobs; DESTDIR
+# stages the tree for a package.
+PREFIX   ?= /usr/local
+install: $(BIN)/seisfd
+	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/share/seisfd/examples
+	install -m 755 $(BIN)/seisfd $(DESTDIR)$(PREFIX)/bin/seisfd
+	sed '1s|^#!.*|#!$(PYTHON)|' io/seisfd_plot.py > $(DESTDIR)$(PREFIX)/bin/seisfd-plot
+	chmod 755 $(DESTDIR)$(PREFIX)/bin/seisfd-plot
+	install -m 644 configs/*.yaml $(DESTDIR)$(PREFIX)/share/seisfd/examples
 
 clean:
 	rm -rf $(BUILD) bin

@@ -1,6 +1,6 @@
 """The command line (README, "Running"): help for every command, clear
-usage errors, --version's backends and their physics, and `seisfd check`
-without mpirun and with --ranks."""
+usage errors, --version's backends and their physics, `seisfd check`
+without mpirun and with --ranks, and `make install`."""
 import glob
 import os
 import re
@@ -210,3 +210,45 @@ def test_check_for_a_rank_count(tmp):
     check(rc != 0 and "--ranks 4 differs from the 2 ranks mpirun started" in err,
           f"exit {rc}:\n{err}")
     return "divisibility, slabs, a group too large; under mpirun for its ranks"
+
+
+def installed_build_flags():
+    """The make variables that rebuild nothing: CUDA as bin/seisfd was built."""
+    rc, out, err = seisfd(["--version"])
+    return ["CUDA=0"] if "built without CUDA" in out else ["CUDA=1"]
+
+
+def test_make_install(tmp):
+    """make install PREFIX=... puts seisfd, seisfd-plot and the examples
+    where they work from; DESTDIR stages the same tree."""
+    if os.path.dirname(SEISFD) != os.path.join(ROOT, "bin"):
+        raise Skipped("installs the normal build (bin/), not this one")
+    prefix = os.path.join(tmp, "prefix")
+    make = ["make", "--no-print-directory", *installed_build_flags(), "install"]
+    p = subprocess.run([*make, f"PREFIX={prefix}"], cwd=ROOT, capture_output=True, text=True,
+                       timeout=1800)
+    check(p.returncode == 0, f"make install failed:\n{p.stdout[-2000:]}\n{p.stderr[-2000:]}")
+    installed = os.path.join(prefix, "bin", "seisfd")
+    examples = sorted(glob.glob(os.path.join(prefix, "share", "seisfd", "examples", "*.yaml")))
+    check([os.path.basename(e) for e in examples] == [os.path.basename(e) for e in EXAMPLES],
+          f"examples installed: {examples}")
+    rc, out, err = seisfd(["help"], cwd=tmp, program=installed)
+    check(rc == 0 and out.startswith("usage: seisfd COMMAND"), f"installed help:\n{out}\n{err}")
+    example = os.path.join(prefix, "share", "seisfd", "examples", "quickstart.yaml")
+    rc, out, err = seisfd(["check", example], cwd=tmp, program=installed)
+    check(rc == 0 and "is valid" in out, f"installed check of {example}:\n{err[-2000:]}")
+    plot = os.path.join(prefix, "bin", "seisfd-plot")
+    check(os.access(plot, os.X_OK), f"{plot} is not executable")
+    p = subprocess.run([plot, "--help"], cwd=tmp, capture_output=True, text=True, timeout=120,
+                       env=dict(os.environ, PATH="/usr/bin:/bin"))
+    check(p.returncode == 0 and p.stdout.startswith("usage: seisfd-plot"),
+          f"seisfd-plot --help: exit {p.returncode}:\n{p.stdout}\n{p.stderr}")
+    stage = os.path.join(tmp, "stage")
+    p = subprocess.run([*make, "PREFIX=/opt/seisfd", f"DESTDIR={stage}"], cwd=ROOT,
+                       capture_output=True, text=True, timeout=1800)
+    staged = [os.path.relpath(os.path.join(d, f), stage) for d, _, fs in os.walk(stage) for f in fs]
+    check(p.returncode == 0 and "opt/seisfd/bin/seisfd" in staged and
+          "opt/seisfd/bin/seisfd-plot" in staged and
+          "opt/seisfd/share/seisfd/examples/survey.yaml" in staged,
+          f"DESTDIR staging (exit {p.returncode}): {sorted(staged)}\n{p.stderr[-2000:]}")
+    return f"seisfd, seisfd-plot and {len(examples)} examples, also under DESTDIR"
