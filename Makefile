@@ -119,7 +119,7 @@ MPIRUN_FLAGS ?= --oversubscribe
 endif
 export MPIRUN MPIRUN_FLAGS PYTHON
 
-.PHONY: all deps demo test test-gpu test-long test-long-gpu test-sanitize bench clean FORCE
+.PHONY: all deps demo install test test-gpu test-long test-long-gpu test-sanitize bench clean FORCE
 all: $(BIN)/seisfd
 
 $(BIN)/seisfd: $(CORE_OBJ) $(MAIN_OBJ) | $(BIN)
@@ -232,12 +232,13 @@ SANITIZE_BUILD := -fsanitize=address,undefined -fno-sanitize-recover=undefined \
 # Left out (make test runs them unsanitized): the CPML reflection studies
 # (over 5 minutes sanitized, the code paths of physics.homogeneous), the
 # kill and full-disk surveys, whose subject is the processes around seisfd,
-# and of the anisotropic tests those whose code paths the rank test (VTI
-# and TTI, layers, free surface, 1 to 4 ranks) already runs.
-SANITIZE_TESTS ?= unit. physics. cpml_stability. wavelets. config. output. models. segy. snapshots. survey. fuzz. decomposition. \
+# of the anisotropic tests those whose code paths the rank test (VTI
+# and TTI, layers, free surface, 1 to 4 ranks) already runs, and the check
+# of every example (over a minute sanitized, paths the physics tests run).
+SANITIZE_TESTS ?= unit. physics. cpml_stability. wavelets. config. cli. output. models. segy. snapshots. survey. fuzz. decomposition. \
                   elastic.rank_invariance elastic_outputs. plot.gather \
                   anisotropic.tti_gathers anisotropic.anisotropic_job anisotropic.isotropic \
-                  -physics.cpml_reflection -survey.killed -survey.full_disk
+                  -physics.cpml_reflection -survey.killed -survey.full_disk -cli.check_every_example
 test-sanitize:
 	@$(MAKE) --no-print-directory CUDA=0 BUILD=build/sanitize BIN=bin/sanitize OPT_FLAGS=-O1 \
 	    SANITIZE_FLAGS="$(SANITIZE_BUILD)" \
@@ -248,6 +249,17 @@ test-sanitize:
 
 bench: all
 	OMP_PROC_BIND=close bin/seisfd bench $(BENCH_ARGS)
+
+# The program, the plot tool (run by $(PYTHON), which has its modules:
+# the first python3 on a PATH may not) and the example jobs; DESTDIR
+# stages the tree for a package.
+PREFIX   ?= /usr/local
+install: $(BIN)/seisfd
+	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/share/seisfd/examples
+	install -m 755 $(BIN)/seisfd $(DESTDIR)$(PREFIX)/bin/seisfd
+	sed '1s|^#!.*|#!$(PYTHON)|' io/seisfd_plot.py > $(DESTDIR)$(PREFIX)/bin/seisfd-plot
+	chmod 755 $(DESTDIR)$(PREFIX)/bin/seisfd-plot
+	install -m 644 configs/*.yaml $(DESTDIR)$(PREFIX)/share/seisfd/examples
 
 clean:
 	rm -rf $(BUILD) bin

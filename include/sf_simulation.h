@@ -92,6 +92,13 @@ typedef struct {
 
 /* The physics of a job (src/physics/<name>/physics.c), by kind. */
 const sf_physics_plugin *sf_physics_of(sf_physics kind);
+/* The kind of the physics of that name, or -1. */
+int sf_physics_named(const char *name);
+/* Every physics' name, joined by separator ("acoustic|elastic|vti|tti"). */
+void sf_physics_names(const char *separator, char *out, size_t len);
+/* The names of the physics whose plug-ins have kernels on the CPU backend
+ * (cuda 0) or the CUDA backend (cuda 1; none in builds without CUDA). */
+void sf_physics_on_backend(int cuda, const char *separator, char *out, size_t len);
 const sf_physics_plugin *sf_physics_acoustic(void);
 const sf_physics_plugin *sf_physics_elastic(void);
 const sf_physics_plugin *sf_physics_vti(void);

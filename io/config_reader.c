@@ -1,4 +1,5 @@
 #include "config_reader.h"
+#include "sf_edit_distance.h"
 #include "sf_error.h"
 
 #include <errno.h>
@@ -269,9 +270,11 @@ int cfg_choice(cfg_reader *r, sf_yaml_node *map, const char *key, const char *pa
             c += clen + (bar ? 1 : 0);
         }
     }
-    char got[256];
-    cfg_problem(r, n->line, n->column, full, "expected one of %s, got %s", choices,
-                describe_value(n, got, sizeof got));
+    char got[256], hint[SF_EDIT_WORD_MAX + 24] = "", near[SF_EDIT_WORD_MAX + 1];
+    if (n->kind == SF_YAML_SCALAR && sf_nearest_word(n->value, choices, "|", near, sizeof near))
+        snprintf(hint, sizeof hint, "; did you mean '%s'?", near);
+    cfg_problem(r, n->line, n->column, full, "expected one of %s, got %s%s", choices,
+                describe_value(n, got, sizeof got), hint);
     return -1;
 }
 
@@ -313,10 +316,12 @@ void cfg_reject_unknown(cfg_reader *r, const sf_yaml_node *map, const char *path
     if (!map || map->kind != SF_YAML_MAPPING) return;
     for (size_t i = 0; i < map->count; ++i) {
         if (map->taken[i]) continue;
-        char full[256];
+        char full[256], hint[SF_EDIT_WORD_MAX + 24] = "", near[SF_EDIT_WORD_MAX + 1];
         join_path(full, sizeof full, path, map->keys[i]);
+        if (sf_nearest_word(map->keys[i], allowed, ", ", near, sizeof near))
+            snprintf(hint, sizeof hint, ", did you mean '%s'?", near);
         cfg_problem(r, map->key_line[i], map->key_column[i], full,
-                    "unknown key (allowed here: %s)", allowed);
+                    "unknown key%s (allowed here: %s)", hint, allowed);
     }
 }
 

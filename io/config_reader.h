@@ -55,7 +55,8 @@ int cfg_boolean(cfg_reader *r, sf_yaml_node *map, const char *key, const char *p
                 int *out);
 int cfg_string(cfg_reader *r, sf_yaml_node *map, const char *key, const char *path,
                int required, char **out, sf_mark *mark);
-/* One of the words in choices (separated by '|'); returns its index in *out. */
+/* One of the words in choices (separated by '|'); returns its index in *out.
+ * A misspelt word is told the nearest choice. */
 int cfg_choice(cfg_reader *r, sf_yaml_node *map, const char *key, const char *path,
                const char *choices, int required, int *out, sf_mark *mark);
 /* A list of exactly n numbers, each in range. */
@@ -63,7 +64,8 @@ int cfg_vector(cfg_reader *r, const sf_yaml_node *node, const char *path, int n,
                cfg_range range, double *out);
 int cfg_vector_key(cfg_reader *r, sf_yaml_node *map, const char *key, const char *path,
                    int n, cfg_range range, int required, double *out, sf_mark *mark);
-/* Reports every key of map that no getter took, listing the allowed keys. */
+/* Reports every key of map that no getter took, listing the allowed keys,
+ * with the nearest of them when the key looks misspelt (sf_nearest_word). */
 void cfg_reject_unknown(cfg_reader *r, const sf_yaml_node *map, const char *path,
                         const char *allowed);
 /* Is the scalar node the word "auto"? */

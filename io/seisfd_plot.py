@@ -349,7 +349,9 @@ def percentile(text):
 
 
 def parse(argv):
-    p = argparse.ArgumentParser(prog="seisfd_plot.py", description=__doc__.split("\n")[0])
+    # Named as called: seisfd_plot.py in the source tree, seisfd-plot installed.
+    p = argparse.ArgumentParser(prog=os.path.basename(sys.argv[0]),
+                                description=__doc__.split("\n")[0])
     sub = p.add_subparsers(dest="kind", required=True)
     g = sub.add_parser("gather", help="traces as variable density (and wiggles)")
     g.add_argument("--component", help="component of an elastic gather (vx, vy, vz or p; "

@@ -7,7 +7,6 @@
 #include "sf_error.h"
 
 #include <math.h>
-#include <mpi.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -182,25 +181,13 @@ static void read_override_list(cfg_reader *r, sf_yaml_node *list, sf_config *c)
     }
 }
 
-/* ranks_per_shot must divide the ranks of this run (every group the same
- * size); rank 0 lists the divisors that would. */
+/* Whether ranks_per_shot suits the rank count is for the run (or the check)
+ * to say (sf_rank_counts.h): the file alone does not know the count. */
 static void read_ranks_per_shot(cfg_reader *r, sf_yaml_node *s, sf_survey_config *sv)
 {
-    int nranks = 1;
-    MPI_Comm_size(MPI_COMM_WORLD, &nranks);
     long g = 0;
-    if (cfg_integer(r, s, "ranks_per_shot", "survey", 1, 1 << 20, 0, &g, &sv->ranks_mark) <= 0)
-        return;
-    sv->ranks_per_shot = (int)g;
-    if (nranks % g == 0) return;
-    char divisors[256] = "";
-    for (int d = 1; d <= nranks; ++d)
-        if (nranks % d == 0 && strlen(divisors) < sizeof divisors - 16)
-            snprintf(divisors + strlen(divisors), sizeof divisors - strlen(divisors), "%s%d",
-                     *divisors ? ", " : "", d);
-    cfg_problem(r, sv->ranks_mark.line, sv->ranks_mark.column, "survey.ranks_per_shot",
-                "%ld does not divide the %d rank%s of this run into equal groups (allowed: %s)",
-                g, nranks, nranks == 1 ? "" : "s", divisors);
+    if (cfg_integer(r, s, "ranks_per_shot", "survey", 1, 1 << 20, 0, &g, &sv->ranks_mark) > 0)
+        sv->ranks_per_shot = (int)g;
 }
 
 void cfg_read_survey(cfg_reader *r, sf_yaml_node *root, sf_config *c)

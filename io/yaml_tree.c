@@ -15,6 +15,8 @@ static const char CORE_PREFIX[] = "tag:yaml.org,2002:";
 
 typedef struct {
     yaml_parser_t parser;
+    const char *text;           /* the document, for what lies at a syntax error */
+    size_t length;
     char *err;
     size_t errlen;
     int failed;
@@ -64,17 +66,77 @@ static int check_tag(yaml_reader *r, const yaml_event_t *ev, const yaml_char_t *
     return -1;
 }
 
+/* The byte at a mark, -1 past the end: libyaml counts lines and columns
+ * in characters, so the text is walked rather than indexed. */
+static int char_at(const yaml_reader *r, yaml_mark_t m)
+{
+    size_t i = 0;
+    for (size_t line = 0; line < m.line && i < r->length; ++i)
+        if (r->text[i] == '\n') ++line;
+    for (size_t column = 0; column < m.column && i < r->length; ++column)
+        do ++i; while (i < r->length && ((unsigned char)r->text[i] & 0xc0) == 0x80);
+    return i < r->length ? (unsigned char)r->text[i] : -1;
+}
+
+/* The common mistakes in words, and where to fix them. libyaml marks a
+ * problem where it noticed it, which for a key without ':' or a quote or
+ * bracket left open is the next token, often on a later line; the start
+ * of what it was reading (the context mark) is then the place. */
+static const char *explain_syntax(const yaml_reader *r, const char *problem, const char *context,
+                                  yaml_mark_t *at)
+{
+    const yaml_parser_t *p = &r->parser;
+    if (!strcmp(context, "while scanning a simple key")) {
+        *at = p->context_mark;
+        return "a key needs ': ' (a colon and a space) after it";
+    }
+    if (!strcmp(context, "while scanning a quoted scalar")) {
+        *at = p->context_mark;
+        return "the quoted text that starts here is not closed";
+    }
+    if (!strncmp(context, "while parsing a flow ", 21) &&
+        strstr(problem, "did not find expected")) {
+        *at = p->context_mark;
+        return char_at(r, p->context_mark) == '{'
+                   ? "the '{' here is not closed with '}'"
+                   : "the '[' here is not closed with ']'";
+    }
+    if (char_at(r, p->problem_mark) == '\t')
+        return "a tab character: YAML indents with spaces only";
+    if (!strcmp(problem, "did not find expected key"))
+        return "this line is indented unlike the keys of its section";
+    if (!strcmp(problem, "mapping values are not allowed in this context"))
+        return "': ' inside a value (quote the value), or a key indented deeper than the one "
+               "before it";
+    return NULL;
+}
+
+static void syntax_error(yaml_reader *r)
+{
+    const yaml_parser_t *p = &r->parser;
+    const char *problem = p->problem ? p->problem : "unknown problem";
+    const char *context = p->context ? p->context : "";
+    yaml_mark_t at = p->problem_mark;
+    const char *hint = explain_syntax(r, problem, context, &at);
+    char msg[512], noticed[64] = "";
+    if (at.index != p->problem_mark.index)
+        snprintf(noticed, sizeof noticed, ", noticed at line %d, column %d",
+                 (int)p->problem_mark.line + 1, (int)p->problem_mark.column + 1);
+    if (hint)
+        snprintf(msg, sizeof msg, "YAML syntax error: %s (libyaml: %s%s%s%s)", hint, problem,
+                 *context ? " " : "", context, noticed);
+    else
+        snprintf(msg, sizeof msg, "YAML syntax error: %s%s%s", problem, *context ? " " : "",
+                 context);
+    reader_error(r, (int)at.line + 1, (int)at.column + 1, msg);
+}
+
 /* After an error nothing more is read: the readers up the stack return. */
 static int next_event(yaml_reader *r, yaml_event_t *ev)
 {
     if (r->failed) return 0;
     if (!yaml_parser_parse(&r->parser, ev)) {
-        char msg[256];
-        snprintf(msg, sizeof msg, "YAML syntax error: %s%s%s",
-                 r->parser.problem ? r->parser.problem : "unknown problem",
-                 r->parser.context ? " " : "", r->parser.context ? r->parser.context : "");
-        reader_error(r, (int)r->parser.problem_mark.line + 1,
-                     (int)r->parser.problem_mark.column + 1, msg);
+        syntax_error(r);
         return 0;
     }
     return 1;
@@ -217,7 +279,7 @@ static sf_yaml_node *read_node(yaml_reader *r, yaml_event_t *ev)
 
 sf_yaml_node *sf_yaml_parse(const char *text, size_t length, char *err, size_t errlen)
 {
-    yaml_reader r = {.err = err, .errlen = errlen};
+    yaml_reader r = {.text = text, .length = length, .err = err, .errlen = errlen};
     if (!yaml_parser_initialize(&r.parser)) sf_fatal("libyaml: cannot initialize the parser");
     yaml_parser_set_input_string(&r.parser, (const unsigned char *)text, length);
 

@@ -1,6 +1,7 @@
 #include "sf_bench.h"
 #include "sf_config.h"
 #include "sf_device.h"
+#include "sf_edit_distance.h"
 #include "sf_error.h"
 #include "sf_json.h"
 #include "sf_shot_report.h"
@@ -10,26 +11,12 @@
 #include "sf_gpu.h"
 #endif
 
+#include <errno.h>
 #include <omp.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-
-typedef struct {
-    long size, steps, warmup;   /* size 0: the backend's default */
-    long check_every;           /* --check-every: the instability guard's interval; 0: off */
-    long nz;                    /* --nz: planes along z (weak scaling); 0: size */
-    int order, cpml;
-    int cpml_z;                 /* --cpml-z: the z faces' layers; -1: --cpml */
-    sf_physics physics;
-    long copy_mib;
-    sf_device_kind device;
-    int gpu_aware;              /* --gpu-aware-mpi: an sf_gpu_aware_mode, -1 when not given */
-    int exchange;               /* --exchange: time halo-sized messages between GPUs instead */
-    int plane_costs;            /* --plane-costs: the cost-table row of this device instead */
-    sf_slab_policy slabs;       /* --slabs */
-    const char *report;         /* --report FILE: the run report, or NULL */
-} bench_options;
 
 /* Grids that fill a device: 1000^3 acoustic takes about 14 GiB on a GPU,
  * 512^3 elastic (17 arrays) about 9 GiB, 800^3 TTI (9 arrays) about 19 GiB
@@ -43,96 +30,252 @@ static const long GPU_DEFAULT_SIZE[SF_PHYSICS_KINDS] = {1000, 512, 800, 800};
  * the new ones written, vp, epsilon and delta read; tti: theta and phi too. */
 static const double BYTES_PER_POINT[SF_PHYSICS_KINDS] = {16.0, 120.0, 36.0, 44.0};
 
-static SF_NORETURN void usage_error(const char *msg)
-{
-    sf_fail_collective("bench: %s\nusage: seisfd bench [--device cpu|cuda|auto] "
-                       "[--gpu-aware-mpi auto|on|off] [--physics acoustic|elastic|vti|tti] [--size N] "
-                       "[--nz NZ] "
-                       "[--steps S] [--warmup W] [--order 2|4|8] [--cpml C] [--cpml-z CZ] [--copy-mib M] "
-                       "[--check-every K] "
-                       "[--slabs balanced|equal] [--report FILE] | [--exchange] | [--plane-costs]",
-                       msg);
-}
+/* The options: the parser reads them from this table and the usage lists
+ * them from it, so that the two agree. A number has its range; a word its
+ * reader and the words it takes; a switch takes no value. */
+typedef int (*word_reader)(sf_bench_options *o, const char *word);
 
-static long parse_long(const char *flag, const char *value, long lo, long hi)
-{
-    char *end = NULL;
-    long v = value ? strtol(value, &end, 10) : 0;
-    if (!value || *end || v < lo || v > hi) {
-        char msg[160];
-        snprintf(msg, sizeof msg, "%s expects a whole number in %ld..%ld", flag, lo, hi);
-        usage_error(msg);
-    }
-    return v;
-}
+typedef struct {
+    const char *flag;
+    const char *value;                      /* its value in the usage; NULL: a switch */
+    const char *meaning;
+    size_t field;                           /* a number's (long) or a switch's (int) */
+    long lo, hi;                            /* a number's range */
+    word_reader read;                       /* a word's; NULL: a number or a switch */
+    void (*words)(char *out, size_t len);   /* the words, where a registry lists them */
+} bench_option;
 
-static sf_physics parse_physics(const char *value)
-{
-    for (int p = 0; value && p < SF_PHYSICS_KINDS; ++p)
-        if (!strcmp(value, sf_physics_declared((sf_physics)p)->name)) return (sf_physics)p;
-    usage_error("--physics expects acoustic, elastic, vti or tti");
-}
+#define NUMBER(name, lo, hi) offsetof(sf_bench_options, name), lo, hi, NULL, NULL
+#define WORD(reader) 0, 0, 0, reader, NULL
+#define SWITCH(name) offsetof(sf_bench_options, name), 0, 0, NULL, NULL
 
-static sf_device_kind parse_device(const char *value)
+static int read_device(sf_bench_options *o, const char *word)
 {
-    if (value && !strcmp(value, "cpu")) return SF_DEVICE_CPU;
-    if (value && !strcmp(value, "cuda")) return SF_DEVICE_CUDA;
-    if (!value || strcmp(value, "auto")) usage_error("--device expects cpu, cuda or auto");
-    return SF_DEVICE_AUTO;
-}
-
-static int parse_gpu_aware(const char *value)
-{
-    int mode = sf_gpu_aware_parse(value);
-    if (mode < 0) usage_error("--gpu-aware-mpi expects auto, on or off");
-    return mode;
-}
-
-static sf_slab_policy parse_slabs(const char *value)
-{
-    if (value && !strcmp(value, "balanced")) return SF_SLABS_BALANCED;
-    if (!value || strcmp(value, "equal")) usage_error("--slabs expects balanced or equal");
-    return SF_SLABS_EQUAL;
-}
-
-static bench_options parse_options(int argc, char **argv)
-{
-    bench_options o = {.size = 0, .steps = 100, .warmup = 10, .check_every = 100, .order = 8,
-                       .cpml = 20, .copy_mib = 1024, .device = SF_DEVICE_AUTO, .gpu_aware = -1,
-                       .cpml_z = -1};
-    for (int i = 0; i < argc; ++i) {
-        const char *flag = argv[i], *value = i + 1 < argc ? argv[i + 1] : NULL;
-        if (!strcmp(flag, "--physics")) o.physics = parse_physics(value);
-        else if (!strcmp(flag, "--size")) o.size = parse_long(flag, value, 16, 100000);
-        else if (!strcmp(flag, "--nz")) o.nz = parse_long(flag, value, 16, 1000000);
-        else if (!strcmp(flag, "--steps")) o.steps = parse_long(flag, value, 1, 10000000);
-        else if (!strcmp(flag, "--warmup")) o.warmup = parse_long(flag, value, 0, 10000000);
-        else if (!strcmp(flag, "--check-every")) o.check_every = parse_long(flag, value, 0, 10000000);
-        else if (!strcmp(flag, "--order")) o.order = (int)parse_long(flag, value, 2, 8);
-        else if (!strcmp(flag, "--cpml")) o.cpml = (int)parse_long(flag, value, 0, 1000);
-        else if (!strcmp(flag, "--cpml-z")) o.cpml_z = (int)parse_long(flag, value, 0, 1000);
-        else if (!strcmp(flag, "--copy-mib")) o.copy_mib = parse_long(flag, value, 1, 1 << 20);
-        else if (!strcmp(flag, "--device")) o.device = parse_device(value);
-        else if (!strcmp(flag, "--gpu-aware-mpi")) o.gpu_aware = parse_gpu_aware(value);
-        else if (!strcmp(flag, "--report") && value) o.report = value;
-        else if (!strcmp(flag, "--slabs")) o.slabs = parse_slabs(value);
-        else if (!strcmp(flag, "--exchange")) {
-            o.exchange = 1;
-            continue;   /* takes no value */
+    static const char *const names[] = {"auto", "cpu", "cuda"};   /* as sf_device_kind */
+    for (int d = 0; d < 3; ++d)
+        if (!strcmp(word, names[d])) {
+            o->device = (sf_device_kind)d;
+            return 0;
         }
-        else if (!strcmp(flag, "--plane-costs")) {
-            o.plane_costs = 1;
+    return -1;
+}
+
+static int read_gpu_aware(sf_bench_options *o, const char *word)
+{
+    o->gpu_aware = sf_gpu_aware_parse(word);
+    return o->gpu_aware < 0 ? -1 : 0;
+}
+
+static int read_physics(sf_bench_options *o, const char *word)
+{
+    int kind = sf_physics_named(word);
+    if (kind >= 0) o->physics = (sf_physics)kind;
+    return kind < 0 ? -1 : 0;
+}
+
+static void physics_words(char *out, size_t len) { sf_physics_names("|", out, len); }
+
+static int read_order(sf_bench_options *o, const char *word)
+{
+    for (long order = 2; order <= 8; order *= 2) {
+        char text[4];
+        snprintf(text, sizeof text, "%ld", order);
+        if (!strcmp(word, text)) {
+            o->order = order;
+            return 0;
+        }
+    }
+    return -1;
+}
+
+static int read_slabs(sf_bench_options *o, const char *word)
+{
+    if (strcmp(word, "balanced") && strcmp(word, "equal")) return -1;
+    o->slabs = strcmp(word, "equal") ? SF_SLABS_BALANCED : SF_SLABS_EQUAL;
+    return 0;
+}
+
+static int read_report(sf_bench_options *o, const char *word)
+{
+    o->report = word;
+    return 0;
+}
+
+static const bench_option OPTIONS[] = {
+    {"--device", "cpu|cuda|auto", "the backend (default auto: CUDA where every rank sees a GPU)",
+     WORD(read_device)},
+    {"--gpu-aware-mpi", "auto|on|off", "whether MPI takes GPU buffers for the halos (default "
+     "auto; wins over SEISFD_GPU_AWARE_MPI)", WORD(read_gpu_aware)},
+    {"--physics", "P", "the physics to time (default acoustic)", 0, 0, 0, read_physics,
+     physics_words},
+    {"--size", "N", "grid points along x and y, and z unless --nz (default: 256 on the CPU, "
+     "by physics on a GPU)", NUMBER(size, 16, 100000)},
+    {"--nz", "NZ", "planes along z, for weak scaling (default --size)", NUMBER(nz, 16, 1000000)},
+    {"--steps", "S", "time steps timed (default 100)", NUMBER(steps, 1, 10000000)},
+    {"--warmup", "W", "untimed steps before them (default 10)", NUMBER(warmup, 0, 10000000)},
+    {"--order", "2|4|8", "spatial order (default 8)", WORD(read_order)},
+    {"--cpml", "C", "absorbing-layer points on every face (default 20)", NUMBER(cpml, 0, 1000)},
+    {"--cpml-z", "CZ", "absorbing-layer points on the z faces (default --cpml)",
+     NUMBER(cpml_z, 0, 1000)},
+    {"--copy-mib", "M", "MiB each rank (or GPU) copies for the bandwidth (default 1024)",
+     NUMBER(copy_mib, 1, 1 << 20)},
+    {"--check-every", "K", "steps between the instability guard's checks, 0: none (default 100)",
+     NUMBER(check_every, 0, 10000000)},
+    {"--slabs", "balanced|equal", "cut the planes by their cost or in equal numbers (default "
+     "balanced)", WORD(read_slabs)},
+    {"--report", "FILE", "write the run report of the timed steps to FILE", WORD(read_report)},
+    {"--exchange", NULL, "instead: time halo-sized MPI messages between GPUs (2 or more ranks, "
+     "cuda)", SWITCH(exchange)},
+    {"--plane-costs", NULL, "instead: time this device's row of the plane-cost table "
+     "(docs/plane-costs.csv)", SWITCH(plane_costs)},
+};
+enum { NOPTIONS = sizeof OPTIONS / sizeof OPTIONS[0] };
+
+/* What follows an option's flag in the usage: "N", "acoustic|elastic|vti|tti". */
+static const char *value_text(const bench_option *opt, char *buf, size_t len)
+{
+    if (!opt->words) return opt->value;
+    opt->words(buf, len);
+    return buf;
+}
+
+/* What an option takes, for its error: "a whole number in 16..100000". */
+static void expectation(const bench_option *opt, char *out, size_t len)
+{
+    char words[160];
+    if (!opt->read && opt->value)
+        snprintf(out, len, "a whole number in %ld..%ld", opt->lo, opt->hi);
+    else if (opt->words || strchr(opt->value, '|'))
+        snprintf(out, len, "one of %s", value_text(opt, words, sizeof words));
+    else
+        snprintf(out, len, "%s", opt->value);
+}
+
+static const bench_option *find_option(const char *flag)
+{
+    for (int k = 0; k < NOPTIONS; ++k)
+        if (!strcmp(flag, OPTIONS[k].flag)) return &OPTIONS[k];
+    return NULL;
+}
+
+static void unknown_option(const char *flag, char *why, size_t len)
+{
+    char flags[512] = "", near[SF_EDIT_WORD_MAX + 1];
+    for (int k = 0; k < NOPTIONS; ++k)
+        snprintf(flags + strlen(flags), sizeof flags - strlen(flags), " %s", OPTIONS[k].flag);
+    if (sf_nearest_word(flag, flags, " ", near, sizeof near))
+        snprintf(why, len, "unknown option '%s'; did you mean '%s'?", flag, near);
+    else
+        snprintf(why, len, "unknown option '%s'", flag);
+}
+
+/* 0, or -1 and why when value is not what opt takes. */
+static int read_value(const bench_option *opt, const char *value, sf_bench_options *o)
+{
+    if (opt->read) return opt->read(o, value);
+    char *end = NULL;
+    errno = 0;
+    long v = strtol(value, &end, 10);
+    if (end == value || *end || errno || v < opt->lo || v > opt->hi) return -1;
+    *(long *)((char *)o + opt->field) = v;
+    return 0;
+}
+
+/* The layers must leave the stencil's reach inside the grid; a size left
+ * to the backend is checked once the backend is known (sf_bench_main). */
+static const char *layers_too_thick(const sf_bench_options *o, long size, long nz)
+{
+    const long cpml_z = o->cpml_z < 0 ? o->cpml : o->cpml_z;
+    if (2 * o->cpml + o->order / 2 > size || 2 * cpml_z + o->order / 2 > nz)
+        return "--cpml leaves fewer interior points than the stencil's radius for this --size "
+               "(or --nz)";
+    return NULL;
+}
+
+int sf_bench_parse(int argc, char **argv, sf_bench_options *o, char *why, size_t len)
+{
+    *o = (sf_bench_options){.size = 0, .steps = 100, .warmup = 10, .check_every = 100, .order = 8,
+                            .cpml = 20, .copy_mib = 1024, .device = SF_DEVICE_AUTO,
+                            .gpu_aware = -1, .cpml_z = -1};
+    for (int i = 0; i < argc; ++i) {
+        const bench_option *opt = find_option(argv[i]);
+        if (!opt) {
+            unknown_option(argv[i], why, len);
+            return -1;
+        }
+        if (!opt->value) {
+            *(int *)((char *)o + opt->field) = 1;
             continue;
         }
-        else {
-            char msg[160];
-            snprintf(msg, sizeof msg, "unknown option '%s'", flag);
-            usage_error(msg);
+        char expected[200];
+        expectation(opt, expected, sizeof expected);
+        if (i + 1 == argc) {
+            snprintf(why, len, "%s expects %s", opt->flag, expected);
+            return -1;
         }
-        ++i;
+        if (read_value(opt, argv[++i], o) != 0) {
+            char words[160], near[SF_EDIT_WORD_MAX + 1], hint[SF_EDIT_WORD_MAX + 24] = "";
+            if (opt->read && sf_nearest_word(argv[i], value_text(opt, words, sizeof words), "|",
+                                             near, sizeof near))
+                snprintf(hint, sizeof hint, "; did you mean '%s'?", near);
+            snprintf(why, len, "%s expects %s, got '%.100s'%s", opt->flag, expected, argv[i], hint);
+            return -1;
+        }
     }
-    if (o.order != 2 && o.order != 4 && o.order != 8) usage_error("--order must be 2, 4 or 8");
-    return o;
+    const char *layers = o->size ? layers_too_thick(o, o->size, o->nz ? o->nz : o->size) : NULL;
+    if (layers) snprintf(why, len, "%s", layers);
+    return layers ? -1 : 0;
+}
+
+/* Text from column `indent` on, broken between words before column 79. */
+static void print_wrapped(FILE *out, const char *text, int indent, int column)
+{
+    enum { RIGHT_EDGE = 79 };
+    while (*text) {
+        int word = (int)strcspn(text, " ");
+        if (column > indent && column + 1 + word > RIGHT_EDGE) {
+            fprintf(out, "\n%*s", indent, "");
+            column = indent;
+        } else if (column > indent) {
+            fputc(' ', out);
+            ++column;
+        }
+        fprintf(out, "%.*s", word, text);
+        column += word;
+        text += word;
+        text += strspn(text, " ");
+    }
+    fputc('\n', out);
+}
+
+void sf_bench_usage(FILE *out)
+{
+    fputs("usage: seisfd bench [OPTIONS]\n"
+          "\n"
+          "Measures the copy bandwidth and the throughput of the time step on a cube of a\n"
+          "sample medium, on the ranks mpirun starts (one rank without mpirun).\n"
+          "\n"
+          "options:\n",
+          out);
+    char words[160], item[200], meaning[400];
+    int width = 0;
+    for (int k = 0; k < NOPTIONS; ++k) {
+        const bench_option *opt = &OPTIONS[k];
+        int n = snprintf(item, sizeof item, "%s%s%s", opt->flag, opt->value ? " " : "",
+                         opt->value ? value_text(opt, words, sizeof words) : "");
+        if (n > width) width = n;
+    }
+    for (int k = 0; k < NOPTIONS; ++k) {
+        const bench_option *opt = &OPTIONS[k];
+        snprintf(item, sizeof item, "%s%s%s", opt->flag, opt->value ? " " : "",
+                 opt->value ? value_text(opt, words, sizeof words) : "");
+        if (opt->read || !opt->value)
+            snprintf(meaning, sizeof meaning, "%s", opt->meaning);
+        else
+            snprintf(meaning, sizeof meaning, "%s; %ld..%ld", opt->meaning, opt->lo, opt->hi);
+        fprintf(out, "  %-*s  ", width, item);
+        print_wrapped(out, meaning, width + 4, width + 4);
+    }
 }
 
 /* STREAM-style copy: bytes read plus bytes written over the best time. */
@@ -161,7 +304,7 @@ static double host_copy_bandwidth(long mib)
     return 2.0 * (double)n * sizeof(float) * ranks / best;
 }
 
-static void bench_config(sf_config *c, const bench_options *o, sf_wavelet *ricker)
+static void bench_config(sf_config *c, const sf_bench_options *o, sf_wavelet *ricker)
 {
     static char text[] = "# generated by seisfd bench\n";
     memset(c, 0, sizeof *c);
@@ -174,9 +317,9 @@ static void bench_config(sf_config *c, const bench_options *o, sf_wavelet *ricke
     c->dt_auto = 1;
     c->cfl_safety = 0.8;
     c->nt = o->steps + o->warmup;
-    c->order = o->order;
+    c->order = (int)o->order;
     for (int f = 0; f < 6; ++f)
-        c->cpml[f] = f < SF_FACE_ZMIN || o->cpml_z < 0 ? o->cpml : o->cpml_z;
+        c->cpml[f] = (int)(f < SF_FACE_ZMIN || o->cpml_z < 0 ? o->cpml : o->cpml_z);
     sf_config_sample_medium(&c->model);
     c->physics = o->physics;
     const sf_physics_declaration *d = sf_physics_declared(o->physics);
@@ -246,7 +389,7 @@ static void write_report(sf_simulation *s, const char *path, const sf_placement 
 }
 
 /* --gpu-aware-mpi wins over SEISFD_GPU_AWARE_MPI, which wins over auto. */
-static void choose_placement(const bench_options *o, sf_placement *placement)
+static void choose_placement(const sf_bench_options *o, sf_placement *placement)
 {
     sf_placement_request r = {.physics = o->physics,
                               .device = o->device};
@@ -266,8 +409,8 @@ static int bench_exchange(const sf_placement *placement)
     int ranks;
     MPI_Comm_size(MPI_COMM_WORLD, &ranks);
     if (!placement->cuda || ranks < 2)
-        usage_error("--exchange times messages between GPUs: it needs the cuda device and at "
-                    "least 2 ranks");
+        sf_fail_collective("bench: --exchange times messages between GPUs: it needs the cuda "
+                           "device and at least 2 ranks");
     sf_info("seisfd bench --exchange: %d ranks, one GPU each", ranks);
     sf_placement_print(placement, MPI_COMM_WORLD);
 #if SF_HAVE_CUDA
@@ -278,7 +421,7 @@ static int bench_exchange(const sf_placement *placement)
 
 /* --plane-costs: the physics timed on this device over slabs of
  * bench's rows, as a row of the plane-cost table (docs/plane-costs.csv). */
-static int bench_plane_costs(const bench_options *o, const sf_placement *placement)
+static int bench_plane_costs(const sf_bench_options *o, const sf_placement *placement)
 {
     sf_config c;
     sf_wavelet ricker;
@@ -317,12 +460,12 @@ static void print_guard_cost(const sf_simulation *s)
             checks ? 1e3 * seconds / (double)checks : 0.0, 100.0 * seconds / s->loop_seconds);
 }
 
-int sf_bench_main(int argc, char **argv)
+int sf_bench_main(const sf_bench_options *given)
 {
     char started[32];
     sf_utc_time(started);
     double wall_started = sf_now();
-    bench_options o = parse_options(argc, argv);
+    sf_bench_options o = *given;
     sf_placement placement;
     choose_placement(&o, &placement);
     if (o.exchange) return bench_exchange(&placement);
@@ -335,10 +478,10 @@ int sf_bench_main(int argc, char **argv)
                 sf_physics_declared(o.physics)->name, placement.name, o.size, o.size);
         return bench_plane_costs(&o, &placement);
     }
+    const char *layers = layers_too_thick(&o, o.size, o.nz);
+    if (layers) sf_fail_collective("bench: %s (the default size on the %s backend is %ld)", layers,
+                                   placement.name, o.size);
     if (o.cpml_z < 0) o.cpml_z = o.cpml;
-    if (2 * o.cpml + o.order / 2 > o.size || 2 * o.cpml_z + o.order / 2 > o.nz)
-        usage_error("--cpml leaves fewer interior points than the stencil's radius for this "
-                    "--size (or --nz)");
     int ranks;
     MPI_Comm_size(MPI_COMM_WORLD, &ranks);
     const char *physics = sf_physics_declared(o.physics)->name;
@@ -366,9 +509,9 @@ int sf_bench_main(int argc, char **argv)
     double rate = points / s.loop_seconds;
     const double bytes = BYTES_PER_POINT[o.physics];
     char faces[64];
-    if (o.cpml_z == o.cpml) snprintf(faces, sizeof faces, "CPML %d on all faces", o.cpml);
-    else snprintf(faces, sizeof faces, "CPML %d on the x and y faces, %d on z", o.cpml, o.cpml_z);
-    sf_info("  %-8s step       %ld x %ld x %ld points, order %d, %s, %ld steps after %ld "
+    if (o.cpml_z == o.cpml) snprintf(faces, sizeof faces, "CPML %ld on all faces", o.cpml);
+    else snprintf(faces, sizeof faces, "CPML %ld on the x and y faces, %ld on z", o.cpml, o.cpml_z);
+    sf_info("  %-8s step       %ld x %ld x %ld points, order %ld, %s, %ld steps after %ld "
             "warm-up, %.4f s",
             physics, o.size, o.size, o.nz, o.order, faces, o.steps, o.warmup, s.loop_seconds);
     sf_info("  throughput          %.4f Gpoints/s", rate / 1e9);

@@ -33,6 +33,14 @@ void sf_placement_request_of(const sf_config *cfg, sf_placement_request *out)
         sf_fail_collective("%s", why);
 }
 
+/* A backend's line of --version: the physics its plug-ins have kernels for. */
+static void print_backend_physics(int cuda)
+{
+    char names[160];
+    sf_physics_on_backend(cuda, ", ", names, sizeof names);
+    sf_info("  physics   %s: %s", cuda ? "cuda" : "cpu", *names ? names : "none");
+}
+
 #if SF_HAVE_CUDA
 
 /* Collective: does this job run on the GPUs (binding each rank to one)? */
@@ -54,6 +62,8 @@ void sf_backend_print_build(void)
     int runtime = 0;
     cudaRuntimeGetVersion(&runtime);
     sf_info("  backends  cpu, cuda (CUDA runtime %d.%d)", runtime / 1000, runtime % 1000 / 10);
+    print_backend_physics(0);
+    print_backend_physics(1);
     sf_gpu_print_visible();
 }
 
@@ -69,7 +79,11 @@ static int choose_gpu(const sf_placement_request *r, MPI_Comm comm)
     return 0;
 }
 
-void sf_backend_print_build(void) { sf_info("  backends  cpu (built without CUDA)"); }
+void sf_backend_print_build(void)
+{
+    sf_info("  backends  cpu (built without CUDA)");
+    print_backend_physics(0);
+}
 
 #endif
 

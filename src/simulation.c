@@ -7,6 +7,7 @@
 #include "sf_layout.h"
 #include "sf_memory_check.h"
 #include "sf_output.h"
+#include "sf_rank_counts.h"
 #include "sf_segy.h"
 #include "sf_shots.h"
 #include "sf_snapshot.h"
@@ -29,20 +30,6 @@ enum { CORRECTION_MARGIN = 8 };
 
 /* The checks of the set-up each return the problems they reported, so
  * that those of one stage all reach the user before the run ends. */
-
-static int check_slabs(const sf_simulation *s)
-{
-    const sf_config *c = s->cfg;
-    long thinnest = c->n[2] / s->slab.nranks;
-    if (thinnest >= SF_HALO) return 0;
-    sf_config_report(c, c->n_mark[2],
-                     "grid.nz: %ld planes over %d ranks gives slabs of %ld plane%s; every slab "
-                     "needs at least %d planes (the stencil radius), so run on at most %d ranks%s",
-                     c->n[2], s->slab.nranks, thinnest, thinnest == 1 ? "" : "s", SF_HALO,
-                     sf_slab_max_ranks(c->n[2], SF_HALO),
-                     c->survey.enabled ? " per shot (survey.ranks_per_shot)" : "");
-    return 1;
-}
 
 /* Host memory for the record of nsamples samples (0 before the model is
  * read, when the record is not known yet). */
@@ -838,7 +825,8 @@ void sf_simulation_setup(sf_simulation *s, const sf_config *cfg, MPI_Comm comm,
      * physics is timed on slabs as large), then the cut by cost and its
      * own memory check, then those that need the model. */
     equal_cut(s, comm);
-    if (check_slabs(s) + check_memory(s, 0.0)) sf_exit_collective();
+    if (sf_ranks_check_slabs(cfg, s->slab.nranks) + check_memory(s, 0.0))
+        sf_exit_collective();
     cut_slabs(s, comm, placement);
     if (check_memory(s, 0.0)) sf_exit_collective();
 

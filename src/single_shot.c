@@ -7,6 +7,7 @@
 #include "sf_json.h"
 #include "sf_output.h"
 #include "sf_output_plan.h"
+#include "sf_rank_counts.h"
 #include "sf_shot_report.h"
 
 #include <stdio.h>
@@ -44,8 +45,9 @@ static int interrupted(int stop, const char *reason)
     return sf_interrupt_exit_status(stop);
 }
 
-int sf_single_shot_main(const sf_config *cfg, int execute)
+int sf_single_shot_main(const sf_config *cfg, const sf_job_request *job)
 {
+    const int execute = job->execute;
     char started[32];
     sf_utc_time(started);
     double wall_started = sf_now();
@@ -60,6 +62,7 @@ int sf_single_shot_main(const sf_config *cfg, int execute)
     sf_placement_print(&placement, MPI_COMM_WORLD);
     sf_check_output_space(&sim);
     if (!execute) {
+        sf_ranks_print(cfg, job->ranks);
         sf_info("seisfd: job '%s' is valid", cfg->source_path);
         sf_simulation_free(&sim);
         return 0;

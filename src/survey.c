@@ -8,6 +8,7 @@
 #include "sf_jobs.h"
 #include "sf_json.h"
 #include "sf_output.h"
+#include "sf_rank_counts.h"
 #include "sf_shot_report.h"
 #include "sf_shots.h"
 #include "sf_survey.h"
@@ -20,6 +21,7 @@
 /* What every rank of a survey keeps. */
 typedef struct {
     const sf_config *job;
+    const sf_job_request *request;
     int world_rank, world_size, ranks_per_shot, groups, group;
     MPI_Comm group_comm;      /* the ranks of this group: one slab decomposition */
     MPI_Comm dispatch;        /* a duplicate of MPI_COMM_WORLD for shot requests */
@@ -42,6 +44,10 @@ static void split_groups(survey *sv)
     SF_MPI_CHECK(MPI_Comm_rank(MPI_COMM_WORLD, &sv->world_rank), "splitting the survey");
     SF_MPI_CHECK(MPI_Comm_size(MPI_COMM_WORLD, &sv->world_size), "splitting the survey");
     sv->ranks_per_shot = job->survey.ranks_per_shot ? job->survey.ranks_per_shot : sv->world_size;
+    /* Only a check comes here with fewer ranks than a shot takes (a run's
+     * count is checked first, sf_ranks_check): it sets a shot up on the
+     * ranks it has. */
+    if (sv->ranks_per_shot > sv->world_size) sv->ranks_per_shot = sv->world_size;
     sv->groups = sv->world_size / sv->ranks_per_shot;
     /* Consecutive ranks form a group: launchers place them on one node. */
     sv->group = sv->world_rank / sv->ranks_per_shot;
@@ -107,12 +113,22 @@ static void print_survey(const survey *sv)
     char first[64], last[64];
     sf_shot_file_name(job, 1, "h5", first, sizeof first);
     sf_shot_file_name(job, job->survey.count, "h5", last, sizeof last);
-    sf_info("  survey            %ld shots, receivers %s, %d group%s of %d rank%s "
-            "(survey.ranks_per_shot)",
+    /* The groups of the count run or checked for; a check for no count in
+     * particular gives their size alone. */
+    const int ranks = sv->request->ranks;
+    const int per_shot = job->survey.ranks_per_shot ? job->survey.ranks_per_shot : ranks;
+    char groups[96];
+    if (ranks > 0)
+        snprintf(groups, sizeof groups, "%d group%s of %d rank%s", ranks / per_shot,
+                 ranks / per_shot == 1 ? "" : "s", per_shot, per_shot == 1 ? "" : "s");
+    else if (per_shot > 0)
+        snprintf(groups, sizeof groups, "groups of %d rank%s", per_shot, per_shot == 1 ? "" : "s");
+    else
+        snprintf(groups, sizeof groups, "one group of all ranks");
+    sf_info("  survey            %ld shots, receivers %s, %s (survey.ranks_per_shot)",
             job->survey.count, job->survey.receivers == SF_RECEIVERS_MOVING ? "moving with the "
                                                                               "source" : "fixed",
-            sv->groups, sv->groups == 1 ? "" : "s", sv->ranks_per_shot,
-            sv->ranks_per_shot == 1 ? "" : "s");
+            groups);
     sf_info("  outputs           %s/%s .. %s%s, manifest.jsonl", job->output_directory, first,
             last, job->survey_segy ? " and SEG-Y" : "");
     sf_info("  job hash          %s; instability check every %ld steps%s", job->hash,
@@ -280,14 +296,16 @@ static void tear_down(survey *sv)
     MPI_Comm_free(&sv->dispatch);
 }
 
-int sf_survey_main(const sf_config *job, int execute, int fresh)
+int sf_survey_main(const sf_config *job, const sf_job_request *request)
 {
+    const int execute = request->execute, fresh = request->fresh;
     char started[32];
     sf_utc_time(started);
     double wall_started = sf_now();
     survey sv;
     memset(&sv, 0, sizeof sv);
     sv.job = job;
+    sv.request = request;
     sv.manifest.fd = -1;
     int claimed = sf_survey_claim(job, execute);
     set_up(&sv);
@@ -302,6 +320,7 @@ int sf_survey_main(const sf_config *job, int execute, int fresh)
             outcome[0] = print_outcome(&sv) + manifest_lost(&sv), outcome[1] = sv.stop;
         SF_MPI_CHECK(MPI_Bcast(outcome, 2, MPI_LONG, 0, MPI_COMM_WORLD), "ending the survey");
     } else {
+        sf_ranks_print(job, request->ranks);
         sf_info("seisfd: job '%s' is valid", job->source_path);
     }
     tear_down(&sv);

@@ -353,6 +353,64 @@ def test_yaml_syntax_error(tmp):
     expect_error(tmp, text, r"job\.yaml:\d+:\d+: YAML syntax error")
 
 
+# Common slips, with the line:column of the mistake (libyaml notices most
+# of them at the next token, often on the next line) and what is said.
+SYNTAX_SLIPS = [
+    ("  ny: 40", "  ny 40", "3:3", r"a key needs ': ' \(a colon and a space\) after it \(libyaml: "
+     r"could not find expected ':' while scanning a simple key, noticed at line 4, column 3\)"),
+    ("  ny: 40", "  ny:40", "3:3", r"a key needs ': '"),
+    ("  ny: 40", "   ny: 40", "3:6", r"': ' inside a value \(quote the value\), or a key indented "
+     r"deeper than the one before it"),
+    ("  vp: 2000", " vp: 2000", "13:2", r"this line is indented unlike the keys of its section"),
+    ("  position: [200, 200, 200]", "  position: [200, 200, 200", "17:13",
+     r"the '\[' here is not closed with '\]' \(libyaml: did not find expected ',' or '\]' while "
+     r"parsing a flow sequence, noticed at line 18, column 12\)"),
+    ("  cpml: 10", "  cpml: {xmin: 10", "15:9", r"the '\{' here is not closed with '\}'"),
+    ("  type: homogeneous", "  type: 'homogeneous", "12:9",
+     r"the quoted text that starts here is not closed \(libyaml: found unexpected end of stream "
+     r"while scanning a quoted scalar, noticed at line 24, column 1\)"),
+    ("  gather: g.h5", '  gather: "g.h5', "23:11",
+     r"the quoted text that starts here is not closed"),
+    ("  ny: 40", "\tny: 40", "3:1", r"a tab character: YAML indents with spaces only"),
+    ("    - [250, 200, 200]", "\t- [250, 200, 200]", "21:1", r"a tab character"),
+]
+
+
+def test_yaml_syntax_errors_point_at_the_mistake(tmp):
+    """A missing colon, a key indented wrongly, a bracket or quote left
+    open and a tab are reported at the line of the mistake, in words, with
+    libyaml's own account."""
+    for old, new, at, message in SYNTAX_SLIPS:
+        err = expect_error(tmp, edit(VALID, old, new),
+                           rf"job\.yaml:{at}: YAML syntax error: {message}")
+        check(err.count("YAML syntax error") == 1, f"one message expected:\n{err}")
+    return f"{len(SYNTAX_SLIPS)} slips, each at its line"
+
+
+def test_misspelt_keys_get_a_suggestion(tmp):
+    """An unknown key a few edits from a key of its section is told that
+    key (a swap of neighbours is one edit, case aside); a key near none, or
+    too short to tell ('nq' is as near ny as nz), is not. Values of a
+    choice are told the nearest choice."""
+    text = edit(VALID, "  frequency: 10", "  frequncy: 10")
+    text = edit(text, "  nz: 40\n", "  nz: 40\n  orgin: [0, 0, 0]\n  nq: 3\n  colour: blue\n")
+    text = edit(text, "  cpml: 10", "  cmpl: 10")
+    text = edit(text, "output:", "outputs:")
+    text = edit(text, "  type: homogeneous", "  type: Homogenous")
+    err = expect_error(tmp, text,
+                       r"job\.yaml:5:3: grid\.orgin: unknown key, did you mean 'origin'\? "
+                       r"\(allowed here: nx, ny, nz, dx, dy, dz, origin\)",
+                       r"job\.yaml:6:3: grid\.nq: unknown key \(allowed here",
+                       r"job\.yaml:7:3: grid\.colour: unknown key \(allowed here",
+                       r"job\.yaml:15:9: model\.type: expected one of homogeneous\|layered\|raw\|"
+                       r"hdf5\|segy, got 'Homogenous'; did you mean 'homogeneous'\?",
+                       r"job\.yaml:18:3: boundaries\.cmpl: unknown key, did you mean 'cpml'\?",
+                       r"job\.yaml:21:3: source\.frequncy: unknown key, did you mean 'frequency'\?",
+                       r"job\.yaml:25:1: outputs: unknown key, did you mean 'output'\?")
+    check(err.count("did you mean") == 5, f"suggestions beyond the misspelt keys:\n{err}")
+    return "4 keys and a value told the nearest; 2 keys told none"
+
+
 def test_duplicate_key(tmp):
     text = edit(VALID, "  dy: 10", "  dy: 10\n  dy: 12")
     expect_error(tmp, text, r"job\.yaml:7:3: duplicate key 'dy' \(first given at line 6\)")

@@ -3,6 +3,7 @@
 #include "sf_cpml.h"
 #include "sf_cpu_common.h"
 #include "sf_decomp.h"
+#include "sf_edit_distance.h"
 #include "sf_fft.h"
 #include "sf_gpu_aware_mpi.h"
 #include "sf_growth_guard.h"
@@ -850,6 +851,37 @@ static int growth_rule(void)
     return 1;
 }
 
+/* Each edit counts one, a swap of neighbours too, case aside; a
+ * suggestion is the nearest word within 2 edits and a third of its
+ * letters. */
+static int edit_distance_and_suggestions(void)
+{
+    static const struct {
+        const char *a, *b;
+        int distance;
+    } pairs[] = {{"", "", 0},           {"nx", "nx", 0},           {"NX", "nx", 0},
+                 {"frequncy", "frequency", 1}, {"cmpl", "cpml", 1}, {"ouptut", "output", 1},
+                 {"abc", "", 3},       {"kitten", "sitting", 3},  {"ca", "abc", 3}};
+    for (size_t k = 0; k < sizeof pairs / sizeof pairs[0]; ++k) {
+        int d = sf_edit_distance(pairs[k].a, pairs[k].b);
+        int back = sf_edit_distance(pairs[k].b, pairs[k].a);
+        CHECK(d == pairs[k].distance && back == d, "'%s' to '%s': %d (back %d), want %d",
+              pairs[k].a, pairs[k].b, d, back, pairs[k].distance);
+    }
+    char near[SF_EDIT_WORD_MAX + 1];
+    const char *grid = "nx, ny, nz, dx, dy, dz, origin";
+    CHECK(sf_nearest_word("orgin", grid, ", ", near, sizeof near) && !strcmp(near, "origin"),
+          "orgin: '%s'", near);
+    CHECK(!sf_nearest_word("nq", grid, ", ", near, sizeof near), "nq suggested '%s'", near);
+    CHECK(!sf_nearest_word("colour", grid, ", ", near, sizeof near), "colour suggested '%s'", near);
+    CHECK(sf_nearest_word("NZ", grid, ", ", near, sizeof near) && !strcmp(near, "nz"), "NZ: '%s'",
+          near);
+    CHECK(!sf_nearest_word("6", "2|4|8", "|", near, sizeof near), "6 suggested '%s'", near);
+    CHECK(sf_nearest_word("homogenous", "homogeneous|layered|raw", "|", near, sizeof near) &&
+              !strcmp(near, "homogeneous"), "homogenous: '%s'", near);
+    return 1;
+}
+
 int main(int argc, char **argv)
 {
     MPI_Init(&argc, &argv);
@@ -879,6 +911,7 @@ int main(int argc, char **argv)
     report("unit.tdt_round_trip_is_identity", tdt_round_trip_is_identity());
     report("unit.tdt_removes_the_leapfrog_error_of_a_line",
            tdt_removes_the_leapfrog_error_of_a_line());
+    report("unit.edit_distance_and_suggestions", edit_distance_and_suggestions());
     MPI_Finalize();
     return failures ? 1 : 0;
 }
