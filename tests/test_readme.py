@@ -233,8 +233,9 @@ def test_replay_blocks(tmp):
     if before is not None and after is not None and after - before:
         failures.append("replayed blocks wrote outside out/ (git sees them):\n"
                         + "\n".join(sorted(after - before)))
-    check(not failures, f"{len(failures)} of {ran} replayed blocks failed:\n\n"
+    summary = (f"{ran} blocks replayed in {time.time() - started:.0f} s, "
+               f"{sum(reasons.values())} not replayed ("
+               + "; ".join(f"{n} {reason}" for reason, n in reasons.most_common()) + ")")
+    check(not failures, f"{summary}; {len(failures)} of the {ran} failed:\n\n"
           + "\n\n".join(failures))
-    skipped = sum(reasons.values())
-    return (f"{ran} blocks replayed in {time.time() - started:.0f} s, {skipped} not replayed ("
-            + "; ".join(f"{n} {reason}" for reason, n in reasons.most_common()) + ")")
+    return summary
