@@ -230,7 +230,7 @@ int sf_gpu_staging_warning(const sf_gpu_aware_setting *setting, int device_buffe
              "Open MPI's shared memory and 149 through UCX's, against 159 on one GPU and 597 on "
              "the four with device buffers (docs/performance.md, \"Several GPUs\"; MPI moves "
              "host memory between the ranks at 3 to 5 GB/s there). Launch with a GPU-aware "
-             "MPI, which auto then finds (README, "
+             "MPI, which auto then finds (docs/clusters-and-gpus.md, "
              "\"GPU-aware MPI\": Open MPI with --mca pml ucx and a UCX built with CUDA, as "
              "jobs/ucx-cuda.sh provides), or set gpu_aware_mpi to off to keep staging without "
              "this warning",

@@ -17,6 +17,6 @@ flags=(--oversubscribe)
 [ "$(id -u)" = 0 ] && flags+=(--allow-run-as-root)
 here=$(cd "$(dirname "$0")/.." && pwd)
 # exec: Ctrl-C and kill reach mpirun itself, which passes them on to the
-# ranks (SIGINT and SIGTERM as SIGTERM, SIGUSR1 as it is; README, "Running").
+# ranks (SIGINT and SIGTERM as SIGTERM, SIGUSR1 as it is; docs/user-guide.md, "Signals").
 exec "${MPIRUN:-mpirun}" "${flags[@]}" -np "$ranks" -x OMP_NUM_THREADS="$threads" \
     -x OMP_PROC_BIND=close "$here/bin/seisfd" run "$job"

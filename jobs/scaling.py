@@ -872,7 +872,7 @@ def write_results(summaries, args, out):
 # -------------------------------------------------------------- batch scripts
 
 # Seconds before a Slurm job's time limit that its run under way gets
-# SIGUSR1 (README, "Failures and exit status").
+# SIGUSR1 (docs/user-guide.md, "Signals").
 STOP_NOTICE_SECONDS = 60
 
 
@@ -973,7 +973,8 @@ def batch_script(args):
         f"cd {shlex.quote(os.getcwd())}   # where the template's relative paths start",
         *args.setup,
         f"export OMP_NUM_THREADS={args.cores_per_rank} OMP_PLACES=cores OMP_PROC_BIND=close",
-        *(["# Halo buffers in device memory where the MPI takes them (README, \"GPU-aware MPI\");",
+        *(["# Halo buffers in device memory where the MPI takes them",
+           "# (docs/clusters-and-gpus.md, \"GPU-aware MPI\");",
            "# with Open MPI and UCX, UCX_MEMTYPE_CACHE=n keeps UCX from mistaking them for host memory.",
            "export SEISFD_GPU_AWARE_MPI=${SEISFD_GPU_AWARE_MPI:-auto} UCX_MEMTYPE_CACHE=n"]
           if args.gpus_per_node else []),
@@ -1059,7 +1060,7 @@ def add_series_options(p):
 
 def parse(argv):
     p = argparse.ArgumentParser(prog="scaling.py", description=__doc__.split("\n")[0],
-                                epilog="See README.md, 'Job scripts and scaling studies'.")
+                                epilog="See docs/clusters-and-gpus.md, 'Scaling studies'.")
     sub = p.add_subparsers(dest="command", required=True)
     run = sub.add_parser("run", help="run the series here (or inside an allocation)")
     add_series_options(run)

@@ -201,7 +201,7 @@ static void prepare_crash_message(probe_kind kind, const int from[2], const int 
     snprintf(crash.after, sizeof crash.after,
              ". Device buffers were chosen (%s), but this MPI, as launched, does not take "
              "device memory: set gpu_aware_mpi to off, or launch with a GPU-aware MPI "
-             "(README, \"GPU-aware MPI\"; Open MPI needs --mca pml ucx, a UCX built with CUDA "
+             "(docs/clusters-and-gpus.md, \"GPU-aware MPI\"; Open MPI needs --mca pml ucx, a UCX built with CUDA "
              "and UCX_MEMTYPE_CACHE=n)\n",
              why);
 }
