@@ -48,8 +48,10 @@ NVCC_FLAGS   ?= -O3 -std=c++17 -Xcompiler -Wall,-Wextra
 # The CUDA sources include mpi.h (through the backend interface).
 MPI_CFLAGS   ?= $(filter -I% -D%,$(shell $(MPICC) --showme:compile 2>/dev/null || $(MPICC) -compile_info 2>/dev/null))
 
-# hwloc binds each rank's CPU cores to those nearest its GPU; HWLOC=0 or a
-# missing hwloc builds without (the set-up summary says so).
+# hwloc counts cores (not hardware threads) for the OpenMP threads per rank
+# and binds each rank's CPU cores to those nearest its GPU; HWLOC=0 or a
+# missing hwloc builds without (every online CPU then counts as a core, and
+# the set-up summary says the GPU ranks are not bound).
 ifeq ($(origin HWLOC),undefined)
 HWLOC := $(if $(shell pkg-config --exists hwloc 2>/dev/null && echo yes),1,0)
 endif
@@ -92,10 +94,10 @@ CU_OBJ   := $(patsubst %.cu,$(BUILD)/%.o,$(wildcard src/backends/cuda/*.cu \
                                                      src/backends/cuda/kernels/*.cu))
 CFLAGS   += -DSF_HAVE_CUDA=1 $(CUDA_CFLAGS)
 LDLIBS   += $(CUDA_LIBS)
+endif
 ifeq ($(HWLOC),1)
 CFLAGS   += -DSF_HAVE_HWLOC=1 $(HWLOC_CFLAGS)
 LDLIBS   += $(HWLOC_LIBS)
-endif
 endif
 CORE_OBJ := $(CORE_SRC:%.c=$(BUILD)/%.o) $(CU_OBJ) $(BUILD)/plane_costs_table.o
 MAIN_OBJ := $(BUILD)/src/main.o

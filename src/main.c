@@ -7,6 +7,7 @@
 #include "sf_interrupt.h"
 #include "sf_jobs.h"
 #include "sf_output.h"
+#include "sf_thread_count.h"
 #include "sf_version.h"
 
 #include <errno.h>
@@ -82,6 +83,10 @@ int main(int argc, char **argv)
 
     const char *command = argc > 1 ? argv[1] : "", *job = NULL;
     int rc = 0, fresh = 0;
+    /* Before any OpenMP region; check too, so that its set-up summary
+     * shows the threads a run would take. */
+    if (!strcmp(command, "run") || !strcmp(command, "check") || !strcmp(command, "bench"))
+        sf_thread_count_init(MPI_COMM_WORLD);
     if (!strcmp(command, "run") && parse_run(argc, argv, &job, &fresh) == 0) {
         /* Only a run has files to leave clean; check and bench end as before. */
         sf_interrupt_install();
