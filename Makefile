@@ -113,6 +113,7 @@ NVCC_ALL := $(NVCC_FLAGS) $(CUDA_ARCH_FLAGS) -Iinclude $(MPI_CFLAGS) -DOMPI_SKIP
 FLAGS_STAMP := $(BUILD)/flags
 BUILD_FLAGS := $(CC) $(CFLAGS) | $(NVCC) $(NVCC_ALL) | $(LDLIBS)
 
+# The tests' launcher flags (make run picks its own, in jobs/cpu-local.sh).
 # Running as root (containers, CI) needs OpenMPI's explicit consent.
 ifeq ($(shell id -u),0)
 MPIRUN_FLAGS ?= --allow-run-as-root --oversubscribe
@@ -121,7 +122,7 @@ MPIRUN_FLAGS ?= --oversubscribe
 endif
 export MPIRUN MPIRUN_FLAGS PYTHON
 
-.PHONY: all deps demo test test-gpu test-long test-long-gpu test-sanitize bench clean FORCE
+.PHONY: all deps demo run test test-gpu test-long test-long-gpu test-sanitize bench clean FORCE
 all: $(BIN)/seisfd
 
 $(BIN)/seisfd: $(CORE_OBJ) $(MAIN_OBJ) | $(BIN)
@@ -203,11 +204,23 @@ deps:
 	@sh setup.sh deps
 
 demo: deps
-	@$(MAKE) --no-print-directory all
-	$(MPIRUN) $(MPIRUN_FLAGS) -np 2 -x OMP_NUM_THREADS=1 bin/seisfd run configs/quickstart.yaml
+	@$(MAKE) --no-print-directory run JOB=configs/quickstart.yaml RANKS=2
 	$(PYTHON) io/seisfd_plot.py gather out/quickstart/gather.h5 out/quickstart/gather.png >/dev/null
 	@echo "demo: the shot gather is in $$(pwd)/out/quickstart/gather.h5 (SEG-Y: gather.sgy)"
 	@echo "demo: its picture is $$(pwd)/out/quickstart/gather.png"
+
+# A job on this machine's cores: make run JOB=configs/quickstart.yaml RANKS=2.
+# jobs/cpu-local.sh picks mpirun's flags: --allow-run-as-root as root,
+# each rank bound to its share of the cores, or --oversubscribe without
+# binding for more ranks than cores.
+RANKS ?= 2
+ifneq ($(filter run,$(MAKECMDGOALS)),)
+ifeq ($(JOB),)
+$(error make run needs a job file: make run JOB=configs/quickstart.yaml RANKS=2)
+endif
+endif
+run: all
+	@MPIRUN="$(MPIRUN)" SEISFD="$(abspath $(BIN)/seisfd)" jobs/cpu-local.sh "$(JOB)" "$(RANKS)"
 
 test: all $(BIN)/unit_tests $(STUB_TESTS) $(BIN)/fuzz_driver $(BIN)/cpml_coefficients \
       $(BIN)/tti_steps
