@@ -48,8 +48,10 @@ NVCC_FLAGS   ?= -O3 -std=c++17 -Xcompiler -Wall,-Wextra
 # The CUDA sources include mpi.h (through the backend interface).
 MPI_CFLAGS   ?= $(filter -I% -D%,$(shell $(MPICC) --showme:compile 2>/dev/null || $(MPICC) -compile_info 2>/dev/null))
 
-# hwloc binds each rank's CPU cores to those nearest its GPU; HWLOC=0 or a
-# missing hwloc builds without (the set-up summary says so).
+# hwloc counts cores (not hardware threads) for the OpenMP threads per rank
+# and binds each rank's CPU cores to those nearest its GPU; HWLOC=0 or a
+# missing hwloc builds without (every online CPU then counts as a core, and
+# the set-up summary says the GPU ranks are not bound).
 ifeq ($(origin HWLOC),undefined)
 HWLOC := $(if $(shell pkg-config --exists hwloc 2>/dev/null && echo yes),1,0)
 endif
@@ -92,10 +94,10 @@ CU_OBJ   := $(patsubst %.cu,$(BUILD)/%.o,$(wildcard src/backends/cuda/*.cu \
                                                      src/backends/cuda/kernels/*.cu))
 CFLAGS   += -DSF_HAVE_CUDA=1 $(CUDA_CFLAGS)
 LDLIBS   += $(CUDA_LIBS)
+endif
 ifeq ($(HWLOC),1)
 CFLAGS   += -DSF_HAVE_HWLOC=1 $(HWLOC_CFLAGS)
 LDLIBS   += $(HWLOC_LIBS)
-endif
 endif
 CORE_OBJ := $(CORE_SRC:%.c=$(BUILD)/%.o) $(CU_OBJ) $(BUILD)/plane_costs_table.o
 MAIN_OBJ := $(BUILD)/src/main.o
@@ -111,6 +113,7 @@ NVCC_ALL := $(NVCC_FLAGS) $(CUDA_ARCH_FLAGS) -Iinclude $(MPI_CFLAGS) -DOMPI_SKIP
 FLAGS_STAMP := $(BUILD)/flags
 BUILD_FLAGS := $(CC) $(CFLAGS) | $(NVCC) $(NVCC_ALL) | $(LDLIBS)
 
+# The tests' launcher flags (make run picks its own, in jobs/cpu-local.sh).
 # Running as root (containers, CI) needs OpenMPI's explicit consent.
 ifeq ($(shell id -u),0)
 MPIRUN_FLAGS ?= --allow-run-as-root --oversubscribe
@@ -119,7 +122,7 @@ MPIRUN_FLAGS ?= --oversubscribe
 endif
 export MPIRUN MPIRUN_FLAGS PYTHON
 
-.PHONY: all deps demo install test test-gpu test-long test-long-gpu test-sanitize bench clean FORCE
+.PHONY: all deps demo install run test test-gpu test-long test-long-gpu test-sanitize bench clean FORCE
 all: $(BIN)/seisfd
 
 $(BIN)/seisfd: $(CORE_OBJ) $(MAIN_OBJ) | $(BIN)
@@ -201,11 +204,23 @@ deps:
 	@sh setup.sh deps
 
 demo: deps
-	@$(MAKE) --no-print-directory all
-	$(MPIRUN) $(MPIRUN_FLAGS) -np 2 -x OMP_NUM_THREADS=1 bin/seisfd run configs/quickstart.yaml
+	@$(MAKE) --no-print-directory run JOB=configs/quickstart.yaml RANKS=2
 	$(PYTHON) io/seisfd_plot.py gather out/quickstart/gather.h5 out/quickstart/gather.png >/dev/null
 	@echo "demo: the shot gather is in $$(pwd)/out/quickstart/gather.h5 (SEG-Y: gather.sgy)"
 	@echo "demo: its picture is $$(pwd)/out/quickstart/gather.png"
+
+# A job on this machine's cores: make run JOB=configs/quickstart.yaml RANKS=2.
+# jobs/cpu-local.sh picks mpirun's flags: --allow-run-as-root as root,
+# each rank bound to its share of the cores, or --oversubscribe without
+# binding for more ranks than cores.
+RANKS ?= 2
+ifneq ($(filter run,$(MAKECMDGOALS)),)
+ifeq ($(JOB),)
+$(error make run needs a job file: make run JOB=configs/quickstart.yaml RANKS=2)
+endif
+endif
+run: all
+	@MPIRUN="$(MPIRUN)" SEISFD="$(abspath $(BIN)/seisfd)" jobs/cpu-local.sh "$(JOB)" "$(RANKS)"
 
 test: all $(BIN)/unit_tests $(STUB_TESTS) $(BIN)/fuzz_driver $(BIN)/cpml_coefficients \
       $(BIN)/tti_steps

@@ -27,7 +27,8 @@ int sf_gpu_everywhere(MPI_Comm comm, char *missing, size_t missing_size);
 /* Collective over comm: device = node-local rank index modulo the node's
  * device count; warns once per node when ranks share a device; binds the
  * CPU affinity to the cores nearest the device (hwloc builds) unless the
- * launcher already bound the rank. */
+ * launcher already bound the rank, and the OpenMP threads follow that
+ * binding (sf_thread_count_rebind). */
 void sf_gpu_bind(MPI_Comm comm);
 
 /* The device chosen by sf_gpu_bind, or -1 before it. */

@@ -7,7 +7,8 @@
 #
 # What to set:
 #   RANKS              the second argument (default: the GPUs nvidia-smi lists)
-#   OMP_NUM_THREADS    host threads per rank (default: the cores / RANKS)
+#   OMP_NUM_THREADS    host threads per rank (default: seisfd's, the cores
+#                      nearest the rank's GPU, no more than the cores / RANKS)
 #   CUDA_VISIBLE_DEVICES  to use only some of the GPUs (nvidia-smi still lists all)
 #   MPIRUN             the launcher (default mpirun)
 #   SEISFD_GPU_AWARE_MPI  halo buffers in device memory: auto (default) asks
@@ -23,8 +24,6 @@ if [ -n "${CUDA_VISIBLE_DEVICES:-}" ]; then
     gpus=$(tr ',' '\n' <<<"$CUDA_VISIBLE_DEVICES" | grep -c .)
 fi
 ranks=${2:-$gpus}
-cores=$(nproc)
-threads=${OMP_NUM_THREADS:-$(( cores / ranks > 0 ? cores / ranks : 1 ))}
 export SEISFD_GPU_AWARE_MPI=${SEISFD_GPU_AWARE_MPI:-auto}
 export UCX_MEMTYPE_CACHE=n   # Open MPI + UCX: never take device memory for host memory
 # No mpirun binding: seisfd binds each rank near its GPU itself.
@@ -32,8 +31,8 @@ flags=(--bind-to none)
 read -r -a ucx <<<"${SEISFD_UCX_MPIRUN_FLAGS:-}"
 flags+=("${ucx[@]}")
 [ "$(id -u)" = 0 ] && flags+=(--allow-run-as-root --oversubscribe)
+[ -n "${OMP_NUM_THREADS:-}" ] && flags+=(-x OMP_NUM_THREADS)
 here=$(cd "$(dirname "$0")/.." && pwd)
 # exec: Ctrl-C and kill reach mpirun itself, which passes them on to the
 # ranks (SIGINT and SIGTERM as SIGTERM, SIGUSR1 as it is; docs/user-guide.md, "Signals").
-exec "${MPIRUN:-mpirun}" "${flags[@]}" -np "$ranks" -x OMP_NUM_THREADS="$threads" \
-    "$here/bin/seisfd" run "$job"
+exec "${MPIRUN:-mpirun}" "${flags[@]}" -np "$ranks" "$here/bin/seisfd" run "$job"

@@ -3,8 +3,8 @@
 #include "sf_device.h"
 #include "sf_error.h"
 #include "sf_simulation.h"
+#include "sf_thread_count.h"
 
-#include <omp.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -109,6 +109,22 @@ void sf_placement_choose(const sf_placement_request *r, MPI_Comm comm, sf_placem
              "host memory: the CPU backend's buffers (gpu_aware_mpi does not apply)");
 }
 
+/* Each run of consecutive ranks with the same text (len bytes a rank in
+ * all), once. */
+static void print_runs(const char *all, int nranks, int len)
+{
+    for (int first = 0, last; first < nranks; first = last + 1) {
+        const char *text = all + (size_t)first * (size_t)len;
+        for (last = first;
+             last + 1 < nranks && !strcmp(all + (size_t)(last + 1) * (size_t)len, text);)
+            ++last;
+        if (first == last)
+            sf_info("    rank %d: %s", first, text);
+        else
+            sf_info("    ranks %d-%d: %s", first, last, text);
+    }
+}
+
 /* Rank 0 prints each run of consecutive ranks with the same reason once. */
 static void print_transport(const sf_placement *p, MPI_Comm comm)
 {
@@ -122,26 +138,40 @@ static void print_transport(const sf_placement *p, MPI_Comm comm)
                  "collecting the halo transport");
     sf_info("  halo buffers      %s%s", sf_halo_transport_name(p->transport),
             nranks > 1 ? ", by rank:" : " (one rank: no halo exchange)");
-    for (int first = 0, last; rank == 0 && nranks > 1 && first < nranks; first = last + 1) {
-        const char *text = all + (size_t)first * SF_TRANSPORT_TEXT;
-        for (last = first; last + 1 < nranks &&
-                           !strcmp(all + (size_t)(last + 1) * SF_TRANSPORT_TEXT, text);)
-            ++last;
-        if (first == last)
-            sf_info("    rank %d: %s", first, text);
-        else
-            sf_info("    ranks %d-%d: %s", first, last, text);
+    if (rank == 0 && nranks > 1) print_runs(all, nranks, SF_TRANSPORT_TEXT);
+    free(all);
+}
+
+/* Rank 0 prints the threads per rank once when the ranks agree, else
+ * each run of consecutive ranks with the same number and origin. */
+static void print_threads(MPI_Comm comm)
+{
+    enum { TEXT = 240 };
+    int rank, nranks;
+    MPI_Comm_rank(comm, &rank);
+    MPI_Comm_size(comm, &nranks);
+    char mine[TEXT];
+    sf_thread_count_describe(mine, sizeof mine);
+    char *all = rank == 0 ? sf_malloc((size_t)nranks * TEXT, "threads per rank") : NULL;
+    SF_MPI_CHECK(MPI_Gather(mine, TEXT, MPI_CHAR, all, TEXT, MPI_CHAR, 0, comm),
+                 "collecting the threads per rank");
+    int agree = 1;
+    for (int r = 1; rank == 0 && r < nranks; ++r)
+        agree = agree && !strcmp(all + (size_t)r * TEXT, all);
+    if (rank == 0 && agree) {
+        sf_info("  threads per rank  %s", all);
+    } else if (rank == 0) {
+        sf_info("  threads per rank  by rank:");
+        print_runs(all, nranks, TEXT);
     }
     free(all);
 }
 
 void sf_placement_print(const sf_placement *p, MPI_Comm comm)
 {
+    print_threads(comm);
 #if SF_HAVE_CUDA
-    if (p->cuda)
-        sf_gpu_print_binding(comm);
-    else
+    if (p->cuda) sf_gpu_print_binding(comm);
 #endif
-        sf_info("  threads per rank  %d", omp_get_max_threads());
     print_transport(p, comm);
 }

@@ -11,6 +11,7 @@
 #include "sf_jobs.h"
 #include "sf_output.h"
 #include "sf_rank_counts.h"
+#include "sf_thread_count.h"
 #include "sf_version.h"
 
 #include <errno.h>
@@ -80,6 +81,9 @@ static int run_command(const sf_command *command, int launched)
     SF_MPI_CHECK(MPI_Comm_size(MPI_COMM_WORLD, &nranks), "starting");
     sf_error_set_rank(rank, nranks);
     sf_output_init(MPI_COMM_WORLD);
+    /* Before any OpenMP region; check too, so that its set-up summary
+     * shows the threads a run would take. */
+    sf_thread_count_init(MPI_COMM_WORLD);
     if (command->kind == SF_COMMAND_BENCH) return sf_bench_main(&command->bench);
     /* Only a run has files to leave clean; check ends as before. */
     if (command->kind == SF_COMMAND_RUN) sf_interrupt_install();

@@ -3,6 +3,7 @@
  * to the CPU cores nearest that device. */
 #include "sf_error.h"
 #include "sf_gpu.h"
+#include "sf_thread_count.h"
 
 #include <cuda_runtime_api.h>
 #include <stdio.h>
@@ -113,25 +114,26 @@ static void warn_if_shared(MPI_Comm node, int device_count)
 
 #if SF_HAVE_HWLOC
 /* Moves the process to the cores nearest its device unless the launcher
- * bound it already (its binding is narrower than the allowed cores). */
-static void bind_cores(int device)
+ * bound it already (its binding is narrower than the allowed cores); 1
+ * when it moved it. */
+static int bind_cores(int device)
 {
     hwloc_topology_t topology;
     if (hwloc_topology_init(&topology) != 0 || hwloc_topology_load(topology) != 0) {
         snprintf(bound.cores, sizeof bound.cores, "unknown (hwloc could not read the topology)");
-        return;
+        return 0;
     }
     hwloc_bitmap_t current = hwloc_bitmap_alloc(), near = hwloc_bitmap_alloc();
     hwloc_const_cpuset_t allowed = hwloc_topology_get_allowed_cpuset(topology);
     const char *how = "all allowed cores: no device locality known";
+    int moved = 0;
     if (hwloc_get_cpubind(topology, current, HWLOC_CPUBIND_PROCESS) == 0 &&
         !hwloc_bitmap_isequal(current, allowed)) {
         how = "bound by the launcher";
     } else if (hwloc_cudart_get_device_cpuset(topology, device, near) == 0 &&
                !hwloc_bitmap_iszero(near) && !hwloc_bitmap_isequal(near, allowed)) {
-        how = hwloc_set_cpubind(topology, near, HWLOC_CPUBIND_PROCESS) == 0
-                  ? "bound by seisfd: nearest the GPU"
-                  : "not bound: hwloc_set_cpubind failed";
+        moved = hwloc_set_cpubind(topology, near, HWLOC_CPUBIND_PROCESS) == 0;
+        how = moved ? "bound by seisfd: nearest the GPU" : "not bound: hwloc_set_cpubind failed";
     }
     hwloc_get_cpubind(topology, current, HWLOC_CPUBIND_PROCESS);
     char list[96];
@@ -140,12 +142,14 @@ static void bind_cores(int device)
     hwloc_bitmap_free(current);
     hwloc_bitmap_free(near);
     hwloc_topology_destroy(topology);
+    return moved;
 }
 #else
-static void bind_cores(int device)
+static int bind_cores(int device)
 {
     (void)device;
     snprintf(bound.cores, sizeof bound.cores, "not bound (built without hwloc)");
+    return 0;
 }
 #endif
 
@@ -164,7 +168,8 @@ void sf_gpu_bind(MPI_Comm comm)
     SF_CUDA_CHECK(cudaSetDevice(bound.device), "selecting this rank's GPU");
     warn_if_shared(node, count);
     SF_MPI_CHECK(MPI_Comm_free(&node), "finding the ranks of this node");
-    bind_cores(bound.device);
+    /* The threads follow the cores seisfd moved the rank to. */
+    sf_thread_count_rebind(comm, bind_cores(bound.device));
 }
 
 int sf_gpu_first_on_device(MPI_Comm comm)
