@@ -29,6 +29,10 @@ MPIRUN_FLAGS = os.environ.get("MPIRUN_FLAGS", _DEFAULT_FLAGS).split()
 # so the tests take the kill at once; test_signals.py gives the ranks time
 # where the launcher itself ends a job. Other MPIs ignore the variable.
 os.environ.setdefault("OMPI_MCA_odls_base_sigkill_timeout", "0")
+# Open MPI binds each rank to one core for -np 1 and 2, where the tests'
+# threads (OMP_NUM_THREADS = cores / ranks) would share that core; a test
+# that wants a binding names it on the command line, which overrides this.
+os.environ.setdefault("OMPI_MCA_hwloc_base_binding_policy", "none")
 
 
 class TestFailure(AssertionError):
