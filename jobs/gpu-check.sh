@@ -9,7 +9,7 @@
 #   jobs/gpu-check.sh                 everything
 #   STAGES="build test bench" jobs/gpu-check.sh
 # CUDA_ARCH_FLAGS defaults to Hopper only; a prefix with the dependencies
-# (.deps/env.sh from deps-bundle.sh) is used when present. Where the MPI
+# (.deps/env.sh from jobs/deps-bundle.sh .deps) is used when present. Where the MPI
 # does not take device memory itself, a UCX built with CUDA (SEISFD_UCX,
 # default .ucx, made by jobs/ucx-cuda.sh here or on a machine with PyPI)
 # lets Open MPI take it, so the device-buffer tests and benchmarks run.
@@ -34,7 +34,7 @@ note() { echo "$*" | tee -a "$summary"; }
 wants() { [[ $stages == *" $1 "* ]]; }
 
 if [ -f .deps/env.sh ]; then
-    # shellcheck source=/dev/null  # written by deps-bundle.sh, not in the repository
+    # shellcheck source=/dev/null  # written by jobs/deps-bundle.sh
     . .deps/env.sh
     export PKG_CONFIG_PATH=$PWD/.deps/usr/lib/x86_64-linux-gnu/pkgconfig${PKG_CONFIG_PATH:+:$PKG_CONFIG_PATH}
 fi

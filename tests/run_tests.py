@@ -1,7 +1,9 @@
 #!/usr/bin/env python3
 """seisfd test suite: the C unit tests, then the end-to-end tests of the
 tests/test_*.py modules. Prints one line per test and a final summary
-"N passed, N failed, N skipped". Usage: run_tests.py [--long] [name-substring ...]
+"N passed, N failed, N skipped", followed where tests were skipped by how
+many of them need a GPU: "(N need a GPU, N other)". Usage: run_tests.py
+[--long] [name-substring ...]
 where a substring "-x" leaves out the tests whose names contain x, and
 --long runs the long matrix (tests/test_long_matrix.py) instead."""
 import ast
@@ -18,12 +20,12 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(HERE)
 sys.path.insert(0, HERE)
 
-from testlib import BIN_DIR, Skipped, TestFailure, check_sanitizers  # noqa: E402  (the path above)
+from testlib import BIN_DIR, NeedsGpu, Skipped, TestFailure, check_sanitizers  # noqa: E402  (the path above)
 
 MODULES = ["test_physics", "test_cpml_stability", "test_time_accuracy", "test_wavelets", "test_elastic", "test_elastic_outputs", "test_anisotropic", "test_config", "test_cli", "test_output",
            "test_models", "test_snapshots", "test_segy", "test_plot", "test_survey", "test_signals", "test_scaling",
            "test_decomposition", "test_guard", "test_long_runs", "test_threads",
-           "test_fuzz", "test_readme", "test_gpu"]
+           "test_fuzz", "test_readme", "test_harness", "test_deps_bundle", "test_gpu"]
 
 
 UNIT_BINARIES = ["unit_tests", "mpich_stub_test"]
@@ -86,6 +88,17 @@ def test_names(module_name):
                   if isinstance(node, ast.FunctionDef) and node.name.startswith("test_"))
 
 
+def summary_line(counts):
+    """The suite's last line; the same three counts whatever happened, so
+    that a script can read it."""
+    line = f"{counts['passed']} passed, {counts['failed']} failed, {counts['skipped']} skipped"
+    if counts["skipped"]:
+        reasons = [f"{counts['skipped_gpu']} need a GPU",
+                   f"{counts['skipped'] - counts['skipped_gpu']} other"]
+        line += f" ({', '.join(reasons)})"
+    return line
+
+
 # Hours rather than minutes: run by make test-long and test-long-gpu only.
 LONG_MODULES = ["test_long_matrix"]
 
@@ -95,7 +108,7 @@ def main():
     modules = MODULES
     if wanted[:1] == ["--long"]:
         wanted, modules = wanted[1:], LONG_MODULES
-    counts = {"passed": 0, "failed": 0, "skipped": 0}
+    counts = {"passed": 0, "failed": 0, "skipped": 0, "skipped_gpu": 0}
     started = time.time()
     if modules is MODULES:
         run_unit_tests(counts, wanted)
@@ -115,6 +128,7 @@ def main():
                 print(f"ok      {full} ({time.time() - t0:.1f} s){note}", flush=True)
             except Skipped as skip:
                 counts["skipped"] += 1
+                counts["skipped_gpu"] += isinstance(skip, NeedsGpu)
                 print(f"skipped {full}: {skip}", flush=True)
             except Exception as e:  # a failing test must not stop the suite
                 counts["failed"] += 1
@@ -123,10 +137,7 @@ def main():
             finally:
                 shutil.rmtree(tmp, ignore_errors=True)
     print(f"# {time.time() - started:.0f} s")
-    line = f"{counts['passed']} passed, {counts['failed']} failed"
-    if counts["skipped"]:
-        line += f", {counts['skipped']} skipped"
-    print(line)
+    print(summary_line(counts))
     return 1 if counts["failed"] else 0
 
 

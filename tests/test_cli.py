@@ -6,7 +6,7 @@ import os
 import re
 import subprocess
 
-from testlib import ROOT, SEISFD, Skipped, check, check_sanitizers, run
+from testlib import ROOT, SEISFD, Skipped, check, check_sanitizers, run, time_limit
 
 COMMANDS = ("run", "check", "bench")
 EXAMPLES = sorted(glob.glob(os.path.join(ROOT, "configs", "*.yaml")))
@@ -19,7 +19,7 @@ def seisfd(args, cwd=None, env=None, program=SEISFD, timeout=120):
     env = dict(os.environ, OMP_NUM_THREADS="1", **(env or {}))
     try:
         p = subprocess.run([program, *args], cwd=cwd, env=env, capture_output=True, text=True,
-                           timeout=timeout)
+                           timeout=time_limit(timeout))
     except subprocess.TimeoutExpired:
         check(False, f"seisfd {' '.join(args)} did not finish within {timeout} s")
     check_sanitizers(p.stderr, f"seisfd {' '.join(args)}")
@@ -226,7 +226,7 @@ def test_make_install(tmp):
     prefix = os.path.join(tmp, "prefix")
     make = ["make", "--no-print-directory", *installed_build_flags(), "install"]
     p = subprocess.run([*make, f"PREFIX={prefix}"], cwd=ROOT, capture_output=True, text=True,
-                       timeout=1800)
+                       timeout=time_limit(1800))
     check(p.returncode == 0, f"make install failed:\n{p.stdout[-2000:]}\n{p.stderr[-2000:]}")
     installed = os.path.join(prefix, "bin", "seisfd")
     examples = sorted(glob.glob(os.path.join(prefix, "share", "seisfd", "examples", "*.yaml")))
@@ -239,13 +239,13 @@ def test_make_install(tmp):
     check(rc == 0 and "is valid" in out, f"installed check of {example}:\n{err[-2000:]}")
     plot = os.path.join(prefix, "bin", "seisfd-plot")
     check(os.access(plot, os.X_OK), f"{plot} is not executable")
-    p = subprocess.run([plot, "--help"], cwd=tmp, capture_output=True, text=True, timeout=120,
+    p = subprocess.run([plot, "--help"], cwd=tmp, capture_output=True, text=True, timeout=time_limit(120),
                        env=dict(os.environ, PATH="/usr/bin:/bin"))
     check(p.returncode == 0 and p.stdout.startswith("usage: seisfd-plot"),
           f"seisfd-plot --help: exit {p.returncode}:\n{p.stdout}\n{p.stderr}")
     stage = os.path.join(tmp, "stage")
     p = subprocess.run([*make, "PREFIX=/opt/seisfd", f"DESTDIR={stage}"], cwd=ROOT,
-                       capture_output=True, text=True, timeout=1800)
+                       capture_output=True, text=True, timeout=time_limit(1800))
     staged = [os.path.relpath(os.path.join(d, f), stage) for d, _, fs in os.walk(stage) for f in fs]
     check(p.returncode == 0 and "opt/seisfd/bin/seisfd" in staged and
           "opt/seisfd/bin/seisfd-plot" in staged and

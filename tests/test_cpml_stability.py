@@ -58,7 +58,7 @@ import subprocess
 
 import numpy as np
 
-from testlib import BIN_DIR, check, check_sanitizers
+from testlib import BIN_DIR, check, check_sanitizers, time_limit
 
 DRIVER = os.path.join(BIN_DIR, "cpml_coefficients")
 
@@ -111,7 +111,7 @@ BINARY_RATE_25_CUBED = 2.6607
 def driver(**kw):
     """bin/cpml_coefficients' JSON for one axis (key=value arguments)."""
     args = [DRIVER] + [f"{k}={v}" for k, v in sorted(kw.items())]
-    p = subprocess.run(args, capture_output=True, text=True, timeout=60)
+    p = subprocess.run(args, capture_output=True, text=True, timeout=time_limit(60))
     check_sanitizers(p.stderr, " ".join(args))
     check(p.returncode == 0, f"{' '.join(args)} exited {p.returncode}: {p.stderr}")
     return json.loads(p.stdout)
@@ -863,7 +863,7 @@ def code_steps(case, weights, amplitudes):
             f"steps={len(amplitudes)}"]
     values = list(weights.transpose(2, 1, 0).ravel()) + list(amplitudes)   # x fastest
     text = "\n".join(f"{w:.9g}" for w in values)
-    p = subprocess.run(args, input=text, capture_output=True, text=True, timeout=60,
+    p = subprocess.run(args, input=text, capture_output=True, text=True, timeout=time_limit(60),
                        env=dict(os.environ, OMP_NUM_THREADS="1"))
     check_sanitizers(p.stderr, " ".join(args))
     check(p.returncode == 0, f"{' '.join(args)} exited {p.returncode}: {p.stderr}")

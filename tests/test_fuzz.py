@@ -46,11 +46,12 @@ def seisfd_direct(args, cwd, timeout=60):
     """seisfd on one rank, started without mpirun (MPI's singleton start),
     which a failing run leaves at once; mpirun waits 2 s after a failure."""
     env = dict(os.environ, OMP_NUM_THREADS="1")
+    limit = testlib.time_limit(timeout)
     try:
         p = subprocess.run([testlib.SEISFD, *args], cwd=cwd, env=env, capture_output=True,
-                           text=True, errors="replace", timeout=timeout)
+                           text=True, errors="replace", timeout=limit)
     except subprocess.TimeoutExpired:
-        raise testlib.TestFailure(f"seisfd {' '.join(args)} hung (more than {timeout} s)")
+        raise testlib.TestFailure(f"seisfd {' '.join(args)} hung (more than {limit:g} s)")
     return p.returncode, p.stdout, p.stderr
 
 
@@ -182,7 +183,7 @@ def run_driver(mode, args, cwd, timeout=120):
     env = dict(os.environ, OMP_NUM_THREADS="1")
     try:
         p = subprocess.run([DRIVER, mode, *args], cwd=cwd, env=env, capture_output=True,
-                           text=True, errors="replace", timeout=timeout)
+                           text=True, errors="replace", timeout=testlib.time_limit(timeout))
     except subprocess.TimeoutExpired:
         raise testlib.TestFailure(f"the fuzz driver hung on {mode} inputs")
     return p

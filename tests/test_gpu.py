@@ -14,7 +14,7 @@ import subprocess
 
 import numpy as np
 
-from testlib import MPIRUN, Skipped, base_job, check, read_gather, run, run_job, write_job
+from testlib import MPIRUN, NeedsGpu, Skipped, base_job, check, read_gather, run, run_job, write_job
 
 TOLERANCE = 1e-5   # of the gather's peak
 NO_DEVICE = {"CUDA_VISIBLE_DEVICES": ""}
@@ -40,9 +40,9 @@ def probe():
 def require_gpus(n=1):
     p = probe()
     if not p["cuda"]:
-        raise Skipped("this build of seisfd has no CUDA backend (no nvcc, or CUDA=0)")
+        raise NeedsGpu("this build of seisfd has no CUDA backend (no nvcc, or CUDA=0)")
     if p["gpus"] < n:
-        raise Skipped(f"needs {n} GPU{'s' if n > 1 else ''}, {p['gpus']} visible")
+        raise NeedsGpu(f"needs {n} GPU{'s' if n > 1 else ''}, {p['gpus']} visible")
 
 
 def halo_path_chosen(tmp, env=None, launcher_flags=()):

@@ -12,7 +12,7 @@ import h5py
 import numpy as np
 
 from testlib import base_job, check, leftovers, limit_file_size, rank_pids, read_gather, run, \
-    run_job, signal_ranks, start, wait_for_line, write_job
+    run_job, signal_ranks, start, time_limit, wait_for_line, write_job
 
 
 def small_job(**kw):
@@ -89,8 +89,8 @@ def test_second_run_on_same_outputs_refused(tmp):
     check(rc != 0 and re.search(busy, err) and "output.segy: 'gather.sgy' is in use" in err,
           f"the second run was not refused with the holder:\n{err}")
     check(rc_check != 0 and re.search(busy, err_check), f"check did not see the lock:\n{err_check}")
-    check(took < 20, f"the refusal took {took:.1f} s")
-    out, err = first.communicate(timeout=300)
+    check(took < time_limit(20), f"the refusal took {took:.1f} s")
+    out, err = first.communicate(timeout=time_limit(300))
     check(first.returncode == 0, f"the first run failed:\n{err[-3000:]}")
     g = read_gather(os.path.join(tmp, "gather.h5"))
     check(g["traces"].shape == (3, 201) and np.abs(g["traces"]).max() > 0, "the first run's gather")
@@ -130,7 +130,7 @@ def test_failed_rerun_keeps_earlier_outputs(tmp):
     job["source"]["amplitude"] = 2.0
     again = start(tmp, job, "again", ranks=2)
     limit_file_size(again, LIMIT)
-    out, err = again.communicate(timeout=300)
+    out, err = again.communicate(timeout=time_limit(300))
     check(again.returncode != 0 and re.search(r"cannot write SEG-Y gather 'g\.sgy\.[\w-]+\.partial' "
                                               r"\(rank 0\): .*File too large", err),
           f"the failed SEG-Y write was not reported:\n{err}")
@@ -151,7 +151,7 @@ def test_failed_rerun_keeps_earlier_outputs(tmp):
     survey["source"]["amplitude"] = 2.0
     again = start(tmp, survey, "survey-again", args=("--restart", "fresh"))
     limit_file_size(again, LIMIT)
-    out, err = again.communicate(timeout=300)
+    out, err = again.communicate(timeout=time_limit(300))
     check(again.returncode != 0 and "shot 1: cannot write SEG-Y gather" in err,
           f"the survey's failed SEG-Y write was not reported:\n{err}")
     check([digest(p) for p in shots] == before, "a shot's files changed when its re-run failed")
@@ -175,7 +175,7 @@ def test_directory_appearing_at_output_fails_cleanly(tmp):
     os.remove(os.path.join(tmp, "g.h5"))
     os.makedirs(os.path.join(tmp, "g.h5", "inside"))
     signal_ranks(again, signal.SIGCONT)
-    out, err = again.communicate(timeout=300)
+    out, err = again.communicate(timeout=time_limit(300))
     reason = "'g.h5' is a directory, which an output cannot replace; none of this run's outputs " \
              "were kept and earlier ones are as they were"
     check(again.returncode != 0 and reason in err, f"unclear error:\n{err}")

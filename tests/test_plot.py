@@ -10,7 +10,7 @@ import h5py
 import numpy as np
 
 from test_elastic import elastic_job
-from testlib import ROOT, base_job, check, run_job
+from testlib import ROOT, base_job, check, run_job, time_limit
 
 PLOT = os.path.join(ROOT, "io", "seisfd_plot.py")
 sys.path.insert(0, os.path.dirname(PLOT))
@@ -20,7 +20,7 @@ PNG_SIGNATURE = b"\x89PNG\r\n\x1a\n"
 
 def plot(*args):
     p = subprocess.run([sys.executable, PLOT, *args], capture_output=True, text=True,
-                       timeout=120)
+                       timeout=time_limit(120))
     return p.returncode, p.stdout, p.stderr
 
 

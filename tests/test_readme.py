@@ -11,7 +11,7 @@ import subprocess
 import sys
 import time
 
-from testlib import ROOT, check, session_processes
+from testlib import ROOT, check, session_processes, time_limit
 
 SHELL_LANGUAGES = ("sh", "bash", "shell", "console")
 REPLAYABLE = ("sh", "bash")
@@ -160,10 +160,6 @@ def test_links_resolve(tmp):
     return f"{checked} links"
 
 
-def time_scale():
-    """The suite's setting for slow machines: every time limit times it."""
-    return float(os.environ.get("SEISFD_TEST_TIME_SCALE") or 1)
-
 
 def replay_environment():
     """A reader's shell: python3 is the suite's own Python (the one with
@@ -214,7 +210,7 @@ def untracked_changes():
 def test_replay_blocks(tmp):
     """Every `sh replay` block, in order per file, README first. All run,
     so that one failure does not hide another."""
-    env, limit = replay_environment(), BLOCK_SECONDS * time_scale()
+    env, limit = replay_environment(), time_limit(BLOCK_SECONDS)
     before = untracked_changes()
     failures, ran, reasons = [], 0, collections.Counter()
     started = time.time()

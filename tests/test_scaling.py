@@ -11,7 +11,7 @@ import struct
 import subprocess
 import sys
 
-from testlib import MPIRUN, MPIRUN_FLAGS, ROOT, check
+from testlib import MPIRUN, MPIRUN_FLAGS, ROOT, check, time_limit
 
 SCALING = os.path.join(ROOT, "jobs", "scaling.py")
 FIXTURES = os.path.join(ROOT, "tests", "data", "scaling")
@@ -92,7 +92,7 @@ json.dump({"seisfd_version": "stand-in", "command": "run", "job": {"path": sys.a
 
 def scaling(*args, timeout=300):
     p = subprocess.run([sys.executable, SCALING, *args], capture_output=True, text=True,
-                       timeout=timeout)
+                       timeout=time_limit(timeout))
     return p.returncode, p.stdout, p.stderr
 
 
@@ -174,7 +174,7 @@ def test_strong_series_on_cpu(tmp):
     template = write(os.path.join(tmp, "tiny.yaml"), TINY_TEMPLATE)
     out = os.path.join(tmp, "strong")
     scaling_ok("run", "strong", template, "--ranks", "1,2", "--out", out,
-               "--launcher", REAL_LAUNCHER, "--goal", "0.95", "--timeout", "120")
+               "--launcher", REAL_LAUNCHER, "--goal", "0.95", "--timeout", str(time_limit(120)))
     rows = check_results(out)
     check([int(r["ranks"]) for r in rows] == [1, 2], f"rows for ranks {[r['ranks'] for r in rows]}")
     for row in rows:
@@ -197,7 +197,7 @@ def test_weak_series_on_cpu(tmp):
     template = write(os.path.join(tmp, "tiny.yaml"), TINY_TEMPLATE)
     out = os.path.join(tmp, "weak")
     scaling_ok("run", "weak", template, "--ranks", "1,2", "--points-per-rank-z", "32",
-               "--out", out, "--launcher", REAL_LAUNCHER, "--timeout", "120")
+               "--out", out, "--launcher", REAL_LAUNCHER, "--timeout", str(time_limit(120)))
     rows = check_results(out)
     check([(int(r["ranks"]), int(r["nz"])) for r in rows] == [(1, 32), (2, 64)],
           f"(ranks, nz): {[(r['ranks'], r['nz']) for r in rows]}, expected nz doubled")

@@ -10,7 +10,7 @@ import signal
 import time
 
 from testlib import base_job, check, leftovers, rank_pids, run, run_job, session_processes, \
-    start, wait_for_line
+    start, time_limit, wait_for_line
 
 # Open MPI's launcher, told to end, sends the ranks SIGCONT, then SIGTERM
 # after this many seconds, then SIGKILL after as many again: the ranks'
@@ -56,8 +56,8 @@ def send(proc, signum, to_rank):
 
 def finish(proc, timeout=120):
     """Waits for the launcher and for every process of its session."""
-    out, err = proc.communicate(timeout=timeout)
-    end = time.time() + 30
+    out, err = proc.communicate(timeout=time_limit(timeout))
+    end = time.time() + time_limit(30)
     while session_processes(proc.pid):
         check(time.time() < end, "ranks still running after the launcher ended")
         time.sleep(0.05)

@@ -14,7 +14,7 @@ import h5py
 import numpy as np
 
 from testlib import ROOT, base_job, check, check_sanitizers, kill_job, leftovers, \
-    limit_file_size, read_gather, run_job, small_tmpfs, start
+    limit_file_size, read_gather, run_job, small_tmpfs, start, time_limit
 
 DECIMATION = [2, 1, 3]
 PLOT = os.path.join(ROOT, "io", "seisfd_plot.py")
@@ -96,7 +96,7 @@ def digest(path):
 
 
 def kill_when(proc, condition, timeout=120):
-    end = time.time() + timeout
+    end = time.time() + time_limit(timeout)
     while not condition():
         check(proc.poll() is None, "the run ended before it could be killed")
         check(time.time() < end, "the run never reached the point to kill it")
@@ -174,7 +174,7 @@ def test_failed_write_mid_run(tmp):
     job["receivers"] = {"line": {"start": [60, 100, 100], "end": [240, 100, 100], "count": 300}}
     proc = start(tmp, job, "limited", ranks=2)
     limit_file_size(proc, 8192)
-    out, err = proc.communicate(timeout=300)
+    out, err = proc.communicate(timeout=time_limit(300))
     check_sanitizers(err, "seisfd run with a file size limit")
     check(proc.returncode != 0, "the run succeeded despite the failed write")
     check("HDF5 failed while" in err and re.search(r"out/g\.h5\.[\w-]+\.partial", err),

@@ -13,7 +13,7 @@ import h5py
 import numpy as np
 
 from testlib import check, kill_job, leftovers, rank_pids, read_gather, run, run_job, \
-    session_processes, signal_ranks, small_tmpfs, start, wait_for_line, write_job
+    session_processes, signal_ranks, small_tmpfs, start, time_limit, wait_for_line, write_job
 
 GRID = {"nx": 40, "ny": 30, "nz": 32, "dx": 10, "dy": 10, "dz": 10}
 RECEIVERS = {"line": {"start": [40, 150, 20], "end": [360, 150, 20], "count": 17}}
@@ -133,12 +133,12 @@ def test_killed_survey_resumes_without_recomputing(tmp):
 
     proc = start(killed, long_survey(), ranks=2)
     directory = os.path.join(killed, "out")
-    end = time.time() + 120
+    end = time.time() + time_limit(120)
     while not (os.path.exists(os.path.join(directory, "manifest.jsonl")) and
                shot_lines(directory, "done")):
         if proc.poll() is not None:
             check(False, f"the survey ended before the kill:\n{proc.stderr.read()}")
-        check(time.time() < end, "no shot finished within 120 s")
+        check(time.time() < end, f"no shot finished within {time_limit(120):g} s")
         time.sleep(0.05)
     kill_job(proc)
     before = {m["shot"]: m for m in shot_lines(directory, "done")}
@@ -190,7 +190,7 @@ def test_second_survey_on_directory_refused(tmp):
             rf"\(host {re.escape(socket.gethostname())}, pid {holder[0]}, ")
     check(rc != 0 and re.search(busy, err), f"the second survey was not refused:\n{err}")
     check(rc_check != 0 and re.search(busy, err_check), f"check did not see the lock:\n{err_check}")
-    out, err = first.communicate(timeout=300)
+    out, err = first.communicate(timeout=time_limit(300))
     check(first.returncode == 0 and len(shot_lines(os.path.join(tmp, "out"), "done")) == 2,
           f"the first survey did not complete:\n{err[-3000:]}")
     check(not leftovers(tmp), f"left behind: {leftovers(tmp)}")
@@ -200,12 +200,13 @@ def test_second_survey_on_directory_refused(tmp):
 def wait_for_done(proc, directory, count, timeout=600):
     """Waits until the manifest records `count` done shots (or more); the
     bound only catches a survey that hangs, not a slow machine."""
-    end = time.time() + timeout
+    limit = time_limit(timeout)
+    end = time.time() + limit
     path = os.path.join(directory, "manifest.jsonl")
     while not (os.path.exists(path) and len(shot_lines(directory, "done")) >= count):
         if proc.poll() is not None:
             check(False, f"the survey ended early:\n{proc.stderr.read()}")
-        check(time.time() < end, f"{count} shots not done within {timeout} s")
+        check(time.time() < end, f"{count} shots not done within {limit:g} s")
         time.sleep(0.02)
 
 
@@ -231,7 +232,7 @@ def test_removed_manifest_is_written_again(tmp):
             f.write('{"seisfd_manifest": 1, "job_hash": "0000000000000000"}\n')
         os.replace(manifest + ".other", manifest)
     signal_ranks(proc, signal.SIGCONT)
-    out, err = proc.communicate(timeout=300)
+    out, err = proc.communicate(timeout=time_limit(300))
     check(proc.returncode == 0, f"the survey failed:\n{err[-3000:]}")
     check(err.count("was removed or replaced during the run") == 1 + replaced,
           f"not warned of each change:\n{err}")
@@ -265,7 +266,7 @@ def test_manifest_cut_during_the_run_fails_the_job(tmp):
     signal_ranks(proc, signal.SIGSTOP)
     os.truncate(manifest, 0)
     signal_ranks(proc, signal.SIGCONT)
-    out, err = proc.communicate(timeout=300)
+    out, err = proc.communicate(timeout=time_limit(300))
     lost = (f"seisfd: error: the manifest '{os.path.join('out', 'manifest.jsonl')}' no longer "
             f"holds the lines this run wrote: it was removed, replaced or cut after the last of "
             f"them; a re-run computes the shots it does not record again")
@@ -298,13 +299,14 @@ def test_killed_rank_ends_job_and_rerun_resumes(tmp):
     os.kill(victim, signal.SIGKILL)
     killed_at = time.time()
     try:
-        proc.communicate(timeout=60)
+        proc.communicate(timeout=time_limit(60))
     except subprocess.TimeoutExpired:
         kill_job(proc)
-        check(False, "the job went on for 60 s after one of its ranks was killed")
+        check(False, f"the job went on for {time_limit(60):g} s after one of its ranks was killed")
     took = time.time() - killed_at
-    check(proc.returncode != 0 and took < 20, f"exit {proc.returncode} {took:.1f} s after the kill")
-    end = time.time() + 5
+    check(proc.returncode != 0 and took < time_limit(20),
+          f"exit {proc.returncode} {took:.1f} s after the kill")
+    end = time.time() + time_limit(5)
     while session_processes(proc.pid):
         check(time.time() < end, f"processes left: {session_processes(proc.pid)}")
         time.sleep(0.05)
@@ -358,7 +360,7 @@ def fill_disk_mid_survey(tmp, disk):
         except OSError:
             pass
     signal_ranks(proc, signal.SIGCONT)
-    out, err = proc.communicate(timeout=300)
+    out, err = proc.communicate(timeout=time_limit(300))
     failed = [n for n in range(1, len(shots) + 1) if n not in done]
     check(proc.returncode != 0 and f"{len(failed)} shot" in err, f"exit {proc.returncode}:\n{err}")
     for n in failed:
@@ -428,7 +430,7 @@ def test_failed_write_fails_only_that_shot(tmp):
     proc = start(tmp, survey_job(shots=shots, ranks_per_shot=1), name="io")
     wait_for_line(proc, "  restart ")
     os.makedirs(os.path.join(directory, "shot_0002.h5", "inside"))
-    out, err = proc.communicate(timeout=300)
+    out, err = proc.communicate(timeout=time_limit(300))
     check(proc.returncode != 0, "a survey with a failed write exited 0")
     check(re.search(r"shot 2: .*'out/shot_0002\.h5'.*(directory|Is a directory)", err),
           f"no I/O reason:\n{err}")

@@ -10,7 +10,7 @@ import subprocess
 import time
 
 from testlib import (BIN_DIR, MPIRUN, MPIRUN_FLAGS, ROOT, SEISFD, Skipped, base_job, check,
-                     check_sanitizers, write_job)
+                     check_sanitizers, time_limit, write_job)
 
 # The variables that set or pin OpenMP threads, which every launch here
 # leaves out unless the test sets them (testlib's launches set one).
@@ -37,7 +37,7 @@ def launch(args, ranks, cwd, flags=(), env=None, timeout=300):
     started = time.monotonic()
     try:
         p = subprocess.run(cmd, cwd=cwd, env=environment, capture_output=True, text=True,
-                           timeout=timeout)
+                           timeout=time_limit(timeout))
     except subprocess.TimeoutExpired:
         raise AssertionError(f"{' '.join(cmd)} did not finish within {timeout} s")
     check_sanitizers(p.stderr, " ".join(args))
@@ -154,7 +154,7 @@ def make_run(tmp, ranks):
            if k not in OPENMP_VARIABLES + ("MAKEFLAGS", "MFLAGS", "MAKELEVEL")}
     p = subprocess.run(["make", "--no-print-directory", "-o", "all", "-C", ROOT, "run",
                         f"JOB={job}", f"RANKS={ranks}", f"BIN={BIN_DIR}"],
-                       cwd=tmp, env=env, capture_output=True, text=True, timeout=300)
+                       cwd=tmp, env=env, capture_output=True, text=True, timeout=time_limit(300))
     check(p.returncode == 0 and os.path.exists(os.path.join(tmp, f"np{ranks}.h5")),
           f"make run RANKS={ranks} failed (exit {p.returncode}):\n{p.stdout[-2000:]}\n"
           f"{p.stderr[-3000:]}")

@@ -8,7 +8,7 @@ import re
 
 import numpy as np
 
-from testlib import ROOT, check, direct_wave, read_gather, run_job
+from testlib import ROOT, check, direct_wave, read_gather, run_job, time_limit
 
 V = 2000.0
 REFERENCES = os.path.join(ROOT, "tests", "data", "time_dispersion")
@@ -264,7 +264,7 @@ def test_time_stepping_study_ranks_the_schemes(tmp):
     import subprocess
     import sys
     p = subprocess.run([sys.executable, os.path.join(ROOT, "docs", "time_stepping_study.py")],
-                       capture_output=True, text=True, timeout=120)
+                       capture_output=True, text=True, timeout=time_limit(120))
     check(p.returncode == 0, p.stderr)
     # After two heading lines: scheme, cost, misfit at 800 m and 2 km.
     cells = [re.split(r" {2,}", line.strip()) for line in p.stdout.splitlines()[2:]]

@@ -34,6 +34,34 @@ os.environ.setdefault("OMPI_MCA_odls_base_sigkill_timeout", "0")
 # that wants a binding names it on the command line, which overrides this.
 os.environ.setdefault("OMPI_MCA_hwloc_base_binding_policy", "none")
 
+# Every time limit that bounds a run in the tests is written for a quiet
+# 2-core machine and passes through time_limit(); a slower or busier
+# machine (a sanitizer build, a shared runner) raises them all at once.
+TIME_SCALE_VARIABLE = "SEISFD_TEST_TIME_SCALE"
+
+
+def _time_scale():
+    text = os.environ.get(TIME_SCALE_VARIABLE, "1")
+    try:
+        scale = float(text)
+    except ValueError:
+        scale = math.nan
+    if not (math.isfinite(scale) and scale > 0):
+        # Read when the suite starts: its one message, not a traceback.
+        raise SystemExit(f"tests: error: {TIME_SCALE_VARIABLE}={text!r}: must be a positive "
+                         f"finite number, the factor on every time limit of the tests "
+                         f"(default 1; e.g. 3 on a machine three times slower)")
+    return scale
+
+
+TIME_SCALE = _time_scale()
+
+
+def time_limit(seconds):
+    """A limit of `seconds` on a quiet 2-core machine, scaled by
+    SEISFD_TEST_TIME_SCALE."""
+    return seconds * TIME_SCALE
+
 
 class TestFailure(AssertionError):
     pass
@@ -41,6 +69,11 @@ class TestFailure(AssertionError):
 
 class Skipped(Exception):
     """Raised by a test that cannot run here (it says why)."""
+
+
+class NeedsGpu(Skipped):
+    """Raised by a test that needs a GPU (and seisfd's CUDA backend) this
+    machine lacks; the suite's summary counts these apart."""
 
 
 def check(condition, message):
@@ -58,18 +91,20 @@ def write_job(path, job):
 def run(args, ranks=1, threads=None, cwd=None, timeout=300, env=None, launcher_flags=()):
     """Runs seisfd on `ranks` MPI ranks, with `env` added to the environment
     and `launcher_flags` to mpirun's options; returns (exit code, stdout,
-    stderr). A run that outlives `timeout` (a deadlock, say) fails the test."""
+    stderr). A run that outlives time_limit(timeout) (a deadlock, say) fails
+    the test."""
     if threads is None:
         threads = max(1, (os.cpu_count() or 1) // ranks)
     env = dict(os.environ, OMP_NUM_THREADS=str(threads), **(env or {}))
     cmd = [MPIRUN, *MPIRUN_FLAGS, *launcher_flags, "-np", str(ranks), "-x", "OMP_NUM_THREADS",
            SEISFD, *args]
+    limit = time_limit(timeout)
     try:
         p = subprocess.run(cmd, cwd=cwd, env=env, capture_output=True, text=True,
-                           timeout=timeout)
+                           timeout=limit)
     except subprocess.TimeoutExpired:
         raise TestFailure(f"seisfd {' '.join(args)} on {ranks} ranks did not finish "
-                          f"within {timeout} s")
+                          f"within {limit:g} s")
     check_sanitizers(p.stderr, f"seisfd {' '.join(args)} on {ranks} ranks")
     return p.returncode, p.stdout, p.stderr
 
@@ -138,7 +173,7 @@ def kill_job(proc):
         except ProcessLookupError:
             pass
     proc.communicate()
-    end = time.time() + 30
+    end = time.time() + time_limit(30)
     while session_processes(proc.pid):
         check(time.time() < end, "the killed job's ranks are still running")
         time.sleep(0.05)
@@ -146,11 +181,12 @@ def kill_job(proc):
 
 def wait_for_line(proc, prefix, timeout=120):
     """Reads the launcher's stdout up to a line starting with prefix."""
-    end = time.time() + timeout
+    limit = time_limit(timeout)
+    end = time.time() + limit
     for line in proc.stdout:
         if line.startswith(prefix):
             return line
-        check(time.time() < end, f"no line starting with '{prefix}' within {timeout} s")
+        check(time.time() < end, f"no line starting with '{prefix}' within {limit:g} s")
     check(False, f"seisfd ended without a line starting with '{prefix}':\n{proc.stderr.read()}")
 
 

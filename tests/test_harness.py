@@ -1,0 +1,84 @@
+"""Tests of the suite itself: the time scale on its limits and its last
+line."""
+import os
+import re
+import subprocess
+import sys
+import time
+
+from testlib import TIME_SCALE_VARIABLE, check, time_limit
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+
+
+def python_with_scale(scale, code, env=None):
+    """Runs code in a fresh Python (testlib reads the scale when imported)
+    with SEISFD_TEST_TIME_SCALE set to scale."""
+    env = dict(os.environ, **(env or {}), **{TIME_SCALE_VARIABLE: scale})
+    return subprocess.run([sys.executable, "-c", f"import sys; sys.path.insert(0, {HERE!r})\n" + code],
+                          env=env, capture_output=True, text=True, timeout=time_limit(60))
+
+
+def test_time_scale_bounds_a_run(tmp):
+    """testlib.run's limit of 300 s becomes 0.6 s at a scale of 0.002: a
+    launcher that takes 30 s is stopped after it, the failure naming the
+    scaled limit; at a scale of 2 the limits double."""
+    launcher = os.path.join(tmp, "slow-launcher")
+    with open(launcher, "w") as f:
+        f.write("#!/bin/sh\nexec sleep 30\n")
+    os.chmod(launcher, 0o755)
+    code = ("import testlib\n"
+            "try:\n"
+            "    testlib.run(['--version'])\n"
+            "except testlib.TestFailure as e:\n"
+            "    print(e)\n")
+    started = time.time()
+    p = python_with_scale("0.002", code, {"MPIRUN": launcher, "MPIRUN_FLAGS": ""})
+    took = time.time() - started
+    check(p.returncode == 0 and "did not finish within 0.6 s" in p.stdout,
+          f"exit {p.returncode}:\n{p.stdout}\n{p.stderr}")
+    check(took < 20, f"the scaled limit did not stop the run: {took:.1f} s")
+    p = python_with_scale("2", "import testlib; print(testlib.time_limit(300), testlib.TIME_SCALE)")
+    check(p.returncode == 0 and p.stdout.split() == ["600.0", "2.0"], f"{p.stdout}\n{p.stderr}")
+    return f"300 s at 0.002: stopped after {took:.1f} s; at 2: 600 s"
+
+
+def test_bad_time_scale_is_one_clear_error(tmp):
+    """A scale that is not a positive finite number stops the suite
+    before any test with one line naming the variable and the value."""
+    for value in ("abc", "", "0", "-1", "nan", "inf", "1e999", "2s"):
+        env = dict(os.environ, **{TIME_SCALE_VARIABLE: value})
+        p = subprocess.run([sys.executable, os.path.join(HERE, "run_tests.py"), "harness."],
+                           env=env, capture_output=True, text=True, timeout=time_limit(60))
+        expected = (f"tests: error: {TIME_SCALE_VARIABLE}={value!r}: must be a positive finite "
+                    f"number, the factor on every time limit of the tests")
+        check(p.returncode != 0 and p.stdout == "" and p.stderr.startswith(expected)
+              and p.stderr.count("\n") == 1, f"{value!r}: exit {p.returncode}:\n{p.stdout}{p.stderr}")
+    return "abc, empty, 0, -1, nan, inf, 1e999, 2s refused"
+
+
+def test_summary_line_counts_skips_by_reason(tmp):
+    """The last line always has the three counts, and where tests were
+    skipped how many need a GPU; a real run of two GPU tests says so."""
+    from run_tests import summary_line
+    cases = [((211, 2, 0, 0), "211 passed, 2 failed, 0 skipped"),
+             ((211, 0, 27, 25), "211 passed, 0 failed, 27 skipped (25 need a GPU, 2 other)"),
+             ((5, 1, 3, 0), "5 passed, 1 failed, 3 skipped (0 need a GPU, 3 other)")]
+    for (passed, failed, skipped, gpu), line in cases:
+        got = summary_line({"passed": passed, "failed": failed, "skipped": skipped,
+                            "skipped_gpu": gpu})
+        check(got == line, f"{got!r}, not {line!r}")
+    p = subprocess.run([sys.executable, os.path.join(HERE, "run_tests.py"),
+                        "gpu.one_rank_matches_cpu", "gpu.two_ranks_on_two_gpus"],
+                       capture_output=True, text=True, timeout=time_limit(300))
+    lines = p.stdout.splitlines()
+    check(p.returncode == 0 and lines, f"exit {p.returncode}:\n{p.stdout}\n{p.stderr[-2000:]}")
+    skips = [line for line in lines if line.startswith("skipped ")]
+    check(all(re.search(r": (needs \d GPUs?, \d+ visible|this build of seisfd has no CUDA "
+                        r"backend)", s) for s in skips), f"skips without their reason:\n{p.stdout}")
+    # A machine with GPUs runs what it can; here, with none, both skip.
+    n = len(skips)
+    tail = f"{n} skipped" + (f" ({n} need a GPU, 0 other)" if n else "")
+    check(re.fullmatch(rf"\d+ passed, 0 failed, {re.escape(tail)}", lines[-1]),
+          f"last line {lines[-1]!r}, not ending '{tail}'")
+    return lines[-1]
