@@ -9,6 +9,13 @@
 #include <stddef.h>
 #include <stdio.h>
 
+/* What bench assumes of a physics, as its plug-in declares it. */
+typedef struct {
+    long gpu_size;            /* the default --size on a GPU: a cube that fills much of one */
+    double bytes_per_point;   /* the least memory traffic of a point update, for the
+                                 effective bandwidth */
+} sf_physics_bench;
+
 typedef struct {
     long size, steps, warmup;   /* size 0: the backend's default */
     long check_every;           /* --check-every: the instability guard's interval; 0: off */

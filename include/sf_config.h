@@ -3,6 +3,7 @@
 #define SF_CONFIG_H
 
 #include "sf_gpu_aware_mpi.h"
+#include "sf_physics_list.h"
 #include "sf_receiver_offset.h"
 #include "sf_wavelet.h"
 
@@ -18,8 +19,6 @@ typedef enum { SF_MODEL_HOMOGENEOUS, SF_MODEL_LAYERED, SF_MODEL_RAW, SF_MODEL_HD
 typedef enum { SF_INTERP_LINEAR, SF_INTERP_NEAREST } sf_interpolation;
 typedef enum { SF_ENDIAN_LITTLE, SF_ENDIAN_BIG } sf_endian;
 typedef enum { SF_DEVICE_AUTO, SF_DEVICE_CPU, SF_DEVICE_CUDA } sf_device_kind;
-typedef enum { SF_PHYSICS_ACOUSTIC, SF_PHYSICS_ELASTIC, SF_PHYSICS_VTI, SF_PHYSICS_TTI,
-               SF_PHYSICS_KINDS } sf_physics;
 
 /* The material parameters a model may give; each physics declares those
  * it takes (sf_physics_declaration). Thomsen's epsilon and delta are
@@ -57,9 +56,10 @@ typedef enum { SF_SLABS_BALANCED, SF_SLABS_EQUAL } sf_slab_policy;
 typedef enum { SF_SOURCE_PRESSURE, SF_SOURCE_EXPLOSIVE, SF_SOURCE_FORCE,
                SF_SOURCE_MOMENT } sf_source_type;
 
-/* What a physics takes from a job: its medium parameters, the source
- * types and components it has, and whether it keeps an energy series.
- * The job reader asks this, never the physics' name. */
+/* What a physics takes from a job: its name, its medium parameters, the
+ * source types and components it has, and whether it keeps an energy
+ * series. Each physics declares its own (src/physics/<folder>/); the job
+ * reader asks this, never a particular physics. */
 typedef struct {
     const char *name;               /* physics.type */
     int nparams;
@@ -73,9 +73,13 @@ typedef struct {
      * it for plots and readers ("pressure", "Pa per unit source amplitude"). */
     const char *quantity[SF_COMPONENTS];
     const char *units[SF_COMPONENTS];
+    /* The values of one point (value[sf_parameter]) that it cannot run, as
+     * text, or NULL when they are fine; NULL where every value in the
+     * parameters' ranges runs. */
+    const char *(*point_problem)(const double *value, char *text, size_t len);
+    sf_parameter point_key;         /* the parameter such a problem is reported on */
 } sf_physics_declaration;
 
-const sf_physics_declaration *sf_physics_declared(sf_physics p);
 int sf_physics_takes(sf_physics p, sf_parameter q);
 
 typedef struct {
@@ -247,7 +251,7 @@ int sf_config_component_axis(const sf_config *cfg);
  * homogeneous models and every point of model files are checked alike. */
 const char *sf_config_point_problem(const sf_config *cfg, const double *value, char *text,
                                     size_t len);
-/* The parameter such a problem is reported on: vs, or delta. */
+/* The parameter such a problem is reported on (the physics declares it). */
 sf_parameter sf_config_point_key(const sf_config *cfg);
 
 /* Reads and validates a job from YAML text. Every problem found is printed

@@ -6,6 +6,7 @@
 #include "sf_backend.h"
 #include "sf_config.h"
 #include "sf_gpu_aware_mpi.h"
+#include "sf_physics_registry.h"
 
 #include <mpi.h>
 
@@ -33,10 +34,20 @@ void sf_placement_request_of(const sf_config *cfg, sf_placement_request *out);
 
 /* Collective over comm. cpu: the CPU backend. cuda: the CUDA backend,
  * bound to this rank's GPU; a build without CUDA, or a rank without a GPU,
- * is an error naming the rank and host. auto: CUDA when the build has it
- * and every rank sees a GPU, otherwise the CPU. On GPUs the ranks then
- * agree on the halo transport (sf_gpu_halo_transport). */
+ * is an error naming the rank and host. auto: CUDA when the build has it,
+ * every rank sees a GPU and the physics has cuda kernels (else a note says
+ * the GPUs stay idle), otherwise the CPU. A physics without kernels on
+ * the backend asked for is one error (sf_placement_refusal) before any
+ * GPU is probed or memory allocated. On GPUs the ranks then agree on the
+ * halo transport (sf_gpu_halo_transport). */
 void sf_placement_choose(const sf_placement_request *request, MPI_Comm comm, sf_placement *out);
+
+/* Why physics cannot run on the device asked for, from its plug-in's
+ * backends and this build alone: one line naming the physics, the backend
+ * and what to use instead ("vti has no cuda backend; use cpu"), written to
+ * why; NULL when it can (auto can whenever the physics has any backend). */
+const char *sf_placement_refusal(const sf_physics_plugin *physics, sf_device_kind device,
+                                 char *why, size_t len);
 
 /* Collective: the set-up lines saying where each rank computes (threads
  * per rank; with cuda each rank's host, GPU and cores) and how each

@@ -8,11 +8,24 @@
 
 #include "sf_config.h"
 
+/* What a physics allocates on the host, as its plug-in declares it from
+ * its backends' sizes; a volume is an array over the slab's points. */
+typedef struct {
+    int model_volumes;    /* at the model's peak: its parameters, and what its
+                             medium is built through */
+    int field_volumes;    /* wavefields, with their z halos */
+    int medium_volumes;   /* the backend's medium, over the owned planes */
+    int halo_fields;      /* the fields of a halo group */
+    int cpml_arrays;      /* memory variables per absorbing-layer point */
+    int energy_volumes;   /* owned-plane arrays of the energy series, when kept */
+} sf_physics_memory;
+
 typedef enum { SF_MEMORY_MODEL, SF_MEMORY_FIELDS, SF_MEMORY_CPML, SF_MEMORY_RECEIVERS,
                SF_MEMORY_PARTS } sf_memory_part;
 
-/* Bytes by part for the slab of nz planes from z0: the model (and an
- * elastic job's medium while its backend is built); with the fields on
+/* Bytes by part for the slab of nz planes from z0, from what the job's
+ * physics declares (sf_physics_memory): the model (and the medium built
+ * from it while its backend is created); with the fields on
  * the host (the CPU backend) the wavefields, halo buffers and CPML memory;
  * the snapshot buffers;
  * the receiver positions and the traces of nsamples samples (every

@@ -14,11 +14,11 @@ typedef struct {
     double min[SF_PARAMS], max[SF_PARAMS];
     float *vp, *vs, *rho;   /* the same arrays by name */
     double vmin;        /* vp over the whole grid */
-    double vmax;        /* the fastest wave (the CFL limit's): vp, or the
-                           fastest qP phase velocity of an anisotropic medium */
+    double vmax;        /* the fastest wave (the CFL limit's): vp, or as the
+                           physics' wave_speeds says (sf_physics_plugin) */
     double vs_min, vs_max, rho_min, rho_max;
-    double slowest;     /* slowest wave: vs, or vp where vs = 0 (acoustic: vmin;
-                           anisotropic: the slowest qP phase velocity) */
+    double slowest;     /* slowest wave (the dispersion check's): vmin, or as
+                           the physics' wave_speeds says */
 } sf_model;
 
 /* Collective over the slab's communicator. Bad files or values end the

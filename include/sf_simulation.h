@@ -7,6 +7,7 @@
 
 #include "sf_acquisition.h"
 #include "sf_backend.h"
+#include "sf_bench.h"
 #include "sf_config.h"
 #include "sf_cpml.h"
 #include "sf_decomp.h"
@@ -15,8 +16,10 @@
 #include "sf_growth_guard.h"
 #include "sf_halo.h"
 #include "sf_interrupt.h"
+#include "sf_memory_check.h"
 #include "sf_model.h"
 #include "sf_output.h"
+#include "sf_physics_registry.h"
 #include "sf_plane_costs.h"
 #include "sf_resample.h"
 #include "sf_segy.h"
@@ -38,8 +41,9 @@ enum { SF_MAX_STAGES = SF_MAX_HALO_GROUPS };
  * exchanges with the interior, the guard, snapshots, energy and surveys
  * are the driver's (simulation.c); what is the physics' own is here and
  * in its backends' kernels. */
-typedef struct {
-    const char *name;
+struct sf_physics_plugin {
+    /* Its name (physics.type) and what it takes from a job. */
+    const sf_physics_declaration *declared;
     /* First derivatives on a staggered grid: the CFL limit and the
      * accuracy estimate use the staggered stencil. */
     int staggered;
@@ -70,6 +74,10 @@ typedef struct {
     const sf_field_lattice *fields;
     /* The name of a field index of sf_nonfinite ("p", "vx", "sxz", ...). */
     const char *(*field_name)(int field);
+    /* Collective over comm: m->slowest (the dispersion check's) and
+     * m->vmax (the CFL limit's) over the model's points; NULL where vp is
+     * both (m->vmin, m->vmax as built). */
+    void (*wave_speeds)(sf_model *m, long points, MPI_Comm comm);
     /* The slowest wave the dispersion check speaks of ("vp_min", ...),
      * and the summary's line of the model. */
     const char *(*slowest_wave_name)(const sf_model *m);
@@ -79,10 +87,15 @@ typedef struct {
     void (*create)(sf_simulation *s, sf_problem *p);
     /* Its lines of the set-up summary: source and receivers. */
     void (*summary)(const sf_simulation *s);
-    /* Its kernels on each backend (cuda NULL in builds without CUDA). */
+    /* Its kernels on each backend: NULL where it has none (cuda in builds
+     * without CUDA). */
     const sf_backend_ops *(*cpu)(void);
     const sf_backend_ops *(*cuda)(void);
-} sf_physics_plugin;
+    /* What its backends allocate (the memory check's estimate). */
+    sf_physics_memory memory;
+    /* What bench assumes of it. */
+    sf_physics_bench bench;
+};
 
 #if SF_HAVE_CUDA
 #define SF_CUDA_BACKEND(ops) (ops)
@@ -90,19 +103,6 @@ typedef struct {
 #define SF_CUDA_BACKEND(ops) NULL
 #endif
 
-/* The physics of a job (src/physics/<name>/physics.c), by kind. */
-const sf_physics_plugin *sf_physics_of(sf_physics kind);
-/* The kind of the physics of that name, or -1. */
-int sf_physics_named(const char *name);
-/* Every physics' name, joined by separator ("acoustic|elastic|vti|tti"). */
-void sf_physics_names(const char *separator, char *out, size_t len);
-/* The names of the physics whose plug-ins have kernels on the CPU backend
- * (cuda 0) or the CUDA backend (cuda 1; none in builds without CUDA). */
-void sf_physics_on_backend(int cuda, const char *separator, char *out, size_t len);
-const sf_physics_plugin *sf_physics_acoustic(void);
-const sf_physics_plugin *sf_physics_elastic(void);
-const sf_physics_plugin *sf_physics_vti(void);
-const sf_physics_plugin *sf_physics_tti(void);
 /* The acoustic lines of the set-up summary (source and receivers), which
  * the pseudo-acoustic physics share, and the pressure as placed on the nodes. */
 void sf_acoustic_summary(const sf_simulation *s);

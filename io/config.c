@@ -5,6 +5,7 @@
 #include "sf_error.h"
 #include "sf_file_read.h"
 #include "sf_fingerprint.h"
+#include "sf_physics_registry.h"
 
 #include <math.h>
 #include <mpi.h>
@@ -62,8 +63,9 @@ static void read_physics(cfg_reader *r, sf_yaml_node *root, sf_config *c)
     sf_yaml_node *p = cfg_section(r, root, "physics", "", 0);
     if (!p) return;
     int type = 0;
-    if (cfg_choice(r, p, "type", "physics", "acoustic|elastic|vti|tti", 0, &type,
-                   &c->physics_mark) > 0)
+    char physics[256];
+    sf_physics_names("|", physics, sizeof physics);
+    if (cfg_choice(r, p, "type", "physics", physics, 0, &type, &c->physics_mark) > 0)
         c->physics = (sf_physics)type;
     int order_index = 2;
     if (cfg_choice(r, p, "order", "physics", "2|4|8", 0, &order_index, &c->order_mark) > 0)
@@ -79,10 +81,14 @@ typedef int (*physics_takes)(sf_physics p, int what);
 static int takes_parameter(sf_physics p, int q) { return sf_physics_takes(p, (sf_parameter)q); }
 static int takes_energy(sf_physics p, int what) { return (void)what, sf_physics_declared(p)->energy; }
 static int takes_source(sf_physics p, int type) { return (sf_physics_declared(p)->sources >> type) & 1; }
+static int takes_component(sf_physics p, int k)
+{
+    return (sf_physics_declared(p)->components >> k) & 1;
+}
 /* Models of several parameters name a file or dataset for each. */
 static int takes_files(sf_physics p, int what) { return (void)what, sf_physics_declared(p)->nparams > 1; }
 
-/* "elastic", "vti or tti": the physics that take it. */
+/* "elastic", "vti or tti": the names of the physics that take it. */
 static void physics_taking(physics_takes takes, int what, char *out, size_t len)
 {
     int n = 0, total = 0;
@@ -165,34 +171,11 @@ static const cfg_range PARAMETER_RANGE[SF_PARAMS] = {
 
 const char *sf_config_point_problem(const sf_config *c, const double *value, char *text, size_t len)
 {
-    if (sf_physics_takes(c->physics, SF_PARAM_VS) &&
-        !(value[SF_PARAM_VS] < SF_VS_OVER_VP_MAX * value[SF_PARAM_VP])) {
-        snprintf(text, len, "vs = %g m/s is not below %.4f vp = %g m/s (vp = %g m/s): an isotropic "
-                 "solid needs a positive bulk modulus", value[SF_PARAM_VS], SF_VS_OVER_VP_MAX,
-                 SF_VS_OVER_VP_MAX * value[SF_PARAM_VP], value[SF_PARAM_VP]);
-        return text;
-    }
-    if (!sf_physics_takes(c->physics, SF_PARAM_EPSILON)) return NULL;
-    const double eps = value[SF_PARAM_EPSILON], delta = value[SF_PARAM_DELTA];
-    if (!(delta <= eps)) {
-        snprintf(text, len, "delta = %g exceeds epsilon = %g: the pseudo-acoustic system is "
-                 "unstable where delta > epsilon (its shear velocity would be imaginary)",
-                 delta, eps);
-        return text;
-    }
-    if (!(eps - delta <= SF_ANISOTROPY_GAP_MAX)) {
-        snprintf(text, len, "epsilon - delta = %g - %g exceeds %g: the shear velocity that keeps "
-                 "the pseudo-acoustic system stable would near vp", eps, delta,
-                 SF_ANISOTROPY_GAP_MAX);
-        return text;
-    }
-    return NULL;
+    const sf_physics_declaration *d = sf_config_physics(c);
+    return d->point_problem ? d->point_problem(value, text, len) : NULL;
 }
 
-sf_parameter sf_config_point_key(const sf_config *c)
-{
-    return sf_physics_takes(c->physics, SF_PARAM_VS) ? SF_PARAM_VS : SF_PARAM_DELTA;
-}
+sf_parameter sf_config_point_key(const sf_config *c) { return sf_config_physics(c)->point_key; }
 
 /* The physics' parameters of a homogeneous model or a layer. */
 static void read_parameters(cfg_reader *r, sf_yaml_node *map, const char *path, const sf_config *c,
@@ -686,11 +669,13 @@ static int read_components(cfg_reader *r, sf_yaml_node *map, const char *key, co
             continue;
         }
         const sf_physics_declaration *d = sf_config_physics(c);
-        if (!((d->components >> found) & 1)) {
-            /* Every physics records the pressure; particle velocity is elastic. */
+        if (!takes_component(c->physics, found)) {
+            /* Every physics records the pressure; particle velocity is some physics' only. */
+            char who[96];
+            physics_taking(takes_component, found, who, sizeof who);
             cfg_problem(r, item->line, item->column, full, "%s %s job has pressure (p) "
-                        "only; particle velocity needs physics.type: elastic", article(d->name),
-                        d->name);
+                        "only; particle velocity needs physics.type: %s", article(d->name),
+                        d->name, who);
             continue;
         }
         seen[found] = 1;
@@ -925,6 +910,7 @@ static void check_geometry(cfg_reader *r, const sf_config *c, const clean_sectio
 static void set_defaults(sf_config *c)
 {
     memset(c, 0, sizeof *c);
+    c->physics = SF_PHYSICS_DEFAULT;
     c->order = 8;
     for (int f = 0; f < 6; ++f) c->cpml[f] = 20;
     c->cfl_safety = 0.8;

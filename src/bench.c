@@ -18,17 +18,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* Grids that fill a device: 1000^3 acoustic takes about 14 GiB on a GPU,
- * 512^3 elastic (17 arrays) about 9 GiB, 800^3 TTI (9 arrays) about 19 GiB
- * (and its model is built on the host). */
+/* The default --size on the CPU; on a GPU each physics declares its own
+ * (sf_physics_bench). */
 enum { CPU_DEFAULT_SIZE = 256 };
-static const long GPU_DEFAULT_SIZE[SF_PHYSICS_KINDS] = {1000, 512, 800, 800};
-
-/* The least DRAM traffic of one point update: acoustic: read p, p_prev and
- * v^2dt^2, write p_next; elastic: 9 wavefield components read and written
- * plus 3 material parameters read once; vti: p and q at two levels read,
- * the new ones written, vp, epsilon and delta read; tti: theta and phi too. */
-static const double BYTES_PER_POINT[SF_PHYSICS_KINDS] = {16.0, 120.0, 36.0, 44.0};
 
 /* The options: the parser reads them from this table and the usage lists
  * them from it, so that the two agree. A number has its range; a word its
@@ -43,11 +35,13 @@ typedef struct {
     long lo, hi;                            /* a number's range */
     word_reader read;                       /* a word's; NULL: a number or a switch */
     void (*words)(char *out, size_t len);   /* the words, where a registry lists them */
+    /* The default, where a registry names it: the usage adds " (default X)". */
+    void (*default_word)(char *out, size_t len);
 } bench_option;
 
-#define NUMBER(name, lo, hi) offsetof(sf_bench_options, name), lo, hi, NULL, NULL
-#define WORD(reader) 0, 0, 0, reader, NULL
-#define SWITCH(name) offsetof(sf_bench_options, name), 0, 0, NULL, NULL
+#define NUMBER(name, lo, hi) offsetof(sf_bench_options, name), lo, hi, NULL, NULL, NULL
+#define WORD(reader) 0, 0, 0, reader, NULL, NULL
+#define SWITCH(name) offsetof(sf_bench_options, name), 0, 0, NULL, NULL, NULL
 
 static int read_device(sf_bench_options *o, const char *word)
 {
@@ -74,6 +68,11 @@ static int read_physics(sf_bench_options *o, const char *word)
 }
 
 static void physics_words(char *out, size_t len) { sf_physics_names("|", out, len); }
+
+static void default_physics(char *out, size_t len)
+{
+    snprintf(out, len, "%s", sf_physics_declared(SF_PHYSICS_DEFAULT)->name);
+}
 
 static int read_order(sf_bench_options *o, const char *word)
 {
@@ -106,8 +105,8 @@ static const bench_option OPTIONS[] = {
      WORD(read_device)},
     {"--gpu-aware-mpi", "auto|on|off", "whether MPI takes GPU buffers for the halos (default "
      "auto; wins over SEISFD_GPU_AWARE_MPI)", WORD(read_gpu_aware)},
-    {"--physics", "P", "the physics to time (default acoustic)", 0, 0, 0, read_physics,
-     physics_words},
+    {"--physics", "P", "the physics to time", 0, 0, 0, read_physics, physics_words,
+     default_physics},
     {"--size", "N", "grid points along x and y, and z unless --nz (default: 256 on the CPU, "
      "by physics on a GPU)", NUMBER(size, 16, 100000)},
     {"--nz", "NZ", "planes along z, for weak scaling (default --size)", NUMBER(nz, 16, 1000000)},
@@ -131,7 +130,8 @@ static const bench_option OPTIONS[] = {
 };
 enum { NOPTIONS = sizeof OPTIONS / sizeof OPTIONS[0] };
 
-/* What follows an option's flag in the usage: "N", "acoustic|elastic|vti|tti". */
+/* What follows an option's flag in the usage: "N", or the words a
+ * registry lists. */
 static const char *value_text(const bench_option *opt, char *buf, size_t len)
 {
     if (!opt->words) return opt->value;
@@ -196,7 +196,7 @@ int sf_bench_parse(int argc, char **argv, sf_bench_options *o, char *why, size_t
 {
     *o = (sf_bench_options){.size = 0, .steps = 100, .warmup = 10, .check_every = 100, .order = 8,
                             .cpml = 20, .copy_mib = 1024, .device = SF_DEVICE_AUTO,
-                            .gpu_aware = -1, .cpml_z = -1};
+                            .gpu_aware = -1, .cpml_z = -1, .physics = SF_PHYSICS_DEFAULT};
     for (int i = 0; i < argc; ++i) {
         const bench_option *opt = find_option(argv[i]);
         if (!opt) {
@@ -269,8 +269,11 @@ void sf_bench_usage(FILE *out)
         const bench_option *opt = &OPTIONS[k];
         snprintf(item, sizeof item, "%s%s%s", opt->flag, opt->value ? " " : "",
                  opt->value ? value_text(opt, words, sizeof words) : "");
+        char fallback[64] = "";
+        if (opt->default_word) opt->default_word(fallback, sizeof fallback);
         if (opt->read || !opt->value)
-            snprintf(meaning, sizeof meaning, "%s", opt->meaning);
+            snprintf(meaning, sizeof meaning, "%s%s%s%s", opt->meaning,
+                     *fallback ? " (default " : "", fallback, *fallback ? ")" : "");
         else
             snprintf(meaning, sizeof meaning, "%s; %ld..%ld", opt->meaning, opt->lo, opt->hi);
         fprintf(out, "  %-*s  ", width, item);
@@ -471,7 +474,7 @@ int sf_bench_main(const sf_bench_options *given)
     if (o.exchange) return bench_exchange(&placement);
     const int cuda = placement.cuda;
     if (o.size == 0)
-        o.size = !cuda ? CPU_DEFAULT_SIZE : GPU_DEFAULT_SIZE[o.physics];
+        o.size = !cuda ? CPU_DEFAULT_SIZE : sf_physics_of(o.physics)->bench.gpu_size;
     if (o.nz == 0) o.nz = o.size;
     if (o.plane_costs) {
         sf_info("seisfd bench --plane-costs: %s on the %s backend, %ld x %ld rows",
@@ -507,7 +510,7 @@ int sf_bench_main(const sf_bench_options *given)
     sf_simulation_run(&s, 0);
     double points = (double)o.size * o.size * o.nz * (double)o.steps;
     double rate = points / s.loop_seconds;
-    const double bytes = BYTES_PER_POINT[o.physics];
+    const double bytes = sf_physics_of(o.physics)->bench.bytes_per_point;
     char faces[64];
     if (o.cpml_z == o.cpml) snprintf(faces, sizeof faces, "CPML %ld on all faces", o.cpml);
     else snprintf(faces, sizeof faces, "CPML %ld on the x and y faces, %ld on z", o.cpml, o.cpml_z);

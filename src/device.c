@@ -41,17 +41,50 @@ static void print_backend_physics(int cuda)
     sf_info("  physics   %s: %s", cuda ? "cuda" : "cpu", *names ? names : "none");
 }
 
+const char *sf_placement_refusal(const sf_physics_plugin *physics, sf_device_kind device,
+                                 char *why, size_t len)
+{
+    const char *name = physics->declared->name;
+    const int cpu = sf_physics_has_backend(physics, 0), cuda = sf_physics_has_backend(physics, 1);
+    if (!cpu && !cuda)
+        snprintf(why, len, "%s has no backend in this build of seisfd (no cpu kernels%s)", name,
+                 SF_HAVE_CUDA ? ", no cuda kernels" : ", and the build has no CUDA backend");
+    else if (device == SF_DEVICE_CPU && !cpu)
+        snprintf(why, len, "%s has no cpu backend; use cuda", name);
+    else if (device == SF_DEVICE_CUDA && !SF_HAVE_CUDA)
+        snprintf(why, len, "cuda was asked for, but this build of seisfd has no CUDA backend "
+                 "(built with CUDA=0 or without nvcc); use cpu or auto");
+    else if (device == SF_DEVICE_CUDA && !cuda)
+        snprintf(why, len, "%s has no cuda backend; use cpu", name);
+    else
+        return NULL;
+    return why;
+}
+
 #if SF_HAVE_CUDA
 
-/* Collective: does this job run on the GPUs (binding each rank to one)? */
-static int choose_gpu(const sf_placement_request *r, MPI_Comm comm)
+/* Collective: does this job run on the GPUs (binding each rank to one)?
+ * Auto runs a physics without cuda kernels on the CPU, with a note when
+ * every rank has a GPU it leaves idle. */
+static int choose_gpu(const sf_placement_request *r, const sf_physics_plugin *physics,
+                      MPI_Comm comm)
 {
     if (r->device == SF_DEVICE_CPU) return 0;
+    const char *name = physics->declared->name;
     char missing[400];
     if (!sf_gpu_everywhere(comm, missing, sizeof missing)) {
-        if (r->device == SF_DEVICE_AUTO) return 0;
-        sf_fail_collective("%s: cuda was asked for, but %s; use cpu or auto", r->device_what,
-                           missing);
+        if (r->device == SF_DEVICE_CUDA)
+            sf_fail_collective("%s: cuda was asked for, but %s; use cpu or auto", r->device_what,
+                               missing);
+        if (!sf_physics_has_backend(physics, 0))
+            sf_fail_collective("%s: %s has no cpu backend, and cuda cannot run here: %s",
+                               r->device_what, name, missing);
+        return 0;
+    }
+    if (!sf_physics_has_backend(physics, 1)) {
+        sf_info("seisfd: note: %s has no cuda backend; auto runs it on the cpu, leaving the GPUs "
+                "idle (%s)", name, r->device_what);
+        return 0;
     }
     sf_gpu_bind(comm);
     return 1;
@@ -69,13 +102,11 @@ void sf_backend_print_build(void)
 
 #else
 
-static int choose_gpu(const sf_placement_request *r, MPI_Comm comm)
+/* Without CUDA every request that passed sf_placement_refusal runs on the CPU. */
+static int choose_gpu(const sf_placement_request *r, const sf_physics_plugin *physics,
+                      MPI_Comm comm)
 {
-    (void)comm;
-    if (r->device == SF_DEVICE_CUDA)
-        sf_fail_collective("%s: cuda was asked for, but this build of seisfd has no CUDA backend "
-                           "(built with CUDA=0 or without nvcc); use cpu or auto",
-                           r->device_what);
+    (void)r, (void)physics, (void)comm;
     return 0;
 }
 
@@ -91,8 +122,11 @@ void sf_placement_choose(const sf_placement_request *r, MPI_Comm comm, sf_placem
 {
     memset(out, 0, sizeof *out);
     out->gpu_aware = r->gpu_aware;
-    out->cuda = choose_gpu(r, comm);
     const sf_physics_plugin *physics = sf_physics_of(r->physics);
+    char why[300];
+    if (sf_placement_refusal(physics, r->device, why, sizeof why))
+        sf_fail_collective("%s: %s", r->device_what, why);
+    out->cuda = choose_gpu(r, physics, comm);
 #if SF_HAVE_CUDA
     if (out->cuda) {
         out->name = "cuda";

@@ -1,8 +1,7 @@
 #include "sf_memory_check.h"
-#include "sf_elastic_backend.h"
-#include "sf_elastic_medium.h"
 #include "sf_error.h"
 #include "sf_layout.h"
+#include "sf_simulation.h"
 #include "sf_snapshot.h"
 
 #include <mpi.h>
@@ -12,13 +11,7 @@
 
 static const double GIB = 1073741824.0;
 
-enum {
-    ROW_ALIGN = 16,            /* the CPU backends' row alignment, floats */
-    ACOUSTIC_CPML_ARRAYS = 2,  /* psi and zeta per layer point */
-    ELASTIC_CPML_ARRAYS = 6,   /* a psi per derivative along the layer's axis */
-    ELASTIC_HALO_FIELDS = 5,   /* the stress half-step with normal stresses */
-    ENERGY_ARRAYS = 14         /* 6 stresses before the step and 8 weights */
-};
+enum { ROW_ALIGN = 16 };   /* the CPU backends' row alignment, floats */
 
 /* Planes of a z layer [lo, hi) inside the slab [z0, z0 + nz). */
 static double overlap(long lo, long hi, long z0, long nz)
@@ -37,14 +30,24 @@ static double cpml_floats(const sf_config *c, long z0, long nz, int arrays)
     return (double)arrays * points;
 }
 
-/* The snapshot buffers of the slab: a decimated copy of each field (an
- * elastic job keeps the velocities of half a step before as well). */
-static double snapshot_floats(const sf_config *c, long z0, long nz)
+/* Components a snapshot also keeps from half a step before (those that
+ * live half a step off, which it averages). */
+static int half_step_components(const sf_physics_plugin *physics)
+{
+    int count = 0;
+    for (int k = 0; physics->half_step_component && k < SF_COMPONENTS; ++k)
+        count += physics->half_step_component((sf_component)k);
+    return count;
+}
+
+/* The snapshot buffers of the slab: a decimated copy of each field. */
+static double snapshot_floats(const sf_config *c, const sf_physics_plugin *physics, long z0,
+                              long nz)
 {
     if (!c->snapshot_path) return 0.0;
     const long *d = c->snapshot_decimation;
     long planes = (z0 + nz + d[2] - 1) / d[2] - (z0 + d[2] - 1) / d[2];
-    int arrays = c->snapshot_nfields + (c->physics == SF_PHYSICS_ELASTIC ? 3 : 0);
+    int arrays = c->snapshot_nfields + half_step_components(physics);
     return (double)arrays * (double)sf_snapshot_samples(c->n[0], d[0]) *
            (double)sf_snapshot_samples(c->n[1], d[1]) * (double)planes;
 }
@@ -52,35 +55,24 @@ static double snapshot_floats(const sf_config *c, long z0, long nz)
 void sf_memory_estimate(const sf_config *c, long z0, long nz, int host_fields, double nsamples,
                         double bytes[SF_MEMORY_PARTS])
 {
-    const int elastic = c->physics == SF_PHYSICS_ELASTIC;
-    /* The pseudo-acoustic kinds: two acoustic-like fields (p, q) with
-     * their own memory variables, and the medium's parameters. */
-    const int fields_of_p = sf_physics_takes(c->physics, SF_PARAM_EPSILON) ? 2 : 1;
-    const int nparams = sf_config_physics(c)->nparams;
+    const sf_physics_plugin *physics = sf_physics_of(c->physics);
+    const sf_physics_memory *need = &physics->memory;
     const double plane = (double)c->n[0] * (double)c->n[1], volume = plane * (double)nz;
     const double f = sizeof(float);
     memset(bytes, 0, SF_MEMORY_PARTS * sizeof *bytes);
-    /* The parameters; an elastic medium is built from copies with the next
-     * plane: 3 + SF_MEDIUM_ARRAYS + SF_NODE_ARRAYS volumes at its peak. */
-    bytes[SF_MEMORY_MODEL] =
-        f * volume * (elastic ? nparams + 3 + SF_MEDIUM_ARRAYS + SF_NODE_ARRAYS : nparams);
+    bytes[SF_MEMORY_MODEL] = f * volume * need->model_volumes;
     if (host_fields) {
         sf_layout L;
         sf_layout_init(&L, c->n[0], c->n[1], nz, ROW_ALIGN);
-        double fields = elastic ? SF_ELASTIC_FIELDS * (double)L.field_size +
-                                      SF_MEDIUM_ARRAYS * (double)L.plane_size
-                                : fields_of_p * 2.0 * (double)L.field_size +
-                                      nparams * (double)L.plane_size;
-        double halo_fields = elastic ? ELASTIC_HALO_FIELDS : fields_of_p;
+        double fields = need->field_volumes * (double)L.field_size +
+                        need->medium_volumes * (double)L.plane_size;
         /* 2 groups, a send and a receive buffer per side */
-        fields += 2.0 * 4.0 * halo_fields * SF_HALO * plane;
-        if (elastic && c->energy_path) fields += ENERGY_ARRAYS * (double)L.plane_size;
+        fields += 2.0 * 4.0 * need->halo_fields * SF_HALO * plane;
+        if (c->energy_path) fields += need->energy_volumes * (double)L.plane_size;
         bytes[SF_MEMORY_FIELDS] = f * fields;
-        bytes[SF_MEMORY_CPML] =
-            f * cpml_floats(c, z0, nz,
-                            elastic ? ELASTIC_CPML_ARRAYS : fields_of_p * ACOUSTIC_CPML_ARRAYS);
+        bytes[SF_MEMORY_CPML] = f * cpml_floats(c, z0, nz, need->cpml_arrays);
     }
-    bytes[SF_MEMORY_FIELDS] += f * snapshot_floats(c, z0, nz);
+    bytes[SF_MEMORY_FIELDS] += f * snapshot_floats(c, physics, z0, nz);
     double channels = (double)c->receivers.count * (double)c->receivers.ncomponents;
     bytes[SF_MEMORY_RECEIVERS] = 3.0 * sizeof(double) * (double)c->receivers.count +
                                  f * channels * nsamples * (c->survey.enabled ? 3.0 : 1.0);

@@ -4,6 +4,7 @@
 #include "sf_memory_check.h"
 #include "sf_model_sampling.h"
 #include "sf_raw_io.h"
+#include "sf_simulation.h"
 #include "sf_volume.h"
 
 #include <limits.h>
@@ -255,18 +256,6 @@ static void global_range(const float *values, long n, MPI_Comm comm, double *min
     SF_MPI_CHECK(MPI_Allreduce(&hi, max, 1, MPI_DOUBLE, MPI_MAX, comm), "model max");
 }
 
-/* The slowest wave anywhere: vs, or vp where vs = 0 (a fluid). */
-static double slowest_wave(const sf_model *m, long n, MPI_Comm comm)
-{
-    double lo = INFINITY, slowest;
-    for (long i = 0; i < n; ++i) {
-        double v = m->vs[i] > 0.0f ? m->vs[i] : m->vp[i];
-        if (v < lo) lo = v;
-    }
-    SF_MPI_CHECK(MPI_Allreduce(&lo, &slowest, 1, MPI_DOUBLE, MPI_MIN, comm), "model min");
-    return slowest;
-}
-
 /* A grid point whose values the physics cannot run (sf_config_point_problem)
  * ends the run, naming the lowest such point over all ranks; the layer and
  * homogeneous values were checked with the job, so this catches model files. */
@@ -300,31 +289,6 @@ static void check_points(const sf_model *m, const sf_config *c, const sf_slab *s
     sf_exit_collective();
 }
 
-/* The slowest and fastest qP phase velocities of a pseudo-acoustic medium.
- * Thomsen's weak-anisotropy form v^2 = vp^2 g(s), s = sin^2 of the angle
- * from the axis, g = 1 + 2 delta s + 2 (epsilon - delta) s^2, is convex in
- * s where epsilon >= delta: its largest value is at an end (vp, or
- * vp sqrt(1 + 2 epsilon)), its least at an end or at its vertex. The CFL
- * limit of the discrete system is the isotropic one at that largest speed,
- * since its symbol is the dispersion relation's with discrete wavenumbers. */
-static void anisotropic_speeds(sf_model *m, long n, MPI_Comm comm)
-{
-    double lo = INFINITY, hi = 0.0;
-    for (long i = 0; i < n; ++i) {
-        const double eps = m->param[SF_PARAM_EPSILON][i], delta = m->param[SF_PARAM_DELTA][i];
-        double gmin = fmin(1.0, 1.0 + 2.0 * eps), gmax = fmax(1.0, 1.0 + 2.0 * eps);
-        if (eps > delta) {
-            const double vertex = -delta / (2.0 * (eps - delta));
-            if (vertex > 0.0 && vertex < 1.0) gmin = fmin(gmin, 1.0 - delta * delta / (2.0 * (eps - delta)));
-        }
-        const double vp = m->vp[i];
-        lo = fmin(lo, vp * sqrt(gmin));
-        hi = fmax(hi, vp * sqrt(gmax));
-    }
-    SF_MPI_CHECK(MPI_Allreduce(&lo, &m->slowest, 1, MPI_DOUBLE, MPI_MIN, comm), "model min");
-    SF_MPI_CHECK(MPI_Allreduce(&hi, &m->vmax, 1, MPI_DOUBLE, MPI_MAX, comm), "model max");
-}
-
 void sf_model_build(sf_model *m, const sf_config *c, const sf_slab *slab)
 {
     memset(m, 0, sizeof *m);
@@ -344,8 +308,8 @@ void sf_model_build(sf_model *m, const sf_config *c, const sf_slab *slab)
     m->vs_min = m->min[SF_PARAM_VS], m->vs_max = m->max[SF_PARAM_VS];
     m->rho_min = m->min[SF_PARAM_RHO], m->rho_max = m->max[SF_PARAM_RHO];
     m->slowest = m->vmin;
-    if (m->vs) m->slowest = slowest_wave(m, count, slab->comm);
-    if (m->param[SF_PARAM_EPSILON]) anisotropic_speeds(m, count, slab->comm);
+    const sf_physics_plugin *physics = sf_physics_of(c->physics);
+    if (physics->wave_speeds) physics->wave_speeds(m, count, slab->comm);
 }
 
 void sf_model_free(sf_model *m)

@@ -276,7 +276,7 @@ static sf_gather_info gather_info_of(const sf_simulation *s, const sf_config *c)
                                : "not corrected (time.dispersion_correction: false)",
         .config_text = c->text,
         .config_path = c->source_path,
-        .physics = s->physics->name,
+        .physics = s->physics->declared->name,
         .order = c->order,
         .component_axis = s->physics->component_axis,
         .ncomponents = c->receivers.ncomponents,
@@ -434,7 +434,7 @@ static void require_guard_operations(const sf_simulation *s)
                                                                  : NULL;
     if (missing)
         sf_fatal("internal: the %s backend of the %s physics has no %s operation, which the "
-                 "instability guard needs", o->name, s->physics->name, missing);
+                 "instability guard needs", o->name, s->physics->declared->name, missing);
 }
 
 /* Does the test-only growth apply to this shot? */
@@ -978,7 +978,7 @@ static void print_guard(const sf_simulation *s)
 void sf_simulation_summary(const sf_simulation *s)
 {
     const sf_config *c = s->cfg;
-    sf_info("seisfd: %s, order %d, job %s", s->physics->name, c->order, c->source_path);
+    sf_info("seisfd: %s, order %d, job %s", s->physics->declared->name, c->order, c->source_path);
     sf_info("  grid              %ld x %ld x %ld points, spacing %g x %g x %g m, origin "
             "(%g, %g, %g) m",
             c->n[0], c->n[1], c->n[2], c->spacing[0], c->spacing[1], c->spacing[2], c->origin[0],

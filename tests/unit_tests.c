@@ -3,6 +3,7 @@
 #include "sf_cpml.h"
 #include "sf_cpu_common.h"
 #include "sf_decomp.h"
+#include "sf_device.h"
 #include "sf_edit_distance.h"
 #include "sf_fft.h"
 #include "sf_gpu_aware_mpi.h"
@@ -11,6 +12,7 @@
 #include "sf_model_sampling.h"
 #include "sf_receiver_offset.h"
 #include "sf_resample.h"
+#include "sf_simulation.h"
 #include "sf_stencil.h"
 #include "sf_time_dispersion.h"
 #include "sf_wavelet.h"
@@ -20,6 +22,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+
+#ifndef SF_HAVE_CUDA
+#define SF_HAVE_CUDA 0
+#endif
 
 static int failures = 0;
 static char why[512];
@@ -882,9 +888,110 @@ static int edit_distance_and_suggestions(void)
     return 1;
 }
 
+/* ---- the physics registry ------------------------------------------------ */
+
+/* Every index of the list has a complete plug-in, found again by its
+ * name; an index or name outside the list finds none. */
+static int physics_registry_is_complete(void)
+{
+    char joined[256] = "", names[256];
+    for (int k = 0; k < SF_PHYSICS_KINDS; ++k) {
+        const sf_physics_plugin *p = sf_physics_at(k);
+        CHECK(p && p->declared && p->declared->name && *p->declared->name,
+              "index %d has no plug-in or no name", k);
+        const char *name = p->declared->name;
+        CHECK(sf_physics_named(name) == k, "%s is found at %d, listed at %d", name,
+              sf_physics_named(name), k);
+        CHECK(sf_physics_of((sf_physics)k) == p &&
+                  sf_physics_declared((sf_physics)k) == p->declared,
+              "%s: sf_physics_of or sf_physics_declared disagree with sf_physics_at", name);
+        CHECK(sf_physics_has_backend(p, 0) || sf_physics_has_backend(p, 1),
+              "%s has no backend in this build", name);
+        CHECK(p->bench.gpu_size >= 16 && p->bench.bytes_per_point > 0.0,
+              "%s: bench defaults %ld points, %g B/point", name, p->bench.gpu_size,
+              p->bench.bytes_per_point);
+        const sf_physics_memory *m = &p->memory;
+        CHECK(m->model_volumes >= p->declared->nparams && m->field_volumes > 0 &&
+                  m->medium_volumes > 0 && m->halo_fields > 0 && m->cpml_arrays > 0,
+              "%s: memory declared as model %d, fields %d, medium %d, halo %d, cpml %d", name,
+              m->model_volumes, m->field_volumes, m->medium_volumes, m->halo_fields,
+              m->cpml_arrays);
+        snprintf(joined + strlen(joined), sizeof joined - strlen(joined), "%s%s", k ? "|" : "",
+                 name);
+    }
+    sf_physics_names("|", names, sizeof names);
+    CHECK(!strcmp(names, joined), "sf_physics_names gives '%s', the plug-ins '%s'", names, joined);
+    CHECK(!sf_physics_at(-1) && !sf_physics_at(SF_PHYSICS_KINDS) && !sf_physics_at(1 << 20),
+          "an index outside the list found a plug-in");
+    CHECK(sf_physics_named("nonesuch") == -1 && sf_physics_named("") == -1 &&
+              sf_physics_named(NULL) == -1,
+          "a name outside the list found a physics");
+    return 1;
+}
+
+static const sf_backend_ops *no_kernels(void) { return NULL; }
+static const sf_backend_ops *some_kernels(void) { return sf_physics_at(0)->cpu(); }
+
+/* What a placement answers for a physics with kernels on some backends
+ * only: the backend asked for, named, with what to use instead. */
+static int physics_without_the_backend_asked_for(void)
+{
+    static const sf_physics_declaration declared = {.name = "vti"};
+    const sf_physics_plugin cpu_only = {.declared = &declared, .cpu = some_kernels, .cuda = NULL};
+    const sf_physics_plugin cuda_empty = {.declared = &declared, .cpu = some_kernels,
+                                          .cuda = no_kernels};
+    const sf_physics_plugin cuda_only = {.declared = &declared, .cpu = NULL, .cuda = some_kernels};
+    const sf_physics_plugin none = {.declared = &declared, .cpu = no_kernels, .cuda = NULL};
+    char text[300];
+    const char *cuda_refusal = SF_HAVE_CUDA ? "vti has no cuda backend; use cpu"
+                                            : "cuda was asked for, but this build of seisfd has no "
+                                              "CUDA backend (built with CUDA=0 or without nvcc); "
+                                              "use cpu or auto";
+    const struct {
+        const sf_physics_plugin *physics;
+        sf_device_kind device;
+        const char *refusal;   /* NULL: it may run */
+    } cases[] = {
+        {&cpu_only, SF_DEVICE_CUDA, cuda_refusal},
+        {&cuda_empty, SF_DEVICE_CUDA, cuda_refusal},
+        {&cpu_only, SF_DEVICE_CPU, NULL},
+        {&cpu_only, SF_DEVICE_AUTO, NULL},
+        {&cuda_only, SF_DEVICE_CPU, "vti has no cpu backend; use cuda"},
+        {&cuda_only, SF_DEVICE_AUTO, NULL},
+        {&none, SF_DEVICE_AUTO, SF_HAVE_CUDA ? "vti has no backend in this build of seisfd (no "
+                                               "cpu kernels, no cuda kernels)"
+                                             : "vti has no backend in this build of seisfd (no "
+                                               "cpu kernels, and the build has no CUDA backend)"},
+    };
+    for (size_t k = 0; k < sizeof cases / sizeof cases[0]; ++k) {
+        const char *got =
+            sf_placement_refusal(cases[k].physics, cases[k].device, text, sizeof text);
+        const char *want = cases[k].refusal;
+        CHECK(want ? got && !strcmp(got, want) : !got, "case %zu: '%s', want '%s'", k,
+              got ? got : "(runs)", want ? want : "(runs)");
+    }
+    for (int k = 0; k < SF_PHYSICS_KINDS; ++k) {
+        const sf_physics_plugin *p = sf_physics_at(k);
+        CHECK(!sf_placement_refusal(p, SF_DEVICE_AUTO, text, sizeof text) &&
+                  !sf_placement_refusal(p, SF_DEVICE_CPU, text, sizeof text),
+              "%s is refused: %s", p->declared->name, text);
+        CHECK(!SF_HAVE_CUDA || !sf_placement_refusal(p, SF_DEVICE_CUDA, text, sizeof text),
+              "%s is refused on cuda: %s", p->declared->name, text);
+    }
+    return 1;
+}
+
 int main(int argc, char **argv)
 {
     MPI_Init(&argc, &argv);
+    /* --physics-of N: what sf_physics_of answers for index N (run by
+     * tests/test_physics_list.py, since an unknown index ends the run). */
+    if (argc == 3 && !strcmp(argv[1], "--physics-of")) {
+        const sf_physics_plugin *p = sf_physics_of((sf_physics)atoi(argv[2]));
+        printf("%s\n", p->declared->name);
+        MPI_Finalize();
+        return 0;
+    }
     report("unit.stencil_second_derivative_moments", stencil_second_moments());
     report("unit.stencil_staggered_first_derivative_moments", stencil_first_moments());
     report("unit.cfl_limit", cfl_limit());
@@ -912,6 +1019,8 @@ int main(int argc, char **argv)
     report("unit.tdt_removes_the_leapfrog_error_of_a_line",
            tdt_removes_the_leapfrog_error_of_a_line());
     report("unit.edit_distance_and_suggestions", edit_distance_and_suggestions());
+    report("unit.physics_registry_is_complete", physics_registry_is_complete());
+    report("unit.physics_without_the_backend_asked_for", physics_without_the_backend_asked_for());
     MPI_Finalize();
     return failures ? 1 : 0;
 }

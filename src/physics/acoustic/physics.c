@@ -64,13 +64,27 @@ static const char *acoustic_field_name(int field)
     return "p";
 }
 
+/* The pressure-like field of the acoustic equations answers a source of
+ * unit amplitude with s(t - r/v) / (4 pi r): per metre. */
+static const sf_physics_declaration DECLARED = {
+    .name = "acoustic",
+    .nparams = 1,
+    .param = {SF_PARAM_VP},
+    .sources = 1u << SF_SOURCE_PRESSURE,
+    .default_source = SF_SOURCE_PRESSURE,
+    .components = 1u << SF_COMPONENT_P,
+    .default_receivers = 1u << SF_COMPONENT_P,
+    .quantity = {[SF_COMPONENT_P] = "pressure"},
+    .units = {[SF_COMPONENT_P] = "per unit source amplitude per metre"},
+};
+
 const sf_physics_plugin *sf_physics_acoustic(void)
 {
     /* The memory variables' edge planes reach R further than the
      * pressure's, since an edge plane's update reads them R half-planes
      * inward; so the memory interior can wait for the pressure's exchange. */
     static const sf_physics_plugin physics = {
-        .name = "acoustic",
+        .declared = &DECLARED,
         .trace_units = "pressure per unit source amplitude per metre: p = s(t - r/v) / (4 pi r) "
                        "in a homogeneous medium",
         .stages = SF_ACOUSTIC_STAGES,
@@ -87,6 +101,12 @@ const sf_physics_plugin *sf_physics_acoustic(void)
         .summary = sf_acoustic_summary,
         .cpu = sf_backend_cpu_acoustic,
         .cuda = SF_CUDA_BACKEND(sf_backend_cuda_acoustic),
+        /* p at two levels, vp; psi and zeta per layer point. */
+        .memory = {.model_volumes = 1, .field_volumes = 2, .medium_volumes = 1,
+                   .halo_fields = 1, .cpml_arrays = 2},
+        /* 1000^3 takes about 14 GiB of a GPU. A point update at the least
+         * reads p, p_prev and v^2 dt^2 and writes p_next. */
+        .bench = {.gpu_size = 1000, .bytes_per_point = 16.0},
     };
     return &physics;
 }

@@ -5,6 +5,8 @@
 #include "sf_error.h"
 #include "sf_simulation.h"
 
+#include <math.h>
+#include <stdio.h>
 
 /* The tilt is the model's inside the absorbing layers too: they stretch
  * the mixed derivatives as well as the second ones (sf_anisotropic.h). */
@@ -15,6 +17,31 @@ static void anisotropic_create(sf_simulation *s, sf_problem *p)
     p->anisotropy[2] = s->model.param[SF_PARAM_THETA];
     p->anisotropy[3] = s->model.param[SF_PARAM_PHI];
     s->backend = s->ops->create(p);
+}
+
+/* The slowest and fastest qP phase velocities of a pseudo-acoustic medium.
+ * Thomsen's weak-anisotropy form v^2 = vp^2 g(s), s = sin^2 of the angle
+ * from the axis, g = 1 + 2 delta s + 2 (epsilon - delta) s^2, is convex in
+ * s where epsilon >= delta: its largest value is at an end (vp, or
+ * vp sqrt(1 + 2 epsilon)), its least at an end or at its vertex. The CFL
+ * limit of the discrete system is the isotropic one at that largest speed,
+ * since its symbol is the dispersion relation's with discrete wavenumbers. */
+static void anisotropic_wave_speeds(sf_model *m, long points, MPI_Comm comm)
+{
+    double lo = INFINITY, hi = 0.0;
+    for (long i = 0; i < points; ++i) {
+        const double eps = m->param[SF_PARAM_EPSILON][i], delta = m->param[SF_PARAM_DELTA][i];
+        double gmin = fmin(1.0, 1.0 + 2.0 * eps), gmax = fmax(1.0, 1.0 + 2.0 * eps);
+        if (eps > delta) {
+            const double vertex = -delta / (2.0 * (eps - delta));
+            if (vertex > 0.0 && vertex < 1.0) gmin = fmin(gmin, 1.0 - delta * delta / (2.0 * (eps - delta)));
+        }
+        const double vp = m->vp[i];
+        lo = fmin(lo, vp * sqrt(gmin));
+        hi = fmax(hi, vp * sqrt(gmax));
+    }
+    SF_MPI_CHECK(MPI_Allreduce(&lo, &m->slowest, 1, MPI_DOUBLE, MPI_MIN, comm), "model min");
+    SF_MPI_CHECK(MPI_Allreduce(&hi, &m->vmax, 1, MPI_DOUBLE, MPI_MAX, comm), "model max");
 }
 
 static const char *anisotropic_slowest_wave(const sf_model *m)
@@ -43,9 +70,51 @@ static const char *anisotropic_field_name(int field)
     return field == SF_ANISOTROPIC_Q ? "q" : "p";
 }
 
-#define PSEUDO_ACOUSTIC(kind)                                                                    \
+/* The pseudo-acoustic system is stable for epsilon >= delta, and its
+ * shear velocity (SF_ANISOTROPY_SIGMA) stays well below vp. */
+static const char *anisotropic_point_problem(const double *value, char *text, size_t len)
+{
+    const double eps = value[SF_PARAM_EPSILON], delta = value[SF_PARAM_DELTA];
+    if (!(delta <= eps)) {
+        snprintf(text, len, "delta = %g exceeds epsilon = %g: the pseudo-acoustic system is "
+                 "unstable where delta > epsilon (its shear velocity would be imaginary)",
+                 delta, eps);
+        return text;
+    }
+    if (!(eps - delta <= SF_ANISOTROPY_GAP_MAX)) {
+        snprintf(text, len, "epsilon - delta = %g - %g exceeds %g: the shear velocity that keeps "
+                 "the pseudo-acoustic system stable would near vp", eps, delta,
+                 SF_ANISOTROPY_GAP_MAX);
+        return text;
+    }
+    return NULL;
+}
+
+/* p answers a source as the acoustic pressure does (per metre). */
+#define PSEUDO_ACOUSTIC_DECLARATION(kind, count, ...)                                            \
     {                                                                                            \
-        .name = kind,                                                                            \
+        .name = kind, .nparams = count, .param = {__VA_ARGS__},                                  \
+        .sources = 1u << SF_SOURCE_PRESSURE, .default_source = SF_SOURCE_PRESSURE,               \
+        .components = 1u << SF_COMPONENT_P, .default_receivers = 1u << SF_COMPONENT_P,           \
+        .quantity = {[SF_COMPONENT_P] = "horizontal stress p of the pseudo-acoustic system"},    \
+        .units = {[SF_COMPONENT_P] = "per unit source amplitude per metre"},                     \
+        .point_problem = anisotropic_point_problem, .point_key = SF_PARAM_DELTA,                 \
+    }
+
+static const sf_physics_declaration VTI = PSEUDO_ACOUSTIC_DECLARATION(
+    "vti", 3, SF_PARAM_VP, SF_PARAM_EPSILON, SF_PARAM_DELTA);
+static const sf_physics_declaration TTI = PSEUDO_ACOUSTIC_DECLARATION(
+    "tti", 5, SF_PARAM_VP, SF_PARAM_EPSILON, SF_PARAM_DELTA, SF_PARAM_THETA, SF_PARAM_PHI);
+
+/* Two acoustic-like fields (p, q), each at two levels with its own
+ * memory variables and halo, over the medium's parameters. 800^3 (9
+ * arrays for TTI) takes about 19 GiB of a GPU, and its model is built on
+ * the host. A point update at the least reads p and q at two levels,
+ * writes the new ones and reads vp, epsilon and delta (and for TTI theta
+ * and phi). */
+#define PSEUDO_ACOUSTIC(declaration, params)                                                     \
+    {                                                                                            \
+        .declared = &declaration,                                                                \
         .trace_units = "p, the horizontal stress of the pseudo-acoustic system, per unit source " \
                        "amplitude per metre (the acoustic pressure where epsilon = delta = 0)",   \
         .stages = SF_ACOUSTIC_STAGES,                                                            \
@@ -56,24 +125,28 @@ static const char *anisotropic_field_name(int field)
         .sample_after = 0,                                                                       \
         .fields = &SF_PRESSURE_LATTICE,                                                          \
         .field_name = anisotropic_field_name,                                                    \
+        .wave_speeds = anisotropic_wave_speeds,                                                  \
         .slowest_wave_name = anisotropic_slowest_wave,                                           \
         .model_summary = anisotropic_model_summary,                                              \
         .create = anisotropic_create,                                                            \
         .summary = sf_acoustic_summary,                                                          \
         .cpu = sf_backend_cpu_anisotropic,                                                       \
         .cuda = SF_CUDA_BACKEND(sf_backend_cuda_anisotropic),                                    \
+        .memory = {.model_volumes = params, .field_volumes = 4, .medium_volumes = params,        \
+                   .halo_fields = 2, .cpml_arrays = 4},                                          \
+        .bench = {.gpu_size = 800, .bytes_per_point = 4.0 * (6 + params)},                       \
     }
 
 /* The stages' schedule is the acoustic one (see its plug-in): the memory
  * variables' edge planes reach R further than the fields'. */
 const sf_physics_plugin *sf_physics_vti(void)
 {
-    static const sf_physics_plugin physics = PSEUDO_ACOUSTIC("vti");
+    static const sf_physics_plugin physics = PSEUDO_ACOUSTIC(VTI, 3);
     return &physics;
 }
 
 const sf_physics_plugin *sf_physics_tti(void)
 {
-    static const sf_physics_plugin physics = PSEUDO_ACOUSTIC("tti");
+    static const sf_physics_plugin physics = PSEUDO_ACOUSTIC(TTI, 5);
     return &physics;
 }

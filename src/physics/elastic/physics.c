@@ -6,6 +6,8 @@
 #include "sf_layout.h"
 #include "sf_simulation.h"
 
+#include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -95,12 +97,56 @@ static void elastic_model_summary(const sf_model *m)
             m->vmax, m->vs_min, m->vs_max, m->rho_min, m->rho_max);
 }
 
+/* An isotropic solid needs a positive bulk modulus. */
+static const char *elastic_point_problem(const double *value, char *text, size_t len)
+{
+    if (value[SF_PARAM_VS] < SF_VS_OVER_VP_MAX * value[SF_PARAM_VP]) return NULL;
+    snprintf(text, len, "vs = %g m/s is not below %.4f vp = %g m/s (vp = %g m/s): an isotropic "
+             "solid needs a positive bulk modulus", value[SF_PARAM_VS], SF_VS_OVER_VP_MAX,
+             SF_VS_OVER_VP_MAX * value[SF_PARAM_VP], value[SF_PARAM_VP]);
+    return text;
+}
+
+#define VELOCITY_PER_AMPLITUDE "m/s per unit source amplitude"
+#define VELOCITIES ((1u << SF_COMPONENT_VX) | (1u << SF_COMPONENT_VY) | (1u << SF_COMPONENT_VZ))
+
+static const sf_physics_declaration DECLARED = {
+    .name = "elastic",
+    .nparams = 3,
+    .param = {SF_PARAM_VP, SF_PARAM_VS, SF_PARAM_RHO},
+    .sources = (1u << SF_SOURCE_EXPLOSIVE) | (1u << SF_SOURCE_FORCE) | (1u << SF_SOURCE_MOMENT),
+    .default_source = SF_SOURCE_EXPLOSIVE,
+    .components = VELOCITIES | (1u << SF_COMPONENT_P),
+    .default_receivers = VELOCITIES,
+    .energy = 1,
+    .quantity = {[SF_COMPONENT_VX] = "particle velocity vx",
+                 [SF_COMPONENT_VY] = "particle velocity vy",
+                 [SF_COMPONENT_VZ] = "particle velocity vz", [SF_COMPONENT_P] = "pressure"},
+    .units = {[SF_COMPONENT_VX] = VELOCITY_PER_AMPLITUDE,
+              [SF_COMPONENT_VY] = VELOCITY_PER_AMPLITUDE,
+              [SF_COMPONENT_VZ] = VELOCITY_PER_AMPLITUDE,
+              [SF_COMPONENT_P] = "Pa per unit source amplitude"},
+    .point_problem = elastic_point_problem,
+    .point_key = SF_PARAM_VS,
+};
+
+/* The slowest wave: vs, or vp where vs = 0 (a fluid). */
+static void elastic_wave_speeds(sf_model *m, long points, MPI_Comm comm)
+{
+    double lo = INFINITY;
+    for (long i = 0; i < points; ++i) {
+        double v = m->vs[i] > 0.0f ? m->vs[i] : m->vp[i];
+        if (v < lo) lo = v;
+    }
+    SF_MPI_CHECK(MPI_Allreduce(&lo, &m->slowest, 1, MPI_DOUBLE, MPI_MIN, comm), "model min");
+}
+
 const sf_physics_plugin *sf_physics_elastic(void)
 {
     /* Velocities live half a step off: they are sampled after their
      * half-step, as the mean of the half steps around t = n dt. */
     static const sf_physics_plugin physics = {
-        .name = "elastic",
+        .declared = &DECLARED,
         .staggered = 1,
         .component_axis = 1,
         .trace_units = "per unit source amplitude (force: N; explosive and moment: N m/s of "
@@ -113,12 +159,26 @@ const sf_physics_plugin *sf_physics_elastic(void)
         .half_step_component = is_velocity,
         .fields = &STAGGERED,
         .field_name = elastic_field_name,
+        .wave_speeds = elastic_wave_speeds,
         .slowest_wave_name = elastic_slowest_wave,
         .model_summary = elastic_model_summary,
         .create = elastic_create,
         .summary = elastic_summary,
         .cpu = sf_backend_cpu_elastic,
         .cuda = SF_CUDA_BACKEND(sf_backend_cuda_elastic),
+        /* The medium is built from copies of the parameters with the next
+         * plane, so the model peaks at 3 + SF_MEDIUM_ARRAYS + SF_NODE_ARRAYS
+         * volumes more than its parameters. A halo group carries the stress
+         * half-step's normal stresses too; a layer point keeps a psi per
+         * derivative along its axis; the energy series keeps the 6 stresses
+         * before the step and 8 weights. */
+        .memory = {.model_volumes = 3 + 3 + SF_MEDIUM_ARRAYS + SF_NODE_ARRAYS,
+                   .field_volumes = SF_ELASTIC_FIELDS, .medium_volumes = SF_MEDIUM_ARRAYS,
+                   .halo_fields = 5, .cpml_arrays = 6, .energy_volumes = 14},
+        /* 512^3 (17 arrays) takes about 9 GiB of a GPU. A point update at
+         * the least reads and writes the 9 wavefield components and reads
+         * the 3 material parameters. */
+        .bench = {.gpu_size = 512, .bytes_per_point = 120.0},
     };
     return &physics;
 }
