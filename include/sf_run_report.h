@@ -8,6 +8,7 @@
 #include "sf_config.h"
 #include "sf_device.h"
 #include "sf_shot_result.h"
+#include "sf_thread_count.h"
 
 #include <mpi.h>
 #include <stddef.h>
@@ -32,6 +33,8 @@ typedef struct {
     double memory_bytes;           /* fields, model, tables: as the set-up summary counts */
     double model_seconds;          /* reading and sampling the model */
     char halo_reason[SF_TRANSPORT_TEXT];   /* the halo transport and why (sf_placement) */
+    int threads;                   /* OpenMP threads */
+    char threads_origin[SF_THREAD_ORIGIN_TEXT];  /* where that number came from */
     sf_slab_share slab;
 } sf_process_info;
 

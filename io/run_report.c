@@ -99,6 +99,9 @@ static void write_process(FILE *f, const sf_process_info *p, int last)
         fputs("}, ", f);
     }
     key_string(f, "halo", p->halo_reason, 1);
+    fprintf(f, "\"threads\": {\"count\": %d, ", p->threads);
+    key_string(f, "origin", p->threads_origin, 0);
+    fputs("}, ", f);
     key_number(f, "memory_bytes", p->memory_bytes, 1);
     key_number(f, "model_seconds", p->model_seconds, 1);
     fprintf(f, "\"slab\": {\"first_plane\": %ld, \"planes\": %ld, ", p->slab.first_plane,

@@ -2,6 +2,7 @@
  * GPU (CUDA backend), how its halos travelled and the memory it held. */
 #include "sf_error.h"
 #include "sf_run_report.h"
+#include "sf_thread_count.h"
 
 #if SF_HAVE_CUDA
 #include "sf_gpu.h"
@@ -39,6 +40,9 @@ sf_process_info *sf_report_processes(MPI_Comm comm, int group, const sf_placemen
     snprintf(mine.host, sizeof mine.host, "%s", host);
     describe_gpu(&mine, placement->cuda);
     snprintf(mine.halo_reason, sizeof mine.halo_reason, "%s", placement->transport_reason);
+    const char *origin;
+    mine.threads = sf_thread_count_chosen(&origin);
+    snprintf(mine.threads_origin, sizeof mine.threads_origin, "%s", origin);
     mine.memory_bytes = memory_bytes;
     mine.model_seconds = model_seconds;
     mine.slab = *slab;

@@ -11,11 +11,11 @@
 #include <stdlib.h>
 #include <string.h>
 
-enum { ORIGIN_TEXT = 200, PROBLEM_TEXT = 1024 };
+enum { PROBLEM_TEXT = 1024 };
 
 static struct {
     int threads;
-    char origin[ORIGIN_TEXT]; /* where that number came from */
+    char origin[SF_THREAD_ORIGIN_TEXT]; /* where that number came from */
 } chosen;
 
 /* What a rank learns of its host and of how its cores are shared out. */
@@ -211,6 +211,12 @@ void sf_thread_count_rebind(MPI_Comm comm, int moved)
     sharing s;
     survey_host(comm, &s);
     apply(&s, moved ? "its binding nearest its GPU" : "its binding");
+}
+
+int sf_thread_count_chosen(const char **origin)
+{
+    *origin = chosen.origin;
+    return chosen.threads;
 }
 
 void sf_thread_count_describe(char *text, size_t size)

@@ -526,7 +526,10 @@ def check_report(path, command, ranks, groups, shots):
     for p in r["processes"]:
         check(isinstance(p["host"], str) and p["gpu"] is None and p["memory_bytes"] > 0 and
               p["group"] == p["rank"] // (ranks // groups) and
-              p["halo"].startswith("host memory: the CPU backend"), f"process {p}")
+              p["halo"].startswith("host memory: the CPU backend") and
+              # testlib sets OMP_NUM_THREADS for every run
+              p["threads"] == {"count": max(1, (os.cpu_count() or 1) // ranks),
+                               "origin": "OMP_NUM_THREADS"}, f"process {p}")
     check(len(r["shots"]) == shots, "shot entries")
     c = r["config"]
     for s in r["shots"]:
