@@ -163,7 +163,7 @@ $(BIN)/ucx_stub/libucp.so.0: tests/ucx_stub/ucp.c | $(BIN)
 	    -Wl,-soname,libucp.so.0 -o $@ $<
 
 $(BIN)/ompi_ucx_stub_test: tests/ompi_ucx_stub_test.c halo/gpu_aware_mpi.c halo/ucx_query.c \
-                           include/sf_gpu_aware_mpi.h include/sf_ucx_query.h tests/ompi_stub/mpi.h \
+                           include/sf_gpu_aware_mpi.h halo/ucx_query.h tests/ompi_stub/mpi.h \
                            tests/ompi_stub/mpi-ext.h $(BIN)/ucx_stub/libucp.so.0 | $(BIN)
 	$(CC) -std=c11 -D_DEFAULT_SOURCE $(WARN_FLAGS) $(SANITIZE_FLAGS) $(UCX_FLAGS) -Itests/ompi_stub \
 	    -Iinclude -rdynamic -o $@ tests/ompi_ucx_stub_test.c halo/gpu_aware_mpi.c halo/ucx_query.c -ldl

@@ -1,5 +1,5 @@
 #include "sf_gpu_aware_mpi.h"
-#include "sf_ucx_query.h"
+#include "ucx_query.h"
 
 #include <ctype.h>
 #include <mpi.h>

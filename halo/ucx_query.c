@@ -1,4 +1,4 @@
-#include "sf_ucx_query.h"
+#include "ucx_query.h"
 
 #include <stdio.h>
 

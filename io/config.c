@@ -4,7 +4,7 @@
 #include "sf_config.h"
 #include "sf_error.h"
 #include "sf_file_read.h"
-#include "sf_fingerprint.h"
+#include "fingerprint.h"
 #include "sf_physics_registry.h"
 
 #include <math.h>

@@ -5,7 +5,7 @@
 #define SF_CONFIG_READER_H
 
 #include "sf_config.h"
-#include "sf_yaml.h"
+#include "yaml_tree.h"
 
 #include <stdarg.h>
 

@@ -1,4 +1,4 @@
-#include "sf_fingerprint.h"
+#include "fingerprint.h"
 
 #include <errno.h>
 #include <fcntl.h>

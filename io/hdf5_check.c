@@ -1,4 +1,4 @@
-#include "sf_hdf5_check.h"
+#include "hdf5_check.h"
 #include "sf_error.h"
 #include "sf_output.h"
 

@@ -1,9 +1,9 @@
 /* Opening HDF5 files and datasets for reading, with the reason a file
  * does not open told in the terms of the other readers (missing, not a
  * regular file, empty, not HDF5, truncated). */
-#include "sf_hdf5_read.h"
+#include "hdf5_read.h"
 #include "sf_file_read.h"
-#include "sf_hdf5_check.h"
+#include "hdf5_check.h"
 
 #include <stdio.h>
 #include <string.h>

@@ -3,7 +3,7 @@
  * survey.ranks_per_shot (results do not depend on the rank count).
  * Comments and layout do not count either; the order of keys does. */
 #include "config_reader.h"
-#include "sf_fingerprint.h"
+#include "fingerprint.h"
 
 #include <string.h>
 

@@ -1,11 +1,11 @@
 #include "sf_manifest.h"
 #include "sf_error.h"
 #include "sf_file_read.h"
-#include "sf_fingerprint.h"
+#include "fingerprint.h"
 #include "sf_json.h"
 #include "sf_output.h"
 #include "sf_version.h"
-#include "sf_yaml.h"
+#include "yaml_tree.h"
 
 #include <errno.h>
 #include <fcntl.h>

@@ -4,8 +4,8 @@
  * selecting only its own planes. */
 #include "sf_error.h"
 #include "sf_file_read.h"
-#include "sf_hdf5_check.h"
-#include "sf_hdf5_read.h"
+#include "hdf5_check.h"
+#include "hdf5_read.h"
 #include "sf_hdf5_write.h"
 #include "sf_version.h"
 #include "sf_volume.h"

@@ -3,7 +3,7 @@
  * depth. Every rank reads the sample range of its own planes from every
  * trace, so the volume is read in parallel by slab. */
 #include "sf_error.h"
-#include "sf_segy_read.h"
+#include "segy_read.h"
 #include "sf_volume.h"
 
 #include <segyio/segy.h>

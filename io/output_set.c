@@ -4,7 +4,7 @@
  * under a second name (a hard link), so that a rename that fails puts
  * every earlier output back and a failed run changes nothing. */
 #include "sf_error.h"
-#include "sf_fingerprint.h"
+#include "fingerprint.h"
 #include "sf_output.h"
 
 #include <errno.h>

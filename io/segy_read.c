@@ -1,7 +1,7 @@
 /* Opening a SEG-Y file for reading (models, signatures): its binary
  * header, sample format and trace count checked, with the reason a file
  * does not open told in words. */
-#include "sf_segy_read.h"
+#include "segy_read.h"
 #include "sf_file_read.h"
 
 #include <errno.h>

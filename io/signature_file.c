@@ -3,11 +3,11 @@
  * time in `start_time`), a SEG-Y trace (interval from the headers, the
  * first sample at the trace's delay recording time), or a text file of
  * two columns, time (s) and value. */
-#include "sf_signature_file.h"
+#include "signature_file.h"
 #include "sf_error.h"
 #include "sf_file_read.h"
-#include "sf_hdf5_read.h"
-#include "sf_segy_read.h"
+#include "hdf5_read.h"
+#include "segy_read.h"
 
 #include <ctype.h>
 #include <math.h>

@@ -1,6 +1,6 @@
 #include "sf_snapshot.h"
 #include "sf_error.h"
-#include "sf_hdf5_check.h"
+#include "hdf5_check.h"
 #include "sf_output.h"
 #include "sf_version.h"
 

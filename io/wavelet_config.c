@@ -3,8 +3,8 @@
  * rank 0 and broadcast, every wavelet built, the auto delay resolved. */
 #include "config_reader.h"
 #include "sf_error.h"
-#include "sf_fingerprint.h"
-#include "sf_signature_file.h"
+#include "fingerprint.h"
+#include "signature_file.h"
 
 #include <math.h>
 #include <mpi.h>

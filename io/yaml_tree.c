@@ -1,4 +1,4 @@
-#include "sf_yaml.h"
+#include "yaml_tree.h"
 #include "sf_error.h"
 
 #include <stdio.h>

@@ -1,7 +1,7 @@
 /* Unit tests of the numerical building blocks. Each case prints
  * "PASS name" or "FAIL name: why"; tests/run_tests.py counts them. */
 #include "sf_cpml.h"
-#include "sf_cpu_common.h"
+#include "../src/backends/cpu/cpu_common.h"
 #include "sf_decomp.h"
 #include "sf_device.h"
 #include "sf_edit_distance.h"

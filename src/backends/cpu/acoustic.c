@@ -3,7 +3,7 @@
  * stay in cache. */
 #include "sf_acoustic.h"
 #include "sf_backend.h"
-#include "sf_cpu_common.h"
+#include "cpu_common.h"
 #include "sf_error.h"
 #include "sf_nonfinite.h"
 

@@ -5,7 +5,7 @@
 #include "sf_anisotropic.h"
 #include "sf_backend.h"
 #include "sf_cpml_slots.h"
-#include "sf_cpu_common.h"
+#include "cpu_common.h"
 #include "sf_error.h"
 #include "sf_nonfinite.h"
 

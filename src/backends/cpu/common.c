@@ -1,4 +1,4 @@
-#include "sf_cpu_common.h"
+#include "cpu_common.h"
 #include "sf_error.h"
 
 #include <mpi.h>

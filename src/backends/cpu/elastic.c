@@ -4,7 +4,7 @@
  * memory variables correct those inside absorbing layers, and the field
  * is updated once. */
 #include "sf_backend.h"
-#include "sf_cpu_common.h"
+#include "cpu_common.h"
 #include "sf_elastic_backend.h"
 #include "sf_error.h"
 #include "sf_layout.h"

@@ -2,7 +2,7 @@
  * squares per region (sf_regions.h), in double. Each plane is summed by
  * one thread and the planes are added in order, so the result does not
  * depend on the number of threads. */
-#include "sf_cpu_common.h"
+#include "cpu_common.h"
 #include "sf_error.h"
 
 #include <stdlib.h>

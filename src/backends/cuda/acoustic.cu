@@ -5,7 +5,7 @@
  * so the exchange overlaps the interior update. Only halo planes leave
  * the GPU every step (through the host, or device to device with GPU-aware
  * MPI); receiver samples come back in blocks. */
-#include "sf_cuda_common.h"
+#include "cuda_common.h"
 
 #include <mpi.h>
 #include <stdlib.h>

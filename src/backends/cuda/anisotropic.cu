@@ -5,8 +5,8 @@
  * compute stream and halo planes are packed, copied and unpacked on a
  * higher-priority halo stream ordered by events, so the exchange overlaps
  * the interior update. */
-#include "sf_cuda_anisotropic.h"
-#include "sf_cuda_common.h"
+#include "cuda_anisotropic.h"
+#include "cuda_common.h"
 
 #include <mpi.h>
 #include <stdlib.h>

@@ -1,6 +1,6 @@
 /* The plumbing every CUDA backend shares, whatever its physics: arrays,
  * streams, the acquisition tables and what reads them back. */
-#include "sf_cuda_common.h"
+#include "cuda_common.h"
 
 #include <stdlib.h>
 #include <string.h>

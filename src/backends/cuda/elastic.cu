@@ -4,8 +4,8 @@
  * half-steps run in order on a compute stream and halo planes are packed,
  * copied and unpacked on a higher-priority halo stream ordered by events,
  * so the exchange overlaps the interior update. */
-#include "sf_cuda_common.h"
-#include "sf_cuda_elastic.h"
+#include "cuda_common.h"
+#include "cuda_elastic.h"
 
 #include <mpi.h>
 #include <stdlib.h>

@@ -1,6 +1,6 @@
 /* Source injection and receiver sampling on the GPU; the samples stay on
  * the device until the solver fetches a block of them. */
-#include "sf_cuda_kernels.h"
+#include "cuda_kernels.h"
 
 extern "C" {
 #include "sf_error.h"

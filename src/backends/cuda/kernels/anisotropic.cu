@@ -42,7 +42,7 @@
  *
  * Compared with the CPU (d2 + dpsi + zeta inside each H), only the order of
  * the additions differs. */
-#include "sf_cuda_anisotropic.h"
+#include "../cuda_anisotropic.h"
 
 extern "C" {
 #include "sf_error.h"

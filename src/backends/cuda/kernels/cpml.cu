@@ -1,6 +1,6 @@
 /* CPML memory variables on the GPU: psi <- b psi + a dp/dn at the half
  * points of a layer, over boxes that cover the layers only. */
-#include "sf_cuda_kernels.h"
+#include "cuda_kernels.h"
 
 extern "C" {
 #include "sf_error.h"

@@ -8,7 +8,7 @@
  * are formed here, which is 12 bytes per point instead of 32. The
  * arithmetic follows the CPU backend term by term (same coefficients,
  * same order of the sums), so results differ from it only by rounding. */
-#include "sf_cuda_elastic.h"
+#include "../cuda_elastic.h"
 
 #include <cuda_pipeline.h>
 

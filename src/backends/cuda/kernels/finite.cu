@@ -1,8 +1,8 @@
 /* The instability guard on the GPU: one pass over a field's owned points
  * whose threads keep the lowest index of a non-finite value with an
  * atomic minimum, so the answer is a single word copied back. */
-#include "sf_cuda_kernels.h"
-#include "sf_cuda_memory.h"
+#include "cuda_kernels.h"
+#include "cuda_memory.h"
 
 extern "C" {
 #include "sf_error.h"

@@ -1,4 +1,4 @@
-#include "sf_cuda_halo.h"
+#include "cuda_halo.h"
 
 extern "C" {
 #include "sf_error.h"

@@ -1,4 +1,4 @@
-#include "sf_cuda_memory.h"
+#include "cuda_memory.h"
 
 #include <stdio.h>
 

@@ -3,8 +3,8 @@
  * double, reduces them over its threads in a fixed order and writes its
  * partial sums; the host adds the blocks' in order. The result does not
  * depend on when blocks finish, so a run repeats it exactly. */
-#include "sf_cuda_kernels.h"
-#include "sf_cuda_memory.h"
+#include "cuda_kernels.h"
+#include "cuda_memory.h"
 
 extern "C" {
 #include "sf_error.h"

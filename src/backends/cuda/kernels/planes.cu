@@ -1,6 +1,6 @@
 /* Whole-plane moves on the GPU: packing the halo planes into one buffer
  * and back, mirroring the free surface, and sampling a lattice. */
-#include "sf_cuda_kernels.h"
+#include "cuda_kernels.h"
 
 extern "C" {
 #include "sf_error.h"

@@ -8,7 +8,7 @@
  * 24-row layer span fills 3 tiles) adds the CPML terms where a point lies
  * in a layer's span; the interior kernel (128 x 8 tiles, four points per
  * thread, 16-byte accesses) has none. */
-#include "sf_cuda_kernels.h"
+#include "cuda_kernels.h"
 
 extern "C" {
 #include "sf_error.h"

@@ -9,7 +9,7 @@
 #ifndef SF_CUDA_HALO_H
 #define SF_CUDA_HALO_H
 
-#include "sf_cuda_memory.h"
+#include "cuda_memory.h"
 
 #include <cuda_runtime.h>
 

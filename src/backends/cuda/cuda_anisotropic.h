@@ -8,7 +8,7 @@
 #ifndef SF_CUDA_ANISOTROPIC_H
 #define SF_CUDA_ANISOTROPIC_H
 
-#include "sf_cuda_kernels.h"
+#include "kernels/cuda_kernels.h"
 
 #include <cuda_runtime.h>
 

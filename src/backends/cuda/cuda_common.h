@@ -7,9 +7,9 @@
 #ifndef SF_CUDA_COMMON_H
 #define SF_CUDA_COMMON_H
 
-#include "sf_cuda_halo.h"
-#include "sf_cuda_kernels.h"
-#include "sf_cuda_memory.h"
+#include "kernels/cuda_halo.h"
+#include "kernels/cuda_kernels.h"
+#include "kernels/cuda_memory.h"
 
 #include <cuda_runtime.h>
 
