@@ -1,6 +1,8 @@
 /* The job-file schema: which keys exist, their types, ranges and defaults,
  * and the checks that need only the file itself (extents, positions). */
 #include "config_reader.h"
+#include "grid_bounds.h"
+#include "survey_config.h"
 #include "sf_config.h"
 #include "sf_error.h"
 #include "sf_file_read.h"
@@ -840,23 +842,6 @@ static void read_run(cfg_reader *r, sf_yaml_node *root, sf_config *c)
     if (cfg_choice(r, u, "slabs", "run", "balanced|equal", 0, &slabs, NULL) > 0)
         c->slabs = (sf_slab_policy)slabs;
     cfg_reject_unknown(r, u, "run", "device, gpu_aware_mpi, progress_interval, check_every, slabs");
-}
-
-/* Position checks: every point must lie inside the grid so that the
- * interpolation weights are defined. */
-int cfg_outside_grid(const sf_config *c, const double p[3], char *why, size_t len)
-{
-    static const char axis[3] = {'x', 'y', 'z'};
-    for (int a = 0; a < 3; ++a) {
-        double lo = c->origin[a], hi = c->origin[a] + (double)(c->n[a] - 1) * c->spacing[a];
-        if (p[a] < lo - 1e-9 * c->spacing[a] || p[a] > hi + 1e-9 * c->spacing[a]) {
-            /* Nine digits: a point just past the edge is not shown on it. */
-            snprintf(why, len, "%c = %.9g m lies outside the grid (allowed: %.9g <= %c <= %.9g "
-                     "m)", axis[a], p[a], lo, axis[a], hi);
-            return 1;
-        }
-    }
-    return 0;
 }
 
 static void check_position(cfg_reader *r, const sf_config *c, const double p[3], sf_mark m,

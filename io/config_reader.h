@@ -71,16 +71,6 @@ void cfg_reject_unknown(cfg_reader *r, const sf_yaml_node *map, const char *path
 /* Is the scalar node the word "auto"? */
 int cfg_is_auto(const sf_yaml_node *node);
 
-/* 1, and why ("x = 450 m lies outside the grid (allowed: ...)"), when p
- * lies outside the grid of c; else 0. */
-int cfg_outside_grid(const sf_config *c, const double p[3], char *why, size_t len);
-
-/* The survey section (survey_config.c), and its checks against the grid
- * once the whole job is read (moving receivers only when the receivers
- * section was read without problems). */
-void cfg_read_survey(cfg_reader *r, sf_yaml_node *root, sf_config *c);
-void cfg_check_survey_geometry(cfg_reader *r, const sf_config *c, int receivers_ok);
-
 /* The wavelet keys of map (wavelet_config.c; CFG_WAVELET_KEYS) at path ("source",
  * "survey.shots[3]") into spec: base is what they change (a shot's wavelet
  * starts as the source's; keys of its kind are kept unless given), NULL

@@ -3,7 +3,9 @@
  * ranks compute each shot, and whether the receivers stay put or move
  * with the source. Checks that need the whole job (positions against the
  * grid, moving receivers) come after parsing, from config.c. */
-#include "config_reader.h"
+#include "survey_config.h"
+
+#include "grid_bounds.h"
 #include "sf_error.h"
 
 #include <math.h>
