@@ -39,8 +39,8 @@ enum { SF_MAX_STAGES = SF_MAX_HALO_GROUPS };
  * stage g followed by the exchange of halo group g; the receivers sample
  * t = n dt after the first sample_after stages. The loop, the overlap of
  * exchanges with the interior, the guard, snapshots, energy and surveys
- * are the driver's (simulation.c); what is the physics' own is here and
- * in its backends' kernels. */
+ * are the driver's (simulation.c, time_loop.c and the files beside
+ * them); what is the physics' own is here and in its backends' kernels. */
 struct sf_physics_plugin {
     /* Its name (physics.type) and what it takes from a job. */
     const sf_physics_declaration *declared;
