@@ -1,5 +1,5 @@
 /* Whether a point lies inside a job's grid, for the position checks of
- * the job reader (config.c) and of a survey's shots (survey_config.c).
+ * the job reader (config_geometry.c) and of a survey's shots (survey_config.c).
  * Private to io/. */
 #ifndef SF_GRID_BOUNDS_H
 #define SF_GRID_BOUNDS_H

@@ -2,7 +2,7 @@
  * of source positions), per-shot overrides of the source keys, how many
  * ranks compute each shot, and whether the receivers stay put or move
  * with the source. Checks that need the whole job (positions against the
- * grid, moving receivers) come after parsing, from config.c. */
+ * grid, moving receivers) come after parsing, from config_geometry.c. */
 #include "survey_config.h"
 
 #include "grid_bounds.h"

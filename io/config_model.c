@@ -1,0 +1,321 @@
+/* The model section of a job file: a homogeneous medium, layers, or
+ * model files (raw, HDF5, SEG-Y) with their grid and accepted ranges;
+ * the parameters each physics takes. */
+#include "config_sections.h"
+
+#include "sf_error.h"
+#include "sf_physics_registry.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static int takes_parameter(sf_physics p, int q) { return sf_physics_takes(p, (sf_parameter)q); }
+
+/* Models of several parameters name a file or dataset for each. */
+static int takes_files(sf_physics p, int what) { return (void)what, sf_physics_declared(p)->nparams > 1; }
+
+/* Every parameter key (with suffix: "", "_range") the job's physics does not take. */
+static void reject_foreign_parameters(cfg_reader *r, sf_yaml_node *map, const char *path,
+                                      const sf_config *c, const char *suffix)
+{
+    for (int q = 0; q < SF_PARAMS; ++q) {
+        char key[32];
+        snprintf(key, sizeof key, "%s%s", sf_parameter_name((sf_parameter)q), suffix);
+        cfg_reject_foreign_key(r, map, path, key, c, takes_parameter, q);
+    }
+}
+
+/* The job physics' parameter names with a suffix, joined by sep (and
+ * "and" before the last when last_and). */
+static void parameter_list(const sf_config *c, const char *suffix, const char *sep, int last_and,
+                           char *out, size_t len)
+{
+    const sf_physics_declaration *d = sf_config_physics(c);
+    out[0] = '\0';
+    for (int n = 0; n < d->nparams; ++n) {
+        size_t used = strlen(out);
+        const char *join = n == 0 ? "" : last_and && n == d->nparams - 1 ? " and " : sep;
+        snprintf(out + used, len - used, "%s%s%s", join, sf_parameter_name(d->param[n]), suffix);
+    }
+}
+
+/* A key of the other physics' spelling, with the spelling to use instead. */
+static void reject_misplaced(cfg_reader *r, sf_yaml_node *map, const char *key, const char *path,
+                             const char *advice)
+{
+    const sf_yaml_node *n = sf_yaml_take(map, key);
+    if (n) cfg_problem(r, n->line, n->column, path, "%s", advice);
+}
+
+static int compare_layers(const void *a, const void *b)
+{
+    double ta = ((const sf_layer *)a)->top, tb = ((const sf_layer *)b)->top;
+    return (ta > tb) - (ta < tb);
+}
+
+static const cfg_range PARAMETER_RANGE[SF_PARAMS] = {
+    [SF_PARAM_VP] = {10, 20000, 0, 0},      /* m/s: air to the fastest rocks */
+    [SF_PARAM_VS] = {0, 20000, 0, 0},       /* m/s: 0 in fluids */
+    [SF_PARAM_RHO] = {1, 25000, 0, 0},      /* kg/m^3 */
+    /* 1 + 2 epsilon and 1 + 2 delta must stay positive; rocks keep well within. */
+    [SF_PARAM_EPSILON] = {-0.45, 2, 0, 0},
+    [SF_PARAM_DELTA] = {-0.45, 2, 0, 0},
+    [SF_PARAM_THETA] = {-180, 180, 0, 0},   /* degrees */
+    [SF_PARAM_PHI] = {-360, 360, 0, 0},     /* degrees */
+};
+
+const char *sf_config_point_problem(const sf_config *c, const double *value, char *text, size_t len)
+{
+    const sf_physics_declaration *d = sf_config_physics(c);
+    return d->point_problem ? d->point_problem(value, text, len) : NULL;
+}
+
+sf_parameter sf_config_point_key(const sf_config *c) { return sf_config_physics(c)->point_key; }
+
+/* The physics' parameters of a homogeneous model or a layer. */
+static void read_parameters(cfg_reader *r, sf_yaml_node *map, const char *path, const sf_config *c,
+                            double value[SF_PARAMS])
+{
+    const sf_physics_declaration *d = sf_config_physics(c);
+    sf_mark mark[SF_PARAMS];
+    reject_foreign_parameters(r, map, path, c, "");
+    int ok = 1;
+    for (int n = 0; n < d->nparams; ++n) {
+        const sf_parameter q = d->param[n];
+        const char *name = sf_parameter_name(q);
+        mark[q] = cfg_mark(map);
+        int got = cfg_number(r, map, name, path, PARAMETER_RANGE[q], n == 0, &value[q], &mark[q]);
+        char full[96], needs[96];
+        snprintf(full, sizeof full, "%s.%s", path, name);
+        parameter_list(c, "", ", ", 1, needs, sizeof needs);
+        if (got == 0 && n > 0)
+            cfg_problem(r, map->line, map->column, full, "required key is missing (physics: "
+                        "%s needs %s)", d->name, needs);
+        ok &= got > 0;
+    }
+    char text[256];
+    if (ok && sf_config_point_problem(c, value, text, sizeof text)) {
+        const sf_parameter q = sf_config_point_key(c);
+        char key[96];
+        snprintf(key, sizeof key, "%s.%s", path, sf_parameter_name(q));
+        cfg_problem(r, mark[q].line, mark[q].column, key, "%s", text);
+    }
+}
+
+static void read_layers(cfg_reader *r, sf_yaml_node *m, sf_config *c)
+{
+    char values[160], entry[192], keys[160];
+    parameter_list(c, ": value", ", ", 0, values, sizeof values);
+    snprintf(entry, sizeof entry, "{top: depth, %s}", values);
+    parameter_list(c, "", ", ", 0, values, sizeof values);
+    snprintf(keys, sizeof keys, "top, %s", values);
+    sf_yaml_node *list = sf_yaml_take(m, "layers");
+    if (!list) {
+        cfg_problem(r, m->line, m->column, "model.layers", "required key is missing");
+        return;
+    }
+    if (list->kind != SF_YAML_SEQUENCE || list->count == 0) {
+        cfg_problem(r, list->line, list->column, "model.layers", "expected a list of %s entries",
+                    entry);
+        return;
+    }
+    c->model.nlayers = (int)list->count;
+    c->model.layers = sf_calloc(list->count, sizeof *c->model.layers, "model layers");
+    int last_ok = 0;
+    for (size_t i = 0; i < list->count; ++i) {
+        char path[64];
+        snprintf(path, sizeof path, "model.layers[%zu]", i);
+        sf_yaml_node *item = list->items[i];
+        if (item->kind != SF_YAML_MAPPING) {
+            cfg_problem(r, item->line, item->column, path, "expected %s", entry);
+            last_ok = 0;
+            continue;
+        }
+        /* Only tops that were read are compared: a bad one is reported once. */
+        int top_ok = cfg_number(r, item, "top", path, CFG_COORDINATE, 1,
+                                &c->model.layers[i].top, NULL) > 0;
+        read_parameters(r, item, path, c, c->model.layers[i].value);
+        cfg_reject_unknown(r, item, path, keys);
+        if (i > 0 && top_ok && last_ok && c->model.layers[i].top <= c->model.layers[i - 1].top)
+            cfg_problem(r, item->line, item->column, path,
+                        "layer tops must increase with depth (%g follows %g)",
+                        c->model.layers[i].top, c->model.layers[i - 1].top);
+        last_ok = top_ok;
+    }
+    qsort(c->model.layers, list->count, sizeof *c->model.layers, compare_layers);
+    if (c->model.layers[0].top > c->origin[2])
+        cfg_problem(r, list->line, list->column, "model.layers[0].top",
+                    "the first layer starts at %g m, below the top of the grid (z = %g m); "
+                    "the model must cover the whole grid",
+                    c->model.layers[0].top, c->origin[2]);
+}
+
+/* The accepted values of a model file's parameters; others are reported
+ * as errors with their index. */
+static const double DEFAULT_RANGE[SF_PARAMS][2] = {
+    [SF_PARAM_VP] = {100.0, 15000.0},    [SF_PARAM_VS] = {0.0, 15000.0},
+    [SF_PARAM_RHO] = {100.0, 25000.0},   [SF_PARAM_EPSILON] = {-0.2, 1.0},
+    [SF_PARAM_DELTA] = {-0.3, 1.0},      [SF_PARAM_THETA] = {-180.0, 180.0},
+    [SF_PARAM_PHI] = {-360.0, 360.0},
+};
+
+static void read_ranges(cfg_reader *r, sf_yaml_node *m, sf_config *c)
+{
+    const sf_physics_declaration *d = sf_config_physics(c);
+    sf_model_config *mc = &c->model;
+    reject_foreign_parameters(r, m, "model", c, "_range");
+    for (int n = 0; n < d->nparams; ++n) {
+        const sf_parameter p = d->param[n];
+        mc->range[p][0] = DEFAULT_RANGE[p][0];
+        mc->range[p][1] = DEFAULT_RANGE[p][1];
+        char key[32], full[64];
+        snprintf(key, sizeof key, "%s_range", sf_parameter_name(p));
+        snprintf(full, sizeof full, "model.%s", key);
+        sf_mark mark;
+        if (cfg_vector_key(r, m, key, "model", 2, PARAMETER_RANGE[p], 0, mc->range[p], &mark) > 0 &&
+            mc->range[p][0] >= mc->range[p][1])
+            cfg_problem(r, mark.line, mark.column, full,
+                        "the minimum (%g) must be below the maximum (%g)", mc->range[p][0],
+                        mc->range[p][1]);
+    }
+}
+
+static void read_model_grid(cfg_reader *r, sf_yaml_node *m, sf_config *c)
+{
+    sf_model_config *mc = &c->model;
+    double dims[3] = {0, 0, 0};
+    /* HDF5 datasets carry their shape; raw files cannot; SEG-Y may need it. */
+    if (mc->kind != SF_MODEL_HDF5 &&
+        cfg_vector_key(r, m, "dims", "model", 3, (cfg_range){1, SF_MAX_AXIS_POINTS, 0, 0},
+                       mc->kind == SF_MODEL_RAW, dims, &mc->dims_mark) > 0) {
+        for (int a = 0; a < 3; ++a) {
+            mc->dims[a] = (long)dims[a];
+            if (dims[a] != floor(dims[a]))
+                cfg_problem(r, mc->dims_mark.line, mc->dims_mark.column, "model.dims",
+                            "dimensions must be whole numbers");
+        }
+    }
+    mc->origin_given = cfg_vector_key(r, m, "origin", "model", 3, CFG_COORDINATE, 0, mc->origin,
+                                      &mc->origin_mark) > 0;
+    mc->spacing_given = cfg_vector_key(r, m, "spacing", "model", 3, CFG_SPACING,
+                                       mc->kind == SF_MODEL_SEGY, mc->spacing,
+                                       &mc->spacing_mark) > 0;
+    int nearest = 0;
+    cfg_choice(r, m, "interpolation", "model", "linear|nearest", 0, &nearest, NULL);
+    mc->interpolation = nearest ? SF_INTERP_NEAREST : SF_INTERP_LINEAR;
+    cfg_boolean(r, m, "extend", "model", &mc->extend);
+    read_ranges(r, m, c);
+}
+
+/* A raw or SEG-Y model of several parameters: one file each, all required. */
+static void read_model_paths(cfg_reader *r, sf_yaml_node *m, sf_config *c)
+{
+    const sf_physics_declaration *d = sf_config_physics(c);
+    sf_model_config *mc = &c->model;
+    char files[192], keys[160], advice[320];
+    parameter_list(c, ": FILE", ", ", 0, files, sizeof files);
+    parameter_list(c, "", ", ", 0, keys, sizeof keys);
+    snprintf(advice, sizeof advice, "%s %s model in raw or SEG-Y files has one file per parameter: "
+             "give model.paths: {%s}", cfg_article(d->name), d->name, files);
+    reject_misplaced(r, m, "path", "model.path", advice);
+    sf_yaml_node *paths = cfg_section(r, m, "paths", "model", 1);
+    if (!paths) return;
+    for (int n = 0; n < d->nparams; ++n)
+        cfg_string(r, paths, sf_parameter_name(d->param[n]), "model.paths", 1,
+                   &mc->path[d->param[n]], &mc->path_mark[d->param[n]]);
+    cfg_reject_unknown(r, paths, "model.paths", keys);
+}
+
+/* An HDF5 model of several parameters: one file, a dataset each (default: its name). */
+static void read_model_datasets(cfg_reader *r, sf_yaml_node *m, sf_config *c)
+{
+    const sf_physics_declaration *d = sf_config_physics(c);
+    sf_model_config *mc = &c->model;
+    char names[192], keys[160], advice[320];
+    parameter_list(c, ": NAME", ", ", 0, names, sizeof names);
+    parameter_list(c, "", ", ", 0, keys, sizeof keys);
+    snprintf(advice, sizeof advice, "%s %s model reads one dataset per parameter: give "
+             "model.datasets: {%s} (default: %s)", cfg_article(d->name), d->name, names, keys);
+    reject_misplaced(r, m, "dataset", "model.dataset", advice);
+    sf_yaml_node *given = cfg_section(r, m, "datasets", "model", 0);
+    for (int n = 0; n < d->nparams; ++n) {
+        const sf_parameter p = d->param[n];
+        const char *name = sf_parameter_name(p);
+        if (!given || cfg_string(r, given, name, "model.datasets", 0, &mc->dataset[p], NULL) <= 0)
+            mc->dataset[p] = sf_strdup(name);
+    }
+    if (given) cfg_reject_unknown(r, given, "model.datasets", keys);
+}
+
+static void read_model_file(cfg_reader *r, sf_yaml_node *m, sf_config *c)
+{
+    const int several = sf_config_physics(c)->nparams > 1;
+    sf_model_config *mc = &c->model;
+    cfg_reject_foreign_key(r, m, "model", "paths", c, takes_files, 0);
+    cfg_reject_foreign_key(r, m, "model", "datasets", c, takes_files, 0);
+    if (several && mc->kind != SF_MODEL_HDF5) {
+        read_model_paths(r, m, c);
+    } else {
+        cfg_string(r, m, "path", "model", 1, &mc->path[0], &mc->path_mark[0]);
+        const sf_physics_declaration *d = sf_config_physics(c);
+        for (int n = 1; n < d->nparams && mc->path[0]; ++n) {
+            mc->path[d->param[n]] = sf_strdup(mc->path[0]);
+            mc->path_mark[d->param[n]] = mc->path_mark[0];
+        }
+    }
+    if (mc->kind == SF_MODEL_HDF5 && several)
+        read_model_datasets(r, m, c);
+    else if (mc->kind == SF_MODEL_HDF5 &&
+             cfg_string(r, m, "dataset", "model", 0, &mc->dataset[0], NULL) <= 0)
+        mc->dataset[0] = sf_strdup("vp");
+    if (mc->kind == SF_MODEL_RAW) {
+        int endian = 0;
+        cfg_choice(r, m, "endian", "model", "little|big", 0, &endian, NULL);
+        mc->endian = endian ? SF_ENDIAN_BIG : SF_ENDIAN_LITTLE;
+    }
+    read_model_grid(r, m, c);
+}
+
+/* The keys a model type takes, for the unknown-key message. */
+static void model_keys(const sf_config *c, char *out, size_t len)
+{
+    const int several = sf_config_physics(c)->nparams > 1;
+    char params[160], ranges[192];
+    parameter_list(c, "", ", ", 0, params, sizeof params);
+    parameter_list(c, "_range", ", ", 0, ranges, sizeof ranges);
+    const char *grid = "origin, spacing, interpolation, extend";
+    switch (c->model.kind) {
+    case SF_MODEL_HOMOGENEOUS: snprintf(out, len, "type, %s", params); break;
+    case SF_MODEL_LAYERED: snprintf(out, len, "type, layers"); break;
+    case SF_MODEL_RAW:
+        snprintf(out, len, "type, %s, dims, endian, %s, %s", several ? "paths" : "path", grid,
+                 ranges);
+        break;
+    case SF_MODEL_HDF5:
+        snprintf(out, len, "type, path, %s, %s, %s", several ? "datasets" : "dataset", grid, ranges);
+        break;
+    default:
+        snprintf(out, len, "type, %s, dims, %s, %s", several ? "paths" : "path", grid, ranges);
+    }
+}
+
+void cfg_read_model(cfg_reader *r, sf_yaml_node *root, sf_config *c)
+{
+    sf_yaml_node *m = cfg_section(r, root, "model", "", 1);
+    if (!m) return;
+    c->model.mark = cfg_mark(m);
+    int kind = 0;
+    if (cfg_choice(r, m, "type", "model", "homogeneous|layered|raw|hdf5|segy", 1, &kind, NULL) <= 0)
+        return;
+    c->model.kind = (sf_model_kind)kind;
+    switch (c->model.kind) {
+    case SF_MODEL_HOMOGENEOUS: read_parameters(r, m, "model", c, c->model.value); break;
+    case SF_MODEL_LAYERED: read_layers(r, m, c); break;
+    default: read_model_file(r, m, c);
+    }
+    char keys[320];
+    model_keys(c, keys, sizeof keys);
+    cfg_reject_unknown(r, m, "model", keys);
+}

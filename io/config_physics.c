@@ -1,0 +1,57 @@
+/* The physics section of a job file (the physics and the stencil order),
+ * and the messages for a key that only other physics take: they name
+ * the physics that take it. */
+#include "config_sections.h"
+
+#include "sf_physics_registry.h"
+
+#include <stdio.h>
+#include <string.h>
+
+void cfg_read_physics(cfg_reader *r, sf_yaml_node *root, sf_config *c)
+{
+    sf_yaml_node *p = cfg_section(r, root, "physics", "", 0);
+    if (!p) return;
+    int type = 0;
+    char physics[256];
+    sf_physics_names("|", physics, sizeof physics);
+    if (cfg_choice(r, p, "type", "physics", physics, 0, &type, &c->physics_mark) > 0)
+        c->physics = (sf_physics)type;
+    int order_index = 2;
+    if (cfg_choice(r, p, "order", "physics", "2|4|8", 0, &order_index, &c->order_mark) > 0)
+        c->order = 2 << order_index;
+    cfg_reject_unknown(r, p, "physics", "type, order");
+}
+
+const char *cfg_article(const char *word) { return strchr("aeiou", word[0]) ? "an" : "a"; }
+
+/* "elastic", "vti or tti": the names of the physics that take it. */
+void cfg_physics_taking(cfg_physics_takes takes, int what, char *out, size_t len)
+{
+    int n = 0, total = 0;
+    for (int p = 0; p < SF_PHYSICS_KINDS; ++p) total += takes((sf_physics)p, what);
+    out[0] = '\0';
+    for (int p = 0; p < SF_PHYSICS_KINDS; ++p) {
+        if (!takes((sf_physics)p, what)) continue;
+        size_t used = strlen(out);
+        snprintf(out + used, len - used, "%s%s", n == 0 ? "" : n == total - 1 ? " or " : ", ",
+                 sf_physics_declared((sf_physics)p)->name);
+        ++n;
+    }
+}
+
+/* A key only other physics take: reported where it is written (and
+ * consumed, so it is not also an unknown key). */
+void cfg_reject_foreign_key(cfg_reader *r, sf_yaml_node *map, const char *path, const char *key,
+                            const sf_config *c, cfg_physics_takes takes, int what)
+{
+    if (takes(c->physics, what)) return;
+    const sf_yaml_node *n = sf_yaml_take(map, key);
+    if (!n) return;
+    char full[256], who[96];
+    snprintf(full, sizeof full, "%s%s%s", path, *path ? "." : "", key);
+    cfg_physics_taking(takes, what, who, sizeof who);
+    cfg_problem(r, n->line, n->column, full,
+                "only %s %s job takes this key (physics.type: %s); this job is %s",
+                cfg_article(who), who, who, sf_config_physics(c)->name);
+}
