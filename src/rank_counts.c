@@ -40,15 +40,27 @@ static int check_groups(const sf_config *c, int ranks)
     return 1;
 }
 
+static int world_size(void)
+{
+    int world;
+    SF_MPI_CHECK(MPI_Comm_size(MPI_COMM_WORLD, &world), "counting the ranks");
+    return world;
+}
+
+/* The ranks a shot is set up on among the world's: a group, or all of
+ * them (one, for a check without mpirun). */
+static int set_up_ranks(const sf_config *c, int world)
+{
+    const int per_shot = c->survey.ranks_per_shot;
+    return per_shot > 0 && per_shot < world ? per_shot : world;
+}
+
 int sf_ranks_check(const sf_config *c, int ranks)
 {
-    int world = 1;
-    SF_MPI_CHECK(MPI_Comm_size(MPI_COMM_WORLD, &world), "counting the ranks");
     const int per_shot = c->survey.ranks_per_shot;
     int problems = ranks > 0 ? check_groups(c, ranks) : 0;
     const int shot_ranks = per_shot > 0 ? per_shot : ranks;
-    const int set_up_ranks = per_shot > 0 && per_shot < world ? per_shot : world;
-    if (shot_ranks > set_up_ranks) problems += sf_ranks_check_slabs(c, shot_ranks);
+    if (shot_ranks > set_up_ranks(c, world_size())) problems += sf_ranks_check_slabs(c, shot_ranks);
     return problems;
 }
 
@@ -71,11 +83,10 @@ void sf_ranks_print(const sf_config *c, int ranks)
         snprintf(checked, sizeof checked, "no count checked (check --ranks N)");
     /* A check without mpirun sets a shot up on its one process: the
      * decomposition above is that process's, not the count's. */
-    int world = 1;
-    SF_MPI_CHECK(MPI_Comm_size(MPI_COMM_WORLD, &world), "counting the ranks");
+    const int world = world_size();
     const int shot_ranks = per_shot > 0 ? per_shot : ranks;
     char set_up[96] = "";
-    if (shot_ranks != (per_shot > 0 && per_shot < world ? per_shot : world))
+    if (shot_ranks != set_up_ranks(c, world))
         snprintf(set_up, sizeof set_up, "; the decomposition above is this check's %d rank%s",
                  world, world == 1 ? "" : "s");
     sf_info("  ranks             %s; %s%s", takes, checked, set_up);
