@@ -33,6 +33,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#define TOOL_NAME "cpml_coefficients"
+
 static void usage(const char *why)
 {
     fprintf(stderr,
@@ -42,16 +44,7 @@ static void usage(const char *why)
     exit(2);
 }
 
-static double number(const char *key, const char *text)
-{
-    char *end;
-    double v = strtod(text, &end);
-    if (end == text || *end || !isfinite(v)) {
-        fprintf(stderr, "cpml_coefficients: %s=%s is not a number\n", key, text);
-        exit(2);
-    }
-    return v;
-}
+#include "tool_arguments.h"
 
 static void json_number(double v)
 {
@@ -90,11 +83,9 @@ int main(int argc, char **argv)
     double h = 0, vmax = 0, frequency = -1, dt = 0, cfl = 0, reflection = 0;
     const char *floor_arg = "code";
     for (int i = 1; i < argc; ++i) {
-        const char *eq = strchr(argv[i], '=');
-        if (!eq) usage("arguments are key=value");
-        size_t k = (size_t)(eq - argv[i]);
-        const char *v = eq + 1;
-#define IS(name) (k == strlen(name) && !strncmp(argv[i], name, k))
+        size_t k;
+        const char *v = value_of(argv[i], &k);
+#define IS(name) key_is(argv[i], k, name)
         if (IS("order")) order = (int)number("order", v);
         else if (IS("n")) n = (long)number("n", v);
         else if (IS("thick")) {

@@ -6,12 +6,11 @@ import collections
 import glob
 import os
 import re
-import signal
 import subprocess
 import sys
 import time
 
-from testlib import ROOT, check, session_processes, time_limit
+from testlib import ROOT, check, kill_job, time_limit
 
 SHELL_LANGUAGES = ("sh", "bash", "shell", "console")
 REPLAYABLE = ("sh", "bash")
@@ -169,17 +168,6 @@ def replay_environment():
     return env
 
 
-def end_session(proc):
-    """Kills what a block started: its shell's session, mpirun's ranks
-    included (they are in process groups of their own)."""
-    for pid in [proc.pid] + [p for p in session_processes(proc.pid) if p != proc.pid]:
-        try:
-            os.kill(pid, signal.SIGKILL)
-        except ProcessLookupError:
-            pass
-    proc.communicate()
-
-
 def replay(block, env, limit):
     """Runs a block from the repository root; None, or why it failed."""
     shell = "bash" if block.language == "bash" else "sh"
@@ -190,7 +178,7 @@ def replay(block, env, limit):
     try:
         output, _ = proc.communicate(timeout=limit)
     except subprocess.TimeoutExpired:
-        end_session(proc)
+        kill_job(proc)
         return f"{block.where()}: still running after {limit:.0f} s:\n{block.text}"
     if proc.returncode == 0:
         return None

@@ -210,18 +210,24 @@ def wait_for_done(proc, directory, count, timeout=600):
         time.sleep(0.02)
 
 
+def survey_held_after_its_first_shot(tmp, count):
+    """A survey of `count` shots on 1-rank groups (about 0.3 s a shot),
+    its ranks stopped once the manifest records a shot: (the shots, the
+    launcher, the output directory, the manifest's path)."""
+    shots = [{"position": [80 + 50 * k, 150, 80]} for k in range(count)]
+    directory = os.path.join(tmp, "out")
+    proc = start(tmp, survey_job(shots=shots, ranks_per_shot=1, duration=1.0))
+    wait_for_done(proc, directory, 1)
+    signal_ranks(proc, signal.SIGSTOP)
+    return shots, proc, directory, os.path.join(directory, "manifest.jsonl")
+
+
 def test_removed_manifest_is_written_again(tmp):
     """manifest.jsonl removed while a survey runs, and later replaced by
     another file: the survey notices before its next record and writes it
     again whole, with a warning, and ends 0; the manifest then records
     every shot once with its files, and a re-run skips them all."""
-    shots = [{"position": [80 + 50 * k, 150, 80]} for k in range(5)]
-    job = survey_job(shots=shots, ranks_per_shot=1, duration=1.0)   # about 0.3 s a shot
-    directory = os.path.join(tmp, "out")
-    manifest = os.path.join(directory, "manifest.jsonl")
-    proc = start(tmp, job)
-    wait_for_done(proc, directory, 1)
-    signal_ranks(proc, signal.SIGSTOP)
+    shots, proc, directory, manifest = survey_held_after_its_first_shot(tmp, 5)
     os.remove(manifest)
     signal_ranks(proc, signal.SIGCONT)
     wait_for_done(proc, directory, 2)
@@ -257,13 +263,7 @@ def test_manifest_cut_during_the_run_fails_the_job(tmp):
     that it no longer holds the run's lines and fails the job with one
     clear error; its header gone too, the re-run starts afresh and
     completes."""
-    shots = [{"position": [80 + 50 * k, 150, 80]} for k in range(4)]
-    job = survey_job(shots=shots, ranks_per_shot=1, duration=1.0)   # about 0.3 s a shot
-    directory = os.path.join(tmp, "out")
-    manifest = os.path.join(directory, "manifest.jsonl")
-    proc = start(tmp, job)
-    wait_for_done(proc, directory, 1)
-    signal_ranks(proc, signal.SIGSTOP)
+    _, proc, directory, manifest = survey_held_after_its_first_shot(tmp, 4)
     os.truncate(manifest, 0)
     signal_ranks(proc, signal.SIGCONT)
     out, err = proc.communicate(timeout=time_limit(300))

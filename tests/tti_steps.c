@@ -26,6 +26,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#define TOOL_NAME "tti_steps"
+
 static void usage(const char *why)
 {
     fprintf(stderr,
@@ -35,16 +37,7 @@ static void usage(const char *why)
     exit(2);
 }
 
-static double number(const char *key, const char *text)
-{
-    char *end;
-    double v = strtod(text, &end);
-    if (end == text || *end || !isfinite(v)) {
-        fprintf(stderr, "tti_steps: %s=%s is not a number\n", key, text);
-        exit(2);
-    }
-    return v;
-}
+#include "tool_arguments.h"
 
 /* count comma-separated integers into out. */
 static void integers(const char *key, const char *text, long *out, int count)
@@ -68,11 +61,9 @@ int main(int argc, char **argv)
     int order = 0, steps = 0;
     double h = 0, dt = 0, vmax = 0, frequency = -1, vp = 0, eps = 0, delta = 0, theta = 0, phi = 0;
     for (int i = 1; i < argc; ++i) {
-        const char *eq = strchr(argv[i], '=');
-        if (!eq) usage("arguments are key=value");
-        size_t k = (size_t)(eq - argv[i]);
-        const char *v = eq + 1;
-#define IS(name) (k == strlen(name) && !strncmp(argv[i], name, k))
+        size_t k;
+        const char *v = value_of(argv[i], &k);
+#define IS(name) key_is(argv[i], k, name)
         if (IS("order")) order = (int)number("order", v);
         else if (IS("n")) integers("n", v, n, 3);
         else if (IS("thick")) integers("thick", v, t, 6);
