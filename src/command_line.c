@@ -51,25 +51,31 @@ static const char HELP_USAGE[] =
     "\n"
     "Prints the usage of seisfd, or of COMMAND (run, check, bench, help).\n";
 
-static const char *const COMMANDS = "run check bench help";
+/* The commands, with their usage (bench prints its own, from its table of
+ * options). */
+static const struct {
+    const char *name, *usage;
+} COMMANDS[] = {{"run", RUN_USAGE}, {"check", CHECK_USAGE}, {"bench", NULL}, {"help", HELP_USAGE}};
+enum { COMMAND_COUNT = sizeof COMMANDS / sizeof COMMANDS[0] };
 
 static int is_help_flag(const char *arg) { return !strcmp(arg, "--help") || !strcmp(arg, "-h"); }
 
-static int is_command(const char *word)
+/* The command named word, or -1. */
+static int command_index(const char *word)
 {
-    return !strcmp(word, "run") || !strcmp(word, "check") || !strcmp(word, "bench") ||
-           !strcmp(word, "help");
+    for (int k = 0; k < COMMAND_COUNT; ++k)
+        if (!strcmp(word, COMMANDS[k].name)) return k;
+    return -1;
 }
 
 void sf_command_usage(const char *command, FILE *out)
 {
+    const int k = command ? command_index(command) : -1;
     if (!command)
         fputs(SEISFD_USAGE, out);
-    else if (!strcmp(command, "run"))
-        fputs(RUN_USAGE, out);
-    else if (!strcmp(command, "check"))
-        fputs(CHECK_USAGE, out);
-    else if (!strcmp(command, "bench"))
+    else if (k >= 0 && COMMANDS[k].usage)
+        fputs(COMMANDS[k].usage, out);
+    else if (k >= 0)
         sf_bench_usage(out);
     else
         fputs(HELP_USAGE, out);
@@ -90,11 +96,16 @@ static int misused(sf_command *c, const char *topic, const char *fmt, ...)
     return -1;
 }
 
-/* "'chek'; did you mean 'check'?" for a word that is not one of words. */
+/* "'chek'; did you mean 'check'?" for a word that is not one of words
+ * (NULL: of the commands). */
 static void name_unknown(const char *word, const char *words, char *out, size_t len)
 {
+    char commands[64] = "";
+    for (int k = 0; !words && k < COMMAND_COUNT; ++k)
+        snprintf(commands + strlen(commands), sizeof commands - strlen(commands), "%s ",
+                 COMMANDS[k].name);
     char near[SF_EDIT_WORD_MAX + 1];
-    if (sf_nearest_word(word, words, " ", near, sizeof near))
+    if (sf_nearest_word(word, words ? words : commands, " ", near, sizeof near))
         snprintf(out, len, "'%.100s'; did you mean '%s'?", word, near);
     else
         snprintf(out, len, "'%.100s'", word);
@@ -158,12 +169,12 @@ static void parse_help(int argc, char **argv, sf_command *c)
         misused(c, "help", "help takes one command, got '%.100s' and '%.100s'", argv[2], argv[3]);
         return;
     }
-    if (is_command(argv[2])) {
+    if (command_index(argv[2]) >= 0) {
         c->topic = argv[2];
         return;
     }
     char name[200];
-    name_unknown(argv[2], COMMANDS, name, sizeof name);
+    name_unknown(argv[2], NULL, name, sizeof name);
     misused(c, NULL, "help: unknown command %s", name);
 }
 
@@ -188,9 +199,9 @@ void sf_command_parse(int argc, char **argv, sf_command *c)
         parse_help(argc, argv, c);
         return;
     }
-    if (!is_command(command)) {
+    if (command_index(command) < 0) {
         char name[200];
-        name_unknown(command, COMMANDS, name, sizeof name);
+        name_unknown(command, NULL, name, sizeof name);
         misused(c, NULL, "unknown command %s", name);
         return;
     }
