@@ -1,11 +1,11 @@
 #!/bin/bash
 # One pass over the CUDA backend on a GPU machine: a clean build, the
-# kernels' register report and SASS, compute-sanitizer on small jobs, the
-# GPU tests (on both halo paths), the benchmark with several options, an
-# ncu profile of one time step and the series on 1, 2 and 4 GPUs (as many
-# as there are: SERIES picks its parts, "costs strong weak staged survey").
-# The logs end up in
-# $OUT/logs.tgz (default out/gpu-check) and a summary is printed last.
+# kernels' register report and SASS, compute-sanitizer on small jobs (the
+# guard's sums every 5 steps), the GPU tests (on both halo paths), the
+# benchmark with several options, an ncu profile of one time step and the
+# series on 1, 2 and 4 GPUs (as many as there are: SERIES picks its parts,
+# "costs strong weak staged survey"). The logs end up in $OUT/logs.tgz
+# (default out/gpu-check) and a summary is printed last.
 #   jobs/gpu-check.sh                 everything
 #   STAGES="build test bench" jobs/gpu-check.sh
 # CUDA_ARCH_FLAGS defaults to Hopper only; a prefix with the dependencies
@@ -92,15 +92,20 @@ PY
     done
 fi
 
-small_job() {   # FILE STEPS CPML NX: free surface; with 31 planes a z layer spans 2 slabs
+small_job() {   # FILE STEPS CPML NX [tti]: free surface; with 31 planes a z layer spans 2 slabs
+    local physics='"acoustic"' tilt=''
+    if [ "${5:-}" = tti ]; then
+        physics='"tti"'
+        tilt=', "epsilon": 0.2, "delta": 0.1, "theta": 40, "phi": 30'
+    fi
     cat >"$1" <<EOF
 {"grid": {"nx": $4, "ny": 36, "nz": 31, "dx": 10, "dy": 10, "dz": 10},
- "time": {"dt": 0.001, "nt": $2},
- "model": {"type": "layered", "layers": [{"top": 0, "vp": 1800}, {"top": 150, "vp": 2600}]},
+ "time": {"dt": 0.001, "nt": $2}, "physics": {"type": $physics},
+ "model": {"type": "layered", "layers": [{"top": 0, "vp": 1800$tilt}, {"top": 150, "vp": 2600$tilt}]},
  "boundaries": {"cpml": $3, "free_surface": true},
  "source": {"position": [201.3, 178.1, 103.3], "frequency": 12},
  "receivers": {"points": [[150.5, 170.2, 15.5], [250.1, 180.3, 255.7]]},
- "output": {"gather": "$1.h5", "overwrite": true}, "run": {"device": "cuda"}}
+ "output": {"gather": "$1.h5", "overwrite": true}, "run": {"device": "cuda", "check_every": 5}}
 EOF
 }
 
@@ -119,8 +124,9 @@ if wants sanitize; then
     small_job /tmp/layers.yaml 30 8 40     # frame tiles only
     small_job /tmp/bare.yaml 12 0 61       # interior tiles only, an odd nx
     small_job /tmp/clipped.yaml 20 8 100   # an interior row ending inside a group, clipped frame tiles
-    for job in layers bare clipped; do sanitize memcheck 2 /tmp/$job.yaml; done
-    for job in layers bare clipped; do sanitize racecheck 1 /tmp/$job.yaml; done
+    small_job /tmp/tilted.yaml 20 8 40 tti # TTI's kernels, its stretched mixed derivatives in the layers
+    for job in layers bare clipped tilted; do sanitize memcheck 2 /tmp/$job.yaml; done
+    for job in layers bare clipped tilted; do sanitize racecheck 1 /tmp/$job.yaml; done
 fi
 
 if wants test; then

@@ -77,7 +77,7 @@ static void default_physics(char *out, size_t len)
 static int read_order(sf_bench_options *o, const char *word)
 {
     for (long order = 2; order <= 8; order *= 2) {
-        char text[4];
+        char text[24];   /* any long, so that no compiler sees a truncation */
         snprintf(text, sizeof text, "%ld", order);
         if (!strcmp(word, text)) {
             o->order = order;

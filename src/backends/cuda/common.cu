@@ -27,7 +27,8 @@ void sf_cuda_common_init(sf_cuda_common *c, const sf_problem *p, const sf_cuda_p
 void sf_cuda_common_plan(sf_cuda_common *c, const size_t halo_count[SF_CUDA_HALO_GROUPS])
 {
     sf_cuda_want(&c->arrays, &c->guard, 1, sizeof(unsigned long long), "the instability guard");
-    sf_cuda_want(&c->arrays, &c->norm_partial, (size_t)SF_CUDA_NORM_BLOCKS * SF_REGIONS,
+    sf_cuda_want(&c->arrays, &c->norm_partial,
+                 (size_t)SF_CUDA_NORM_BLOCKS * SF_GUARD_MAX_FIELDS * SF_REGIONS,
                  sizeof(double), "the instability guard");
     sf_cuda_halo_plan(&c->xfer, &c->arrays, halo_count);
 }
@@ -149,8 +150,9 @@ void sf_cuda_common_start(sf_cuda_common *c, sf_halo_transport transport)
 {
     sf_cuda_halo_start(&c->xfer, transport);
     c->timers = sf_gpu_timers_create();
-    c->norm_partial_host = (double *)sf_cuda_pinned((size_t)SF_CUDA_NORM_BLOCKS * SF_REGIONS * sizeof(double),
-                                                    "pinned instability guard sums");
+    c->norm_partial_host = (double *)sf_cuda_pinned(
+        (size_t)SF_CUDA_NORM_BLOCKS * SF_GUARD_MAX_FIELDS * SF_REGIONS * sizeof(double),
+        "pinned instability guard sums");
     /* The zeroing and uploads ran on the legacy stream, which the
      * non-blocking streams do not wait for. */
     SF_CUDA_CHECK(cudaDeviceSynchronize(), "finishing the set-up");
@@ -207,10 +209,8 @@ void sf_cuda_common_amplify(sf_cuda_common *c, float factor)
 int sf_cuda_common_field_norms(sf_cuda_common *c, const float *const *fields, int count,
                                const sf_regions *r, double sums[][SF_REGIONS])
 {
-    if (count > SF_GUARD_MAX_FIELDS) sf_fatal("internal: %d fields for the guard", count);
-    for (int f = 0; f < count; ++f)
-        sf_cuda_region_squares(fields[f], c->grid, r, c->norm_partial, c->norm_partial_host,
-                               c->xfer.compute, sums[f]);
+    sf_cuda_region_squares(fields, count, c->grid, r, c->norm_partial, c->norm_partial_host,
+                           c->xfer.compute, sums);
     return count;
 }
 

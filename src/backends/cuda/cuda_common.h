@@ -68,7 +68,7 @@ typedef struct {
     sf_cuda_halo xfer;               /* the compute and halo streams, halo buffers */
     sf_gpu_timers *timers;
     unsigned long long *guard;       /* the instability guard's result word */
-    double *norm_partial;            /* its blocks' sums: SF_CUDA_NORM_BLOCKS x SF_REGIONS */
+    double *norm_partial;            /* its blocks' sums, per field and region */
     double *norm_partial_host;       /* pinned, as many */
     sf_cuda_sources source;
     sf_cuda_receivers receivers;

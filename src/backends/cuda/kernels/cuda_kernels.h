@@ -144,14 +144,15 @@ void sf_cuda_sample(float *out, const float *field, const long *index, const flo
 unsigned long long sf_cuda_first_nonfinite(const float *field, sf_cuda_grid g,
                                            unsigned long long *scratch, cudaStream_t stream);
 
-/* The instability guard's measure of one field: out[region] = the sum of
- * the squares of its owned points in each region of r, in double. partial
- * (device) and partial_host (pinned) hold SF_CUDA_NORM_BLOCKS x
+/* The instability guard's measure of fields[0, count) (count at most
+ * SF_GUARD_MAX_FIELDS): out[f][region] = the sum of the squares of field
+ * f's owned points in each region of r, in double. partial (device) and
+ * partial_host (pinned) hold SF_CUDA_NORM_BLOCKS x SF_GUARD_MAX_FIELDS x
  * SF_REGIONS doubles; the kernel runs after the work queued on stream,
  * which this call waits for. */
 enum { SF_CUDA_NORM_BLOCKS = 1024 };
-void sf_cuda_region_squares(const float *field, sf_cuda_grid g, const sf_regions *r,
-                            double *partial, double *partial_host, cudaStream_t stream,
-                            double out[SF_REGIONS]);
+void sf_cuda_region_squares(const float *const *fields, int count, sf_cuda_grid g,
+                            const sf_regions *r, double *partial, double *partial_host,
+                            cudaStream_t stream, double out[][SF_REGIONS]);
 
 #endif
