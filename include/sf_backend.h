@@ -96,6 +96,11 @@ typedef struct {
  * elastic nine). */
 enum { SF_GUARD_MAX_FIELDS = 9 };
 
+/* The most halo groups a physics has (one per stage of its step): the
+ * driver's schedule and every backend's buffers are sized by this one
+ * bound, so a physics with more stages changes this line alone. */
+enum { SF_MAX_HALO_GROUPS = 4 };
+
 /* Operations may be queued (a GPU runs them in order on its streams);
  * they take effect for every later operation, and results reach the host
  * only through halo_wait_packed, fetch_receivers, fetch_field, energy and

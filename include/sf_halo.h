@@ -11,9 +11,6 @@
 #include "sf_decomp.h"
 #include "sf_timers.h"
 
-/* The most halo groups a physics has (one per stage of its step). */
-enum { SF_MAX_HALO_GROUPS = 4 };
-
 typedef struct {
     const sf_slab *slab;
     /* Neighbour rank per side for each group, MPI_PROC_NULL where nothing

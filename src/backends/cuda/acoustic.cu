@@ -33,8 +33,6 @@ struct sf_backend {
     sf_cuda_streams stencil;        /* compute as main, and a side stream for the frame tiles */
 };
 
-static_assert((int)SF_ACOUSTIC_STAGES == (int)SF_CUDA_HALO_GROUPS, "one halo buffer set per group");
-
 static long max_long(long a, long b) { return a > b ? a : b; }
 static long min_long(long a, long b) { return a < b ? a : b; }
 
@@ -107,7 +105,7 @@ static void plan_arrays(sf_backend *b, const sf_problem *p)
         plan_layer_xy(b, p, 1, side);
         plan_layer_z(b, p, side);
     }
-    const size_t planes = (size_t)(SF_HALO * p->nx * p->ny), counts[SF_CUDA_HALO_GROUPS] = {planes, planes};
+    const size_t planes = (size_t)(SF_HALO * p->nx * p->ny), counts[SF_MAX_HALO_GROUPS] = {planes, planes};
     sf_cuda_common_plan(&b->c, counts);
     sf_cuda_want(arrays, &b->tiling.tiles, (size_t)sf_cuda_tiling_room(p->nx, p->ny), sizeof(int4),
                  "the stencil's tile list");

@@ -27,7 +27,6 @@ enum {
 /* vp, epsilon, delta, and for tti theta and phi. */
 enum { MEDIUM_VP, MEDIUM_EPSILON, MEDIUM_DELTA, MEDIUM_THETA, MEDIUM_PHI, MEDIUM_ARRAYS };
 
-static_assert((int)SF_ACOUSTIC_STAGES == (int)SF_CUDA_HALO_GROUPS, "one halo buffer set per group");
 static_assert(AXES * MAX_RUNS <= SF_CUDA_MEMORY_BOXES, "one memory box per run");
 
 /* Half points along an axis whose psi slots follow each other: one box of
@@ -143,7 +142,7 @@ static void plan_arrays(sf_backend *b, const sf_problem *p)
                                        sizeof(float), "CPML memory");
             }
     const size_t planes = (size_t)(FIELDS * SF_HALO * p->nx * p->ny);
-    const size_t counts[SF_CUDA_HALO_GROUPS] = {planes, planes};
+    const size_t counts[SF_MAX_HALO_GROUPS] = {planes, planes};
     sf_cuda_common_plan(&b->c, counts);
 }
 

@@ -24,7 +24,7 @@ void sf_cuda_common_init(sf_cuda_common *c, const sf_problem *p, const sf_cuda_p
     c->physics = physics;
 }
 
-void sf_cuda_common_plan(sf_cuda_common *c, const size_t halo_count[SF_CUDA_HALO_GROUPS])
+void sf_cuda_common_plan(sf_cuda_common *c, const size_t halo_count[SF_MAX_HALO_GROUPS])
 {
     sf_cuda_want(&c->arrays, &c->guard, 1, sizeof(unsigned long long), "the instability guard");
     sf_cuda_want(&c->arrays, &c->norm_partial,

@@ -84,7 +84,7 @@ typedef struct {
 void sf_cuda_common_init(sf_cuda_common *c, const sf_problem *p, const sf_cuda_physics *physics);
 /* Requests the halo buffers, halo_count[g] floats a side of group g, and
  * the guard's word; the backend requests its own arrays around this. */
-void sf_cuda_common_plan(sf_cuda_common *c, const size_t halo_count[SF_CUDA_HALO_GROUPS]);
+void sf_cuda_common_plan(sf_cuda_common *c, const size_t halo_count[SF_MAX_HALO_GROUPS]);
 /* Allocates every requested array of the run. */
 void sf_cuda_common_allocate(sf_cuda_common *c);
 /* The shot's source and receiver tables, uploaded; b is the backend the

@@ -29,8 +29,6 @@ struct sf_backend {
     sf_cuda_field_list halo_fields[SF_HALF_STEPS];
 };
 
-static_assert((int)SF_HALF_STEPS == (int)SF_CUDA_HALO_GROUPS, "one halo buffer set per group");
-
 static long max_long(long a, long b) { return a > b ? a : b; }
 static long min_long(long a, long b) { return a < b ? a : b; }
 
@@ -65,7 +63,7 @@ static void plan_halos(sf_backend *b, const sf_problem *p)
 {
     b->halo_fields[SF_HALF_VELOCITY].count = 3;
     b->halo_fields[SF_HALF_STRESS].count = p->exchange_normal_stresses ? 5 : 3;
-    size_t counts[SF_CUDA_HALO_GROUPS];
+    size_t counts[SF_MAX_HALO_GROUPS] = {0};
     for (int g = 0; g < SF_HALF_STEPS; ++g)
         counts[g] = (size_t)b->halo_fields[g].count * SF_HALO * (size_t)(p->nx * p->ny);
     sf_cuda_common_plan(&b->c, counts);

@@ -6,9 +6,9 @@ extern "C" {
 }
 
 void sf_cuda_halo_plan(sf_cuda_halo *h, sf_cuda_arrays *arrays,
-                       const size_t count[SF_CUDA_HALO_GROUPS])
+                       const size_t count[SF_MAX_HALO_GROUPS])
 {
-    for (int g = 0; g < SF_CUDA_HALO_GROUPS; ++g) {
+    for (int g = 0; g < SF_MAX_HALO_GROUPS; ++g) {
         h->count[g] = count[g];
         for (int s = 0; s < 2; ++s) {
             sf_cuda_want(arrays, &h->send[g][s], count[g], sizeof(float), "halo buffers");
@@ -31,7 +31,7 @@ void sf_cuda_halo_start(sf_cuda_halo *h, sf_halo_transport transport)
         SF_CUDA_CHECK(cudaEventCreateWithFlags(events[e], cudaEventDisableTiming), "creating events");
     h->device_buffers = transport == SF_HALO_DEVICE_BUFFERS;
     if (h->device_buffers) return;
-    for (int g = 0; g < SF_CUDA_HALO_GROUPS; ++g)
+    for (int g = 0; g < SF_MAX_HALO_GROUPS; ++g)
         for (int s = 0; s < 2; ++s) {
             h->send_host[g][s] = (float *)sf_cuda_pinned(h->count[g] * sizeof(float), "pinned halo buffers");
             h->recv_host[g][s] = (float *)sf_cuda_pinned(h->count[g] * sizeof(float), "pinned halo buffers");
@@ -40,7 +40,7 @@ void sf_cuda_halo_start(sf_cuda_halo *h, sf_halo_transport transport)
 
 void sf_cuda_halo_destroy(sf_cuda_halo *h)
 {
-    for (int g = 0; g < SF_CUDA_HALO_GROUPS; ++g)
+    for (int g = 0; g < SF_MAX_HALO_GROUPS; ++g)
         for (int s = 0; s < 2; ++s) {
             SF_CUDA_CHECK(cudaFreeHost(h->send_host[g][s]), "freeing pinned buffers");
             SF_CUDA_CHECK(cudaFreeHost(h->recv_host[g][s]), "freeing pinned buffers");
