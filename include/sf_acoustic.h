@@ -6,7 +6,13 @@
 #ifndef SF_ACOUSTIC_H
 #define SF_ACOUSTIC_H
 
+#include "sf_parameter_declaration.h"
+
 enum { SF_ACOUSTIC_MEMORY, SF_ACOUSTIC_ADVANCE, SF_ACOUSTIC_STAGES };
 enum { SF_HALO_CPML_Z = SF_ACOUSTIC_MEMORY, SF_HALO_WAVEFIELD = SF_ACOUSTIC_ADVANCE };
+
+/* The P-wave velocity as the acoustic physics declares it; the physics
+ * that build on its pressure (VTI, TTI) and the elastic one take the same. */
+extern const sf_parameter_declaration SF_ACOUSTIC_VP;
 
 #endif

@@ -17,6 +17,14 @@
 
 #include <math.h>
 
+/* The pseudo-acoustic system gives the symmetry axis a shear velocity vsz
+ * with vsz^2 = vp^2 (epsilon - delta) / SF_ANISOTROPY_SIGMA: none where
+ * the medium is elliptical, and enough to keep the system stable where
+ * epsilon > delta. epsilon < delta is refused, and so is epsilon - delta
+ * above SF_ANISOTROPY_GAP_MAX (vsz would near vp). */
+#define SF_ANISOTROPY_SIGMA 0.75
+#define SF_ANISOTROPY_GAP_MAX 0.5
+
 #ifdef __CUDACC__
 #define SF_POINTWISE __host__ __device__ static inline
 #else

@@ -3,6 +3,7 @@
 #define SF_CONFIG_H
 
 #include "sf_gpu_aware_mpi.h"
+#include "sf_parameter_declaration.h"
 #include "sf_physics_list.h"
 #include "sf_receiver_offset.h"
 #include "sf_wavelet.h"
@@ -20,13 +21,6 @@ typedef enum { SF_INTERP_LINEAR, SF_INTERP_NEAREST } sf_interpolation;
 typedef enum { SF_ENDIAN_LITTLE, SF_ENDIAN_BIG } sf_endian;
 typedef enum { SF_DEVICE_AUTO, SF_DEVICE_CPU, SF_DEVICE_CUDA } sf_device_kind;
 
-/* The material parameters a model may give; each physics declares those
- * it takes (sf_physics_declaration). Thomsen's epsilon and delta are
- * dimensionless; the tilt theta (from the vertical) and azimuth phi (from
- * x towards y) of a symmetry axis are in degrees. */
-typedef enum { SF_PARAM_VP, SF_PARAM_VS, SF_PARAM_RHO, SF_PARAM_EPSILON, SF_PARAM_DELTA,
-               SF_PARAM_THETA, SF_PARAM_PHI, SF_PARAMS } sf_parameter;
-
 /* What receivers record and snapshots store: particle velocity (elastic)
  * and pressure. */
 typedef enum { SF_COMPONENT_VX, SF_COMPONENT_VY, SF_COMPONENT_VZ, SF_COMPONENT_P,
@@ -36,18 +30,6 @@ typedef enum { SF_COMPONENT_VX, SF_COMPONENT_VY, SF_COMPONENT_VZ, SF_COMPONENT_P
  * time steps a job may take (time.nt, or duration / dt) and samples a
  * trace may hold; the most receivers. */
 enum { SF_MAX_AXIS_POINTS = 1000000, SF_MAX_STEPS = 100000000, SF_MAX_RECEIVERS = 10000000 };
-
-/* An isotropic solid needs a positive bulk modulus: vs < sqrt(3)/2 vp. */
-#define SF_VS_OVER_VP_MAX 0.8660254037844386
-
-/* The pseudo-acoustic VTI and TTI physics (Fletcher, Du & Fowler 2009)
- * give the symmetry axis a shear velocity vsz with vsz^2 = vp^2
- * (epsilon - delta) / SF_ANISOTROPY_SIGMA: none where the medium is
- * elliptical, and enough to keep the system stable where epsilon > delta.
- * epsilon < delta is refused, and so is epsilon - delta above
- * SF_ANISOTROPY_GAP_MAX (vsz would near vp). */
-#define SF_ANISOTROPY_SIGMA 0.75
-#define SF_ANISOTROPY_GAP_MAX 0.5
 
 /* How the grid's planes are cut into the ranks' slabs: by their cost (the
  * planes of z absorbing layers cost more), or into equal numbers. */
@@ -63,7 +45,9 @@ typedef enum { SF_SOURCE_PRESSURE, SF_SOURCE_EXPLOSIVE, SF_SOURCE_FORCE,
 typedef struct {
     const char *name;               /* physics.type */
     int nparams;
-    sf_parameter param[SF_PARAMS];  /* in the order messages list them */
+    /* Its model parameters (sf_parameter_declaration.h), in the order
+     * messages list them. */
+    const sf_parameter_declaration *param[SF_MAX_PARAMS];
     unsigned sources;               /* bit 1 << sf_source_type */
     int default_source;             /* an sf_source_type */
     unsigned components;            /* bit 1 << sf_component: recorded and snapshotted */
@@ -73,30 +57,34 @@ typedef struct {
      * it for plots and readers ("pressure", "Pa per unit source amplitude"). */
     const char *quantity[SF_COMPONENTS];
     const char *units[SF_COMPONENTS];
-    /* The values of one point (value[sf_parameter]) that it cannot run, as
-     * text, or NULL when they are fine; NULL where every value in the
-     * parameters' ranges runs. */
+    /* The rule between the parameters of one point (value[n] of param[n]):
+     * the values it cannot run, as text, or NULL when they are fine; NULL
+     * where every value in the parameters' ranges runs. */
     const char *(*point_problem)(const double *value, char *text, size_t len);
-    sf_parameter point_key;         /* the parameter such a problem is reported on */
+    int point_key;                  /* the parameter (its index) such a problem is reported on */
 } sf_physics_declaration;
 
-int sf_physics_takes(sf_physics p, sf_parameter q);
+/* 1 when physics p takes the parameter of that name. */
+int sf_physics_takes_parameter(sf_physics p, const char *name);
+/* The parameters of every physics, each name once, in the list's order
+ * of the physics: the n-th, or NULL past the last. */
+const char *sf_any_parameter(int n);
 
 typedef struct {
     double top;                 /* depth of the top of the layer, metres */
-    double value[SF_PARAMS];    /* the physics' parameters (sf_parameter) */
+    double value[SF_MAX_PARAMS]; /* the physics' parameters, by index */
 } sf_layer;
 
 typedef struct {
     sf_model_kind kind;
-    double value[SF_PARAMS];  /* homogeneous: the physics' parameters */
+    double value[SF_MAX_PARAMS]; /* homogeneous: the physics' parameters, by index */
     sf_layer *layers;         /* layered, sorted by top */
     int nlayers;
     /* Model files (raw, hdf5, segy) on a grid of their own: the file and
-     * dataset of each parameter (hdf5: one file for all). */
-    char *path[SF_PARAMS];
-    sf_mark path_mark[SF_PARAMS];
-    char *dataset[SF_PARAMS];
+     * dataset of each parameter, by index (hdf5: one file for all). */
+    char *path[SF_MAX_PARAMS];
+    sf_mark path_mark[SF_MAX_PARAMS];
+    char *dataset[SF_MAX_PARAMS];
     long dims[3];             /* samples along x, y, z; 0 = from the file */
     sf_mark dims_mark;
     sf_endian endian;         /* raw */
@@ -105,7 +93,7 @@ typedef struct {
     sf_mark origin_mark, spacing_mark;
     sf_interpolation interpolation;
     int extend;               /* repeat edge values where the grid reaches past the model */
-    double range[SF_PARAMS][2]; /* accepted values of each parameter */
+    double range[SF_MAX_PARAMS][2]; /* accepted values of each parameter, by index */
     sf_mark mark;             /* the model section */
 } sf_model_config;
 
@@ -232,12 +220,10 @@ typedef struct sf_config {
     sf_slab_policy slabs;     /* run.slabs */
 } sf_config;
 
-/* A homogeneous medium every physics runs (bench's grid, and the slabs
- * that time a physics for the slab cut). */
-void sf_config_sample_medium(sf_model_config *m);
+/* A homogeneous medium of typical values that physics p runs (bench's
+ * grid, and the slabs that time a physics for the slab cut). */
+void sf_config_sample_medium(sf_model_config *m, sf_physics p);
 
-const char *sf_parameter_name(sf_parameter p);   /* "vp", "vs", "rho", "epsilon", ... */
-const char *sf_parameter_unit(sf_parameter p);   /* "m/s", "kg/m^3", "" or "degrees" */
 const char *sf_component_name(sf_component c);   /* "vx", "vy", "vz", "p" */
 /* The parameters a job's physics needs, in its order. */
 const sf_physics_declaration *sf_config_physics(const sf_config *cfg);
@@ -246,13 +232,13 @@ const sf_physics_declaration *sf_config_physics(const sf_config *cfg);
  * carry a leading component axis, and SEG-Y a file per component. */
 int sf_config_component_axis(const sf_config *cfg);
 
-/* The values of one point (value[sf_parameter], those the physics takes)
- * that its physics cannot run, as text; NULL when they are fine. Layers,
+/* The values of one point (value[n], the physics' parameter n) that its
+ * physics cannot run, as text; NULL when they are fine. Layers,
  * homogeneous models and every point of model files are checked alike. */
 const char *sf_config_point_problem(const sf_config *cfg, const double *value, char *text,
                                     size_t len);
-/* The parameter such a problem is reported on (the physics declares it). */
-sf_parameter sf_config_point_key(const sf_config *cfg);
+/* The parameter (its index) such a problem is reported on (the physics declares it). */
+int sf_config_point_key(const sf_config *cfg);
 
 /* Reads and validates a job from YAML text. Every problem found is printed
  * (by rank 0) as "file:line:column: key: message"; returns 0 when the job is

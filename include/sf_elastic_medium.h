@@ -12,6 +12,9 @@
 #include "sf_decomp.h"
 #include "sf_model.h"
 
+/* The elastic physics' parameters, by their index in its declaration. */
+enum { SF_ELASTIC_VP, SF_ELASTIC_VS, SF_ELASTIC_RHO };
+
 typedef enum {
     SF_MEDIUM_BX, SF_MEDIUM_BY, SF_MEDIUM_BZ,   /* 1/kg m^3 at vx, vy, vz */
     SF_MEDIUM_L2M, SF_MEDIUM_LAMBDA,            /* Pa at the nodes */

@@ -9,16 +9,14 @@
 
 typedef struct {
     /* Owned planes, compact [nz][ny][nx], of each parameter the physics
-     * takes (else NULL), and their global ranges. */
-    float *param[SF_PARAMS];
-    double min[SF_PARAMS], max[SF_PARAMS];
-    float *vp, *vs, *rho;   /* the same arrays by name */
-    double vmin;        /* vp over the whole grid */
-    double vmax;        /* the fastest wave (the CFL limit's): vp, or as the
-                           physics' wave_speeds says (sf_physics_plugin) */
-    double vs_min, vs_max, rho_min, rho_max;
-    double slowest;     /* slowest wave (the dispersion check's): vmin, or as
-                           the physics' wave_speeds says */
+     * takes, by its index in the physics' declaration (NULL past them),
+     * and their global ranges. */
+    float *param[SF_MAX_PARAMS];
+    double min[SF_MAX_PARAMS], max[SF_MAX_PARAMS];
+    /* The fastest wave (the CFL limit's) and the slowest (the dispersion
+     * check's) over the whole grid, as the physics' wave_speeds says
+     * (sf_physics_plugin). */
+    double vmax, slowest;
 } sf_model;
 
 /* Collective over the slab's communicator. Bad files or values end the

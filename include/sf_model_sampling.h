@@ -20,13 +20,15 @@ typedef struct {
 sf_axis_sample sf_axis_sample_at(double x, long n, double origin, double spacing,
                                  sf_interpolation how);
 
-/* The model planes [*k0, *k1) that simulation planes [z0, z0 + nz) read. */
-void sf_model_plane_range(const sf_volume_grid *m, const sf_config *c, long z0, long nz,
-                          long *k0, long *k1);
+/* The model planes [*k0, *k1) that simulation planes [z0, z0 + nz) read
+ * when sampled as `how` says. */
+void sf_model_plane_range(const sf_volume_grid *m, const sf_config *c, sf_interpolation how,
+                          long z0, long nz, long *k0, long *k1);
 
 /* Fills out[nz][ny][nx] for simulation planes [z0, z0 + nz) from model
- * planes [k0, k0 + nk) held as planes[nk][my][mx]. */
+ * planes [k0, k0 + nk) held as planes[nk][my][mx], sampled as `how` says
+ * (a parameter's declared resampling, or model.interpolation). */
 void sf_model_resample(const sf_volume_grid *m, const float *planes, long k0, const sf_config *c,
-                       long z0, long nz, float *out);
+                       sf_interpolation how, long z0, long nz, float *out);
 
 #endif

@@ -75,13 +75,17 @@ struct sf_physics_plugin {
     /* The name of a field index of sf_nonfinite ("p", "vx", "sxz", ...). */
     const char *(*field_name)(int field);
     /* Collective over comm: m->slowest (the dispersion check's) and
-     * m->vmax (the CFL limit's) over the model's points; NULL where vp is
-     * both (m->vmin, m->vmax as built). */
+     * m->vmax (the CFL limit's) over the model's points, from its
+     * parameters (m->min and m->max are global already). */
     void (*wave_speeds)(sf_model *m, long points, MPI_Comm comm);
     /* The slowest wave the dispersion check speaks of ("vp_min", ...),
      * and the summary's line of the model. */
     const char *(*slowest_wave_name)(const sf_model *m);
     void (*model_summary)(const sf_model *m);
+    /* The model's arrays every backend operation may read, set in the
+     * slab's description p by the parameters' indices: vp on the nodes,
+     * and the physics' own arrays its backends copy on create. */
+    void (*describe_medium)(const sf_model *m, sf_problem *p);
     /* Its medium added to the slab's description p (source and channels
      * placed), and s->backend created from s->ops. */
     void (*create)(sf_simulation *s, sf_problem *p);

@@ -39,10 +39,10 @@ int sf_segy_volume_read(const char *path, const sf_volume_grid *g, long k0, long
 /* Collective: writes the planes [z0, z0 + nz) each rank holds of `count`
  * n[0] x n[1] x n[2] volumes as datasets names[q] (vp, vs, rho) in the
  * layout the HDF5 reader takes (origin and spacing attributes on each
- * dataset). */
+ * dataset), each labelled with its unit units[q] ("" when dimensionless). */
 void sf_hdf5_volumes_write(const char *path, MPI_Comm comm, const long n[3],
                            const double origin[3], const double spacing[3], long z0, long nz,
-                           int count, const char *const *names, const float *const *planes,
-                           const char *config_text);
+                           int count, const char *const *names, const char *const *units,
+                           const float *const *planes, const char *config_text);
 
 #endif

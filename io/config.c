@@ -6,6 +6,7 @@
 #include "sf_config.h"
 #include "sf_error.h"
 #include "sf_file_read.h"
+#include "sf_physics_registry.h"
 #include "fingerprint.h"
 
 #include <mpi.h>
@@ -31,14 +32,11 @@ static void set_defaults(sf_config *c)
 }
 
 
-void sf_config_sample_medium(sf_model_config *m)
+void sf_config_sample_medium(sf_model_config *m, sf_physics p)
 {
+    const sf_physics_declaration *d = sf_physics_declared(p);
     m->kind = SF_MODEL_HOMOGENEOUS;
-    static const double SAMPLE[SF_PARAMS] = {
-        [SF_PARAM_VP] = 3000.0, [SF_PARAM_VS] = 1700.0, [SF_PARAM_RHO] = 2200.0,
-        [SF_PARAM_EPSILON] = 0.2, [SF_PARAM_DELTA] = 0.1, [SF_PARAM_THETA] = 30.0,
-        [SF_PARAM_PHI] = 20.0};
-    for (int q = 0; q < SF_PARAMS; ++q) m->value[q] = SAMPLE[q];
+    for (int q = 0; q < d->nparams; ++q) m->value[q] = d->param[q]->typical;
 }
 
 const char *sf_component_name(sf_component c)
@@ -110,7 +108,7 @@ void sf_config_free(sf_config *c)
     free(c->source_path);
     free(c->text);
     free(c->model.layers);
-    for (int p = 0; p < SF_PARAMS; ++p) {
+    for (int p = 0; p < SF_MAX_PARAMS; ++p) {
         free(c->model.path[p]);
         free(c->model.dataset[p]);
     }

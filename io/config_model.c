@@ -11,7 +11,11 @@
 #include <stdlib.h>
 #include <string.h>
 
-static int takes_parameter(sf_physics p, int q) { return sf_physics_takes(p, (sf_parameter)q); }
+/* q: the index of a parameter among every physics' (sf_any_parameter). */
+static int takes_parameter(sf_physics p, int q)
+{
+    return sf_physics_takes_parameter(p, sf_any_parameter(q));
+}
 
 /* Models of several parameters name a file or dataset for each. */
 static int takes_files(sf_physics p, int what) { return (void)what, sf_physics_declared(p)->nparams > 1; }
@@ -20,9 +24,9 @@ static int takes_files(sf_physics p, int what) { return (void)what, sf_physics_d
 static void reject_foreign_parameters(cfg_reader *r, sf_yaml_node *map, const char *path,
                                       const sf_config *c, const char *suffix)
 {
-    for (int q = 0; q < SF_PARAMS; ++q) {
+    for (int q = 0; sf_any_parameter(q); ++q) {
         char key[32];
-        snprintf(key, sizeof key, "%s%s", sf_parameter_name((sf_parameter)q), suffix);
+        snprintf(key, sizeof key, "%s%s", sf_any_parameter(q), suffix);
         cfg_reject_foreign_key(r, map, path, key, c, takes_parameter, q);
     }
 }
@@ -37,7 +41,7 @@ static void parameter_list(const sf_config *c, const char *suffix, const char *s
     for (int n = 0; n < d->nparams; ++n) {
         size_t used = strlen(out);
         const char *join = n == 0 ? "" : last_and && n == d->nparams - 1 ? " and " : sep;
-        snprintf(out + used, len - used, "%s%s%s", join, sf_parameter_name(d->param[n]), suffix);
+        snprintf(out + used, len - used, "%s%s%s", join, d->param[n]->name, suffix);
     }
 }
 
@@ -55,16 +59,12 @@ static int compare_layers(const void *a, const void *b)
     return (ta > tb) - (ta < tb);
 }
 
-static const cfg_range PARAMETER_RANGE[SF_PARAMS] = {
-    [SF_PARAM_VP] = {10, 20000, 0, 0},      /* m/s: air to the fastest rocks */
-    [SF_PARAM_VS] = {0, 20000, 0, 0},       /* m/s: 0 in fluids */
-    [SF_PARAM_RHO] = {1, 25000, 0, 0},      /* kg/m^3 */
-    /* 1 + 2 epsilon and 1 + 2 delta must stay positive; rocks keep well within. */
-    [SF_PARAM_EPSILON] = {-0.45, 2, 0, 0},
-    [SF_PARAM_DELTA] = {-0.45, 2, 0, 0},
-    [SF_PARAM_THETA] = {-180, 180, 0, 0},   /* degrees */
-    [SF_PARAM_PHI] = {-360, 360, 0, 0},     /* degrees */
-};
+/* Any value a job may give parameter n: its declared limits. */
+static cfg_range parameter_limits(const sf_config *c, int n)
+{
+    const sf_parameter_declaration *q = sf_config_physics(c)->param[n];
+    return (cfg_range){q->limits[0], q->limits[1], 0, 0};
+}
 
 const char *sf_config_point_problem(const sf_config *c, const double *value, char *text, size_t len)
 {
@@ -72,21 +72,21 @@ const char *sf_config_point_problem(const sf_config *c, const double *value, cha
     return d->point_problem ? d->point_problem(value, text, len) : NULL;
 }
 
-sf_parameter sf_config_point_key(const sf_config *c) { return sf_config_physics(c)->point_key; }
+int sf_config_point_key(const sf_config *c) { return sf_config_physics(c)->point_key; }
 
 /* The physics' parameters of a homogeneous model or a layer. */
 static void read_parameters(cfg_reader *r, sf_yaml_node *map, const char *path, const sf_config *c,
-                            double value[SF_PARAMS])
+                            double value[SF_MAX_PARAMS])
 {
     const sf_physics_declaration *d = sf_config_physics(c);
-    sf_mark mark[SF_PARAMS];
+    sf_mark mark[SF_MAX_PARAMS];
     reject_foreign_parameters(r, map, path, c, "");
     int ok = 1;
     for (int n = 0; n < d->nparams; ++n) {
-        const sf_parameter q = d->param[n];
-        const char *name = sf_parameter_name(q);
-        mark[q] = cfg_mark(map);
-        int got = cfg_number(r, map, name, path, PARAMETER_RANGE[q], n == 0, &value[q], &mark[q]);
+        const char *name = d->param[n]->name;
+        mark[n] = cfg_mark(map);
+        int got = cfg_number(r, map, name, path, parameter_limits(c, n), n == 0, &value[n],
+                             &mark[n]);
         char full[96], needs[96];
         snprintf(full, sizeof full, "%s.%s", path, name);
         parameter_list(c, "", ", ", 1, needs, sizeof needs);
@@ -97,9 +97,9 @@ static void read_parameters(cfg_reader *r, sf_yaml_node *map, const char *path, 
     }
     char text[256];
     if (ok && sf_config_point_problem(c, value, text, sizeof text)) {
-        const sf_parameter q = sf_config_point_key(c);
+        const int q = sf_config_point_key(c);
         char key[96];
-        snprintf(key, sizeof key, "%s.%s", path, sf_parameter_name(q));
+        snprintf(key, sizeof key, "%s.%s", path, d->param[q]->name);
         cfg_problem(r, mark[q].line, mark[q].column, key, "%s", text);
     }
 }
@@ -152,33 +152,26 @@ static void read_layers(cfg_reader *r, sf_yaml_node *m, sf_config *c)
                     c->model.layers[0].top, c->origin[2]);
 }
 
-/* The accepted values of a model file's parameters; others are reported
- * as errors with their index. */
-static const double DEFAULT_RANGE[SF_PARAMS][2] = {
-    [SF_PARAM_VP] = {100.0, 15000.0},    [SF_PARAM_VS] = {0.0, 15000.0},
-    [SF_PARAM_RHO] = {100.0, 25000.0},   [SF_PARAM_EPSILON] = {-0.2, 1.0},
-    [SF_PARAM_DELTA] = {-0.3, 1.0},      [SF_PARAM_THETA] = {-180.0, 180.0},
-    [SF_PARAM_PHI] = {-360.0, 360.0},
-};
-
+/* The accepted values of a model file's parameters (the declared range,
+ * or <name>_range); others are reported as errors with their index. */
 static void read_ranges(cfg_reader *r, sf_yaml_node *m, sf_config *c)
 {
     const sf_physics_declaration *d = sf_config_physics(c);
     sf_model_config *mc = &c->model;
     reject_foreign_parameters(r, m, "model", c, "_range");
     for (int n = 0; n < d->nparams; ++n) {
-        const sf_parameter p = d->param[n];
-        mc->range[p][0] = DEFAULT_RANGE[p][0];
-        mc->range[p][1] = DEFAULT_RANGE[p][1];
+        mc->range[n][0] = d->param[n]->range[0];
+        mc->range[n][1] = d->param[n]->range[1];
         char key[32], full[64];
-        snprintf(key, sizeof key, "%s_range", sf_parameter_name(p));
+        snprintf(key, sizeof key, "%s_range", d->param[n]->name);
         snprintf(full, sizeof full, "model.%s", key);
         sf_mark mark;
-        if (cfg_vector_key(r, m, key, "model", 2, PARAMETER_RANGE[p], 0, mc->range[p], &mark) > 0 &&
-            mc->range[p][0] >= mc->range[p][1])
+        if (cfg_vector_key(r, m, key, "model", 2, parameter_limits(c, n), 0, mc->range[n],
+                           &mark) > 0 &&
+            mc->range[n][0] >= mc->range[n][1])
             cfg_problem(r, mark.line, mark.column, full,
-                        "the minimum (%g) must be below the maximum (%g)", mc->range[p][0],
-                        mc->range[p][1]);
+                        "the minimum (%g) must be below the maximum (%g)", mc->range[n][0],
+                        mc->range[n][1]);
     }
 }
 
@@ -223,8 +216,8 @@ static void read_model_paths(cfg_reader *r, sf_yaml_node *m, sf_config *c)
     sf_yaml_node *paths = cfg_section(r, m, "paths", "model", 1);
     if (!paths) return;
     for (int n = 0; n < d->nparams; ++n)
-        cfg_string(r, paths, sf_parameter_name(d->param[n]), "model.paths", 1,
-                   &mc->path[d->param[n]], &mc->path_mark[d->param[n]]);
+        cfg_string(r, paths, d->param[n]->name, "model.paths", 1, &mc->path[n],
+                   &mc->path_mark[n]);
     cfg_reject_unknown(r, paths, "model.paths", keys);
 }
 
@@ -241,17 +234,17 @@ static void read_model_datasets(cfg_reader *r, sf_yaml_node *m, sf_config *c)
     reject_misplaced(r, m, "dataset", "model.dataset", advice);
     sf_yaml_node *given = cfg_section(r, m, "datasets", "model", 0);
     for (int n = 0; n < d->nparams; ++n) {
-        const sf_parameter p = d->param[n];
-        const char *name = sf_parameter_name(p);
-        if (!given || cfg_string(r, given, name, "model.datasets", 0, &mc->dataset[p], NULL) <= 0)
-            mc->dataset[p] = sf_strdup(name);
+        const char *name = d->param[n]->name;
+        if (!given || cfg_string(r, given, name, "model.datasets", 0, &mc->dataset[n], NULL) <= 0)
+            mc->dataset[n] = sf_strdup(name);
     }
     if (given) cfg_reject_unknown(r, given, "model.datasets", keys);
 }
 
 static void read_model_file(cfg_reader *r, sf_yaml_node *m, sf_config *c)
 {
-    const int several = sf_config_physics(c)->nparams > 1;
+    const sf_physics_declaration *d = sf_config_physics(c);
+    const int several = d->nparams > 1;
     sf_model_config *mc = &c->model;
     cfg_reject_foreign_key(r, m, "model", "paths", c, takes_files, 0);
     cfg_reject_foreign_key(r, m, "model", "datasets", c, takes_files, 0);
@@ -259,17 +252,16 @@ static void read_model_file(cfg_reader *r, sf_yaml_node *m, sf_config *c)
         read_model_paths(r, m, c);
     } else {
         cfg_string(r, m, "path", "model", 1, &mc->path[0], &mc->path_mark[0]);
-        const sf_physics_declaration *d = sf_config_physics(c);
         for (int n = 1; n < d->nparams && mc->path[0]; ++n) {
-            mc->path[d->param[n]] = sf_strdup(mc->path[0]);
-            mc->path_mark[d->param[n]] = mc->path_mark[0];
+            mc->path[n] = sf_strdup(mc->path[0]);
+            mc->path_mark[n] = mc->path_mark[0];
         }
     }
     if (mc->kind == SF_MODEL_HDF5 && several)
         read_model_datasets(r, m, c);
     else if (mc->kind == SF_MODEL_HDF5 &&
              cfg_string(r, m, "dataset", "model", 0, &mc->dataset[0], NULL) <= 0)
-        mc->dataset[0] = sf_strdup("vp");
+        mc->dataset[0] = sf_strdup(d->param[0]->name);
     if (mc->kind == SF_MODEL_RAW) {
         int endian = 0;
         cfg_choice(r, m, "endian", "model", "little|big", 0, &endian, NULL);

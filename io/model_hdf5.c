@@ -116,8 +116,8 @@ int sf_hdf5_volume_read(const char *path, const char *dataset, MPI_Comm comm,
 
 void sf_hdf5_volumes_write(const char *path, MPI_Comm comm, const long n[3],
                            const double origin[3], const double spacing[3], long z0, long nz,
-                           int count, const char *const *names, const float *const *planes,
-                           const char *config_text)
+                           int count, const char *const *names, const char *const *units,
+                           const float *const *planes, const char *config_text)
 {
     sf_h5_output o;
     sf_h5_output_create(&o, path, comm);
@@ -127,9 +127,10 @@ void sf_hdf5_volumes_write(const char *path, MPI_Comm comm, const long n[3],
         sf_h5_write_rows(&o, d, H5T_NATIVE_FLOAT, (hsize_t)z0, (hsize_t)nz, planes[q]);
         sf_h5_attr_doubles(&o, d, "origin", origin, 3);
         sf_h5_attr_doubles(&o, d, "spacing", spacing, 3);
-        sf_h5_attr_text(&o, d, "units", strcmp(names[q], "rho")
-                                            ? "m/s; origin and spacing in m, x y z, z is depth"
-                                            : "kg/m^3; origin and spacing in m, x y z, z is depth");
+        char label[128];
+        snprintf(label, sizeof label, "%s; origin and spacing in m, x y z, z is depth",
+                 *units[q] ? units[q] : "dimensionless");
+        sf_h5_attr_text(&o, d, "units", label);
         H5Dclose(d);
     }
     sf_h5_attr_text(&o, o.file, "config", config_text);

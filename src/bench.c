@@ -323,8 +323,8 @@ static void bench_config(sf_config *c, const sf_bench_options *o, sf_wavelet *ri
     c->order = (int)o->order;
     for (int f = 0; f < 6; ++f)
         c->cpml[f] = (int)(f < SF_FACE_ZMIN || o->cpml_z < 0 ? o->cpml : o->cpml_z);
-    sf_config_sample_medium(&c->model);
     c->physics = o->physics;
+    sf_config_sample_medium(&c->model, c->physics);
     const sf_physics_declaration *d = sf_physics_declared(o->physics);
     c->source.type = (sf_source_type)d->default_source;
     double centre = 10.0 * (double)(o->size / 2) + 3.3;

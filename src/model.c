@@ -15,25 +15,31 @@
 
 typedef char reason_text[512];
 
-static double layered_value(const sf_model_config *m, sf_parameter p, double depth)
+static double layered_value(const sf_model_config *m, int p, double depth)
 {
     double v = m->layers[0].value[p];
     for (int l = 0; l < m->nlayers && m->layers[l].top <= depth; ++l) v = m->layers[l].value[p];
     return v;
 }
 
+/* What physics declares of its parameter p (its index). */
+static const sf_parameter_declaration *declared(const sf_config *c, int p)
+{
+    return sf_config_physics(c)->param[p];
+}
+
 /* The job-file key naming parameter p's file, for messages. */
-static void path_key(const sf_config *c, sf_parameter p, char *key, size_t len)
+static void path_key(const sf_config *c, int p, char *key, size_t len)
 {
     if (sf_config_physics(c)->nparams > 1 && c->model.kind != SF_MODEL_HDF5)
-        snprintf(key, len, "model.paths.%s", sf_parameter_name(p));
+        snprintf(key, len, "model.paths.%s", declared(c, p)->name);
     else
         snprintf(key, len, "model.path");
 }
 
 /* Ends the run when a step failed on any rank, with the message of the
  * lowest failing rank, pointing at the job file's key for p's file. */
-static void fail_if_any(const sf_config *c, sf_parameter p, const sf_slab *slab, int failed,
+static void fail_if_any(const sf_config *c, int p, const sf_slab *slab, int failed,
                         const char *reason)
 {
     reason_text text;
@@ -45,7 +51,7 @@ static void fail_if_any(const sf_config *c, sf_parameter p, const sf_slab *slab,
     sf_exit_collective();
 }
 
-static void raw_shape(const sf_config *c, sf_parameter p, const sf_slab *slab, sf_volume_grid *g)
+static void raw_shape(const sf_config *c, int p, const sf_slab *slab, sf_volume_grid *g)
 {
     const sf_model_config *mc = &c->model;
     const char *path = mc->path[p];
@@ -67,7 +73,7 @@ static void raw_shape(const sf_config *c, sf_parameter p, const sf_slab *slab, s
 }
 
 /* SEG-Y and HDF5 headers are read once, on rank 0, and shared. */
-static void header_shape(const sf_config *c, sf_parameter p, const sf_slab *slab,
+static void header_shape(const sf_config *c, int p, const sf_slab *slab,
                          sf_volume_grid *g)
 {
     const sf_model_config *mc = &c->model;
@@ -82,7 +88,7 @@ static void header_shape(const sf_config *c, sf_parameter p, const sf_slab *slab
     SF_MPI_CHECK(MPI_Bcast(g, sizeof *g, MPI_BYTE, 0, slab->comm), "sharing the model shape");
 }
 
-static void file_shape(const sf_config *c, sf_parameter p, const sf_slab *slab, sf_volume_grid *g)
+static void file_shape(const sf_config *c, int p, const sf_slab *slab, sf_volume_grid *g)
 {
     const sf_model_config *mc = &c->model;
     reason_text reason = "";
@@ -109,7 +115,7 @@ static void file_shape(const sf_config *c, sf_parameter p, const sf_slab *slab, 
     }
 }
 
-static void check_coverage(const sf_config *c, sf_parameter p, const sf_volume_grid *g)
+static void check_coverage(const sf_config *c, int p, const sf_volume_grid *g)
 {
     static const char axis[3] = {'x', 'y', 'z'};
     if (c->model.extend) return;
@@ -128,7 +134,7 @@ static void check_coverage(const sf_config *c, sf_parameter p, const sf_volume_g
     }
 }
 
-static void read_planes(const sf_config *c, sf_parameter p, const sf_slab *slab,
+static void read_planes(const sf_config *c, int p, const sf_slab *slab,
                         const sf_volume_grid *g, long k0, long nk, float *out)
 {
     const sf_model_config *mc = &c->model;
@@ -165,7 +171,7 @@ static long lowest_flagged(const sf_slab *slab, long local, float *values, int c
 
 /* Reports the first value outside the accepted range, by its index in the
  * model file, over all ranks. */
-static void check_values(const sf_config *c, sf_parameter p, const sf_slab *slab,
+static void check_values(const sf_config *c, int p, const sf_slab *slab,
                          const sf_volume_grid *g, const float *planes, long k0, long nk)
 {
     const double lo = c->model.range[p][0], hi = c->model.range[p][1];
@@ -182,25 +188,26 @@ static void check_values(const sf_config *c, sf_parameter p, const sf_slab *slab
     long k = bad / plane, j = (bad % plane) / g->n[0], i = bad % g->n[0];
     char key[64];
     path_key(c, p, key, sizeof key);
-    const char *noun = p == SF_PARAM_RHO ? "densities"
-                       : p == SF_PARAM_VP || p == SF_PARAM_VS ? "velocities"
-                                                              : "values";
+    const sf_parameter_declaration *q = declared(c, p);
     sf_config_report(c, c->model.path_mark[p],
                      "%s: model file '%s': %s at index (i=%ld, j=%ld, k=%ld) is %g; "
                      "%s must be finite and within %g..%g%s%s (model.%s_range)",
-                     key, g->name, sf_parameter_name(p), i, j, k, value, noun, lo, hi,
-                     *sf_parameter_unit(p) ? " " : "", sf_parameter_unit(p), sf_parameter_name(p));
+                     key, g->name, q->name, i, j, k, value, q->values, lo, hi,
+                     *q->unit ? " " : "", q->unit, q->name);
     sf_exit_collective();
 }
 
 /* Reads the model planes this slab needs and samples them onto its planes. */
-static void build_from_file(float *out, const sf_config *c, sf_parameter p, const sf_slab *slab)
+static void build_from_file(float *out, const sf_config *c, int p, const sf_slab *slab)
 {
+    const sf_interpolation how = declared(c, p)->resampling == SF_RESAMPLE_NEAREST
+                                     ? SF_INTERP_NEAREST
+                                     : c->model.interpolation;
     sf_volume_grid g;
     file_shape(c, p, slab, &g);
     check_coverage(c, p, &g);
     long k0, k1;
-    sf_model_plane_range(&g, c, slab->z0, slab->nz, &k0, &k1);
+    sf_model_plane_range(&g, c, how, slab->z0, slab->nz, &k0, &k1);
     size_t count = (size_t)g.n[0] * (size_t)g.n[1] * (size_t)(k1 - k0);
     /* A model file's planes can be larger than the grid's: failing to
      * hold them is the file's problem, reported as such on every rank. The
@@ -218,11 +225,11 @@ static void build_from_file(float *out, const sf_config *c, sf_parameter p, cons
     fail_if_any(c, p, slab, !planes, reason);
     read_planes(c, p, slab, &g, k0, k1 - k0, planes);
     check_values(c, p, slab, &g, planes, k0, k1 - k0);
-    sf_model_resample(&g, planes, k0, c, slab->z0, slab->nz, out);
+    sf_model_resample(&g, planes, k0, c, how, slab->z0, slab->nz, out);
     free(planes);
 }
 
-static float *build_parameter(const sf_config *c, sf_parameter p, const sf_slab *slab)
+static float *build_parameter(const sf_config *c, int p, const sf_slab *slab)
 {
     long nx = c->n[0], ny = c->n[1], plane = nx * ny;
     float *out = sf_malloc((size_t)plane * (size_t)slab->nz * sizeof(float),
@@ -264,21 +271,21 @@ static void check_points(const sf_model *m, const sf_config *c, const sf_slab *s
     const sf_physics_declaration *d = sf_config_physics(c);
     const long plane = c->n[0] * c->n[1];
     long bad_local = LONG_MAX;
-    float values[SF_PARAMS] = {0};
+    float values[SF_MAX_PARAMS] = {0};
     for (long n = 0; n < plane * slab->nz && bad_local == LONG_MAX; ++n) {
-        double value[SF_PARAMS] = {0};
-        for (int q = 0; q < d->nparams; ++q) value[d->param[q]] = m->param[d->param[q]][n];
+        double value[SF_MAX_PARAMS] = {0};
+        for (int q = 0; q < d->nparams; ++q) value[q] = m->param[q][n];
         char text[256];
         if (sf_config_point_problem(c, value, text, sizeof text)) {
             bad_local = slab->z0 * plane + n;
-            for (int q = 0; q < SF_PARAMS; ++q) values[q] = (float)value[q];
+            for (int q = 0; q < d->nparams; ++q) values[q] = (float)value[q];
         }
     }
-    const long bad = lowest_flagged(slab, bad_local, values, SF_PARAMS, "checking model points");
+    const long bad = lowest_flagged(slab, bad_local, values, d->nparams, "checking model points");
     if (bad == LONG_MAX) return;
     long k = bad / plane, j = (bad % plane) / c->n[0], i = bad % c->n[0];
-    double value[SF_PARAMS];
-    for (int q = 0; q < SF_PARAMS; ++q) value[q] = values[q];
+    double value[SF_MAX_PARAMS] = {0};
+    for (int q = 0; q < d->nparams; ++q) value[q] = values[q];
     char text[256];
     sf_config_point_problem(c, value, text, sizeof text);
     sf_config_report(c, c->model.path_mark[sf_config_point_key(c)],
@@ -294,26 +301,16 @@ void sf_model_build(sf_model *m, const sf_config *c, const sf_slab *slab)
     memset(m, 0, sizeof *m);
     const sf_physics_declaration *d = sf_config_physics(c);
     const long count = c->n[0] * c->n[1] * slab->nz;
-    for (int q = 0; q < d->nparams; ++q) {
-        const sf_parameter p = d->param[q];
+    for (int p = 0; p < d->nparams; ++p) {
         m->param[p] = build_parameter(c, p, slab);
         global_range(m->param[p], count, slab->comm, &m->min[p], &m->max[p]);
     }
-    m->vp = m->param[SF_PARAM_VP];
-    m->vs = m->param[SF_PARAM_VS];
-    m->rho = m->param[SF_PARAM_RHO];
     check_points(m, c, slab);
-    m->vmin = m->min[SF_PARAM_VP];
-    m->vmax = m->max[SF_PARAM_VP];
-    m->vs_min = m->min[SF_PARAM_VS], m->vs_max = m->max[SF_PARAM_VS];
-    m->rho_min = m->min[SF_PARAM_RHO], m->rho_max = m->max[SF_PARAM_RHO];
-    m->slowest = m->vmin;
-    const sf_physics_plugin *physics = sf_physics_of(c->physics);
-    if (physics->wave_speeds) physics->wave_speeds(m, count, slab->comm);
+    sf_physics_of(c->physics)->wave_speeds(m, count, slab->comm);
 }
 
 void sf_model_free(sf_model *m)
 {
-    for (int p = 0; p < SF_PARAMS; ++p) free(m->param[p]);
+    for (int p = 0; p < SF_MAX_PARAMS; ++p) free(m->param[p]);
     memset(m, 0, sizeof *m);
 }

@@ -27,27 +27,28 @@ sf_axis_sample sf_axis_sample_at(double x, long n, double origin, double spacing
     return s;
 }
 
-static sf_axis_sample sample_axis(const sf_volume_grid *m, const sf_config *c, int axis, long k)
+static sf_axis_sample sample_axis(const sf_volume_grid *m, const sf_config *c, int axis, long k,
+                                  sf_interpolation how)
 {
     double x = c->origin[axis] + (double)k * c->spacing[axis];
-    return sf_axis_sample_at(x, m->n[axis], m->origin[axis], m->spacing[axis],
-                             c->model.interpolation);
+    return sf_axis_sample_at(x, m->n[axis], m->origin[axis], m->spacing[axis], how);
 }
 
-void sf_model_plane_range(const sf_volume_grid *m, const sf_config *c, long z0, long nz,
-                          long *k0, long *k1)
+void sf_model_plane_range(const sf_volume_grid *m, const sf_config *c, sf_interpolation how,
+                          long z0, long nz, long *k0, long *k1)
 {
-    sf_axis_sample first = sample_axis(m, c, 2, z0), last = sample_axis(m, c, 2, z0 + nz - 1);
+    sf_axis_sample first = sample_axis(m, c, 2, z0, how);
+    sf_axis_sample last = sample_axis(m, c, 2, z0 + nz - 1, how);
     *k0 = first.i;
     *k1 = last.i + (last.w > 0.0 ? 2 : 1);
 }
 
 /* The samples and weights of one axis of the simulation grid. */
 static sf_axis_sample *axis_table(const sf_volume_grid *m, const sf_config *c, int axis, long from,
-                                  long count)
+                                  long count, sf_interpolation how)
 {
     sf_axis_sample *t = sf_malloc((size_t)count * sizeof *t, "model sampling weights");
-    for (long k = 0; k < count; ++k) t[k] = sample_axis(m, c, axis, from + k);
+    for (long k = 0; k < count; ++k) t[k] = sample_axis(m, c, axis, from + k, how);
     return t;
 }
 
@@ -63,11 +64,11 @@ static double along_xy(const float *plane, long mx, sf_axis_sample sy, sf_axis_s
 }
 
 void sf_model_resample(const sf_volume_grid *m, const float *planes, long k0, const sf_config *c,
-                       long z0, long nz, float *out)
+                       sf_interpolation how, long z0, long nz, float *out)
 {
     const long nx = c->n[0], ny = c->n[1], mx = m->n[0], mplane = m->n[0] * m->n[1];
-    sf_axis_sample *tx = axis_table(m, c, 0, 0, nx), *ty = axis_table(m, c, 1, 0, ny);
-    sf_axis_sample *tz = axis_table(m, c, 2, z0, nz);
+    sf_axis_sample *tx = axis_table(m, c, 0, 0, nx, how), *ty = axis_table(m, c, 1, 0, ny, how);
+    sf_axis_sample *tz = axis_table(m, c, 2, z0, nz, how);
     #pragma omp parallel for collapse(2) schedule(static)
     for (long k = 0; k < nz; ++k)
         for (long j = 0; j < ny; ++j) {

@@ -70,16 +70,17 @@ void sim_write_model(sf_simulation *s)
 {
     const sf_config *c = s->cfg;
     const sf_physics_declaration *d = sf_config_physics(c);
-    const float *planes[SF_PARAMS];
-    const char *names[SF_PARAMS];
+    const float *planes[SF_MAX_PARAMS];
+    const char *names[SF_MAX_PARAMS], *units[SF_MAX_PARAMS];
     for (int p = 0; p < d->nparams; ++p) {
-        planes[p] = s->model.param[d->param[p]];
-        names[p] = sf_parameter_name(d->param[p]);
+        planes[p] = s->model.param[p];
+        names[p] = d->param[p]->name;
+        units[p] = d->param[p]->unit;
     }
     sf_timer_start(&s->timers);
     sf_output_set_add(&s->outputs, c->model_output_path);
     sf_hdf5_volumes_write(c->model_output_path, s->slab.comm, c->n, c->origin, c->spacing,
-                          s->slab.z0, s->slab.nz, d->nparams, names, planes, c->text);
+                          s->slab.z0, s->slab.nz, d->nparams, names, units, planes, c->text);
     sf_timer_stop(&s->timers, SF_PHASE_IO);
 }
 

@@ -71,9 +71,9 @@ void sim_build_cpml(sf_simulation *s)
 
 /* ---- the backend -------------------------------------------------------- */
 
-/* The slab as a backend takes it, the physics' own medium aside (vp on
- * the nodes is every physics'; the acoustic backends read it on a reset
- * too, to scale the new source). */
+/* The slab as a backend takes it, with the medium its physics describes
+ * (vp on the nodes is every physics'; the acoustic backends read it on a
+ * reset too, to scale the new source). */
 void sim_describe_problem(const sf_simulation *s, sf_problem *problem)
 {
     const sf_config *c = s->cfg;
@@ -86,7 +86,7 @@ void sim_describe_problem(const sf_simulation *s, sf_problem *problem)
     p.stencil = s->stencil;
     memcpy(p.h, c->spacing, sizeof p.h);
     p.dt = s->dt;
-    p.vp = s->model.vp;
+    s->physics->describe_medium(&s->model, &p);
     p.cpml = s->cpml;
     p.free_surface = c->free_surface;
     p.source = a->source;

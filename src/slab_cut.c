@@ -30,7 +30,7 @@ static void calibration_job(sf_config *c, const sf_config *job, long planes, int
     }
     c->free_surface = 0;
     memset(&c->model, 0, sizeof c->model);
-    sf_config_sample_medium(&c->model);
+    sf_config_sample_medium(&c->model, c->physics);
     c->receivers.count = 0;
     c->receivers.ncomponents = 0;
     c->energy_path = NULL;

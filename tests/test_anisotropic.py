@@ -319,9 +319,12 @@ def test_tti_model_files_match_the_layered_model_and_name_bad_points(tmp):
     """A TTI model in one HDF5 file (a dataset per parameter) and in raw
     files (one per parameter) gives the layered model's gather bit for bit;
     a point with delta above epsilon in a file ends the run naming the grid
-    point and both values. A two-shot survey runs on it."""
+    point and both values. A two-shot survey runs on it. The layered model
+    written out (output.model) holds each parameter with its declared unit."""
     job = layered_tti_job()
+    job["output"]["model"] = "written.h5"
     run_job(tmp, job, ranks=2)
+    del job["output"]["model"]
     reference = read_gather(os.path.join(tmp, "gather.h5"))["traces"]
     nx, ny, nz = (job["grid"][k] for k in ("nx", "ny", "nz"))
     layers = job["model"]["layers"]
@@ -330,6 +333,17 @@ def test_tti_model_files_match_the_layered_model_and_name_bad_points(tmp):
     for name in ("vp", "epsilon", "delta", "theta", "phi"):
         column = np.array([[l[name] for l in layers if l["top"] <= z][-1] for z in depth], "f4")
         fields[name] = np.broadcast_to(column[:, None, None], (nz, ny, nx)).copy()
+    units = {"vp": "m/s", "epsilon": "dimensionless", "delta": "dimensionless",
+             "theta": "degrees", "phi": "degrees"}
+    import h5py
+    with h5py.File(os.path.join(tmp, "written.h5"), "r") as f:
+        check(sorted(f) == sorted(fields), f"output.model holds {sorted(f)}")
+        for name, values in fields.items():
+            unit = f[name].attrs["units"]
+            unit = unit.decode() if isinstance(unit, bytes) else unit
+            check(np.array_equal(f[name][:], values) and unit.startswith(units[name] + "; "),
+                  f"output.model's {name}: units '{unit}', values differ: "
+                  f"{not np.array_equal(f[name][:], values)}")
     write_model_h5(os.path.join(tmp, "model.h5"), fields)
     for name, values in fields.items():
         values.astype("<f4").tofile(os.path.join(tmp, name + ".bin"))

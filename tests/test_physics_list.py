@@ -105,6 +105,42 @@ def test_generic_code_names_no_physics(tmp):
     return f"{len(scanned)} sources name none of {', '.join(names)}"
 
 
+def declared_parameters():
+    """The keys of the model parameters the physics' folders declare
+    (their sf_parameter_declaration)."""
+    pattern = re.compile(r'sf_parameter_declaration\s+\w+\s*=\s*\{[^}]*?\.name\s*=\s*"(\w+)"', re.S)
+    names = set()
+    for dirpath, _, files in os.walk(os.path.join(ROOT, "src", "physics")):
+        for name in files:
+            with open(os.path.join(dirpath, name), encoding="utf-8") as f:
+                names.update(pattern.findall(f.read()))
+    return sorted(names)
+
+
+def test_generic_code_names_no_parameter(tmp):
+    """Outside the physics' folders and their kernel files, no C or CUDA
+    source holds a string naming a model parameter a physics declares, nor
+    the old generic index of one (SF_PARAM_...): the job reader, the model
+    builder and the model output loop over the job physics' declaration."""
+    params = declared_parameters()
+    check({"vp", "vs", "rho", "epsilon", "delta", "theta", "phi"} <= set(params),
+          f"the physics' folders declare only {params}")
+    name_pattern = re.compile(r"\b(?:%s)\b" % "|".join(map(re.escape, params)))
+    found, scanned = [], 0
+    for path, text in generic_sources():
+        scanned += 1
+        for number, line in enumerate(code_without_comments(text).split("\n"), 1):
+            if re.search(r"\bSF_PARAM_\w+|\bsf_parameter\b", line):
+                found.append(f"{path}:{number}: {line.strip()}")
+            for literal in re.findall(r'"(?:\\.|[^"\\])*"', line):
+                if name_pattern.search(literal):
+                    found.append(f"{path}:{number}: {literal}")
+    check(scanned > 50, f"only {scanned} sources scanned")
+    check(not found, "generic code names a model parameter (ask the physics' declaration):\n" +
+          "\n".join(found))
+    return f"{scanned} sources name none of {', '.join(params)}"
+
+
 def test_unknown_physics_index_is_one_error(tmp):
     """An index outside the list ends the run with one message naming it
     and the physics there are, never a fallback to another physics."""

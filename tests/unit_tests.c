@@ -929,6 +929,46 @@ static int physics_registry_is_complete(void)
     return 1;
 }
 
+/* Each physics declares its parameters whole: a name, unit and noun
+ * each; a file range within the limits a job may give; a typical value
+ * within that range, which its point rule accepts (bench and the slab
+ * cut run it); the parameter a point problem is reported on among them;
+ * and the wave speeds and medium that generic code asks of it. */
+static int physics_parameters_are_declared_whole(void)
+{
+    for (int k = 0; k < SF_PHYSICS_KINDS; ++k) {
+        const sf_physics_plugin *p = sf_physics_at(k);
+        const sf_physics_declaration *d = p->declared;
+        CHECK(d->nparams >= 1 && d->nparams <= SF_MAX_PARAMS, "%s declares %d parameters",
+              d->name, d->nparams);
+        double typical[SF_MAX_PARAMS] = {0};
+        for (int n = 0; n < d->nparams; ++n) {
+            const sf_parameter_declaration *q = d->param[n];
+            CHECK(q && q->name && *q->name && q->unit && q->values && *q->values,
+                  "%s: parameter %d is not named whole", d->name, n);
+            CHECK(q->limits[0] <= q->range[0] && q->range[0] < q->range[1] &&
+                      q->range[1] <= q->limits[1] && q->typical >= q->range[0] &&
+                      q->typical <= q->range[1],
+                  "%s: %s limits %g..%g, range %g..%g, typical %g", d->name, q->name,
+                  q->limits[0], q->limits[1], q->range[0], q->range[1], q->typical);
+            CHECK(sf_physics_takes_parameter((sf_physics)k, q->name), "%s does not take its %s",
+                  d->name, q->name);
+            typical[n] = q->typical;
+        }
+        char text[256];
+        CHECK(!d->point_problem || !d->point_problem(typical, text, sizeof text),
+              "%s refuses its typical medium: %s", d->name, text);
+        CHECK(d->point_key >= 0 && d->point_key < d->nparams, "%s: point_key %d of %d",
+              d->name, d->point_key, d->nparams);
+        CHECK(p->wave_speeds && p->describe_medium, "%s: no wave_speeds or describe_medium",
+              d->name);
+    }
+    const char *first = sf_physics_at(0)->declared->param[0]->name;
+    CHECK(sf_any_parameter(0) && !strcmp(sf_any_parameter(0), first),
+          "the parameters of all physics start with %s, not %s", sf_any_parameter(0), first);
+    return 1;
+}
+
 static const sf_backend_ops *no_kernels(void) { return NULL; }
 static const sf_backend_ops *some_kernels(void) { return sf_physics_at(0)->cpu(); }
 
@@ -1020,6 +1060,7 @@ int main(int argc, char **argv)
            tdt_removes_the_leapfrog_error_of_a_line());
     report("unit.edit_distance_and_suggestions", edit_distance_and_suggestions());
     report("unit.physics_registry_is_complete", physics_registry_is_complete());
+    report("unit.physics_parameters_are_declared_whole", physics_parameters_are_declared_whole());
     report("unit.physics_without_the_backend_asked_for", physics_without_the_backend_asked_for());
     MPI_Finalize();
     return failures ? 1 : 0;

@@ -33,8 +33,33 @@ const sf_field_lattice SF_PRESSURE_LATTICE = {
     .component_field = pressure_field,
 };
 
-/* vp on the nodes, in p already, is the whole medium. */
+/* From air to the fastest rocks; a model file's from 100 m/s unless
+ * vp_range says. */
+const sf_parameter_declaration SF_ACOUSTIC_VP = {
+    .name = "vp",
+    .unit = "m/s",
+    .values = "velocities",
+    .limits = {10.0, 20000.0},
+    .range = {100.0, 15000.0},
+    .typical = 3000.0,
+    .resampling = SF_RESAMPLE_AS_MODEL,
+};
+
+/* Its one parameter, by its index in the declaration. */
+enum { VP };
+
+/* vp on the nodes is the whole medium. */
+static void acoustic_describe_medium(const sf_model *m, sf_problem *p) { p->vp = m->param[VP]; }
+
 static void acoustic_create(sf_simulation *s, sf_problem *p) { s->backend = s->ops->create(p); }
+
+/* vp is both the slowest and the fastest wave. */
+static void acoustic_wave_speeds(sf_model *m, long points, MPI_Comm comm)
+{
+    (void)points, (void)comm;
+    m->slowest = m->min[VP];
+    m->vmax = m->max[VP];
+}
 
 void sf_acoustic_summary(const sf_simulation *s)
 {
@@ -55,7 +80,7 @@ static const char *acoustic_slowest_wave(const sf_model *m)
 
 static void acoustic_model_summary(const sf_model *m)
 {
-    sf_info("  model             vp %g .. %g m/s", m->vmin, m->vmax);
+    sf_info("  model             vp %g .. %g m/s", m->min[VP], m->max[VP]);
 }
 
 static const char *acoustic_field_name(int field)
@@ -69,7 +94,7 @@ static const char *acoustic_field_name(int field)
 static const sf_physics_declaration DECLARED = {
     .name = "acoustic",
     .nparams = 1,
-    .param = {SF_PARAM_VP},
+    .param = {[VP] = &SF_ACOUSTIC_VP},
     .sources = 1u << SF_SOURCE_PRESSURE,
     .default_source = SF_SOURCE_PRESSURE,
     .components = 1u << SF_COMPONENT_P,
@@ -95,8 +120,10 @@ const sf_physics_plugin *sf_physics_acoustic(void)
         .sample_after = 0,
         .fields = &SF_PRESSURE_LATTICE,
         .field_name = acoustic_field_name,
+        .wave_speeds = acoustic_wave_speeds,
         .slowest_wave_name = acoustic_slowest_wave,
         .model_summary = acoustic_model_summary,
+        .describe_medium = acoustic_describe_medium,
         .create = acoustic_create,
         .summary = sf_acoustic_summary,
         .cpu = sf_backend_cpu_acoustic,

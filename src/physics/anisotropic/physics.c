@@ -8,16 +8,41 @@
 #include <math.h>
 #include <stdio.h>
 
-/* The tilt is the model's inside the absorbing layers too: they stretch
- * the mixed derivatives as well as the second ones (sf_anisotropic.h). */
-static void anisotropic_create(sf_simulation *s, sf_problem *p)
+/* The parameters, by their index in the declarations: VTI takes the
+ * first three, TTI all five. */
+enum { VP, EPSILON, DELTA, THETA, PHI };
+
+/* Thomsen's epsilon and delta are dimensionless: 1 + 2 epsilon and
+ * 1 + 2 delta must stay positive, and rocks keep well within. */
+static const sf_parameter_declaration EPSILON_DECLARED = {
+    .name = "epsilon", .unit = "", .values = "values", .limits = {-0.45, 2.0},
+    .range = {-0.2, 1.0}, .typical = 0.2, .resampling = SF_RESAMPLE_AS_MODEL,
+};
+static const sf_parameter_declaration DELTA_DECLARED = {
+    .name = "delta", .unit = "", .values = "values", .limits = {-0.45, 2.0},
+    .range = {-0.3, 1.0}, .typical = 0.1, .resampling = SF_RESAMPLE_AS_MODEL,
+};
+/* The tilt of the symmetry axis from the vertical, and its azimuth from
+ * x towards y. */
+static const sf_parameter_declaration THETA_DECLARED = {
+    .name = "theta", .unit = "degrees", .values = "values", .limits = {-180.0, 180.0},
+    .range = {-180.0, 180.0}, .typical = 30.0, .resampling = SF_RESAMPLE_AS_MODEL,
+};
+static const sf_parameter_declaration PHI_DECLARED = {
+    .name = "phi", .unit = "degrees", .values = "values", .limits = {-360.0, 360.0},
+    .range = {-360.0, 360.0}, .typical = 20.0, .resampling = SF_RESAMPLE_AS_MODEL,
+};
+
+/* epsilon, delta and for TTI the tilt (else NULL). The tilt is the
+ * model's inside the absorbing layers too: they stretch the mixed
+ * derivatives as well as the second ones (sf_anisotropic.h). */
+static void anisotropic_describe_medium(const sf_model *m, sf_problem *p)
 {
-    p->anisotropy[0] = s->model.param[SF_PARAM_EPSILON];
-    p->anisotropy[1] = s->model.param[SF_PARAM_DELTA];
-    p->anisotropy[2] = s->model.param[SF_PARAM_THETA];
-    p->anisotropy[3] = s->model.param[SF_PARAM_PHI];
-    s->backend = s->ops->create(p);
+    p->vp = m->param[VP];
+    for (int a = 0; a < 4; ++a) p->anisotropy[a] = m->param[EPSILON + a];
 }
+
+static void anisotropic_create(sf_simulation *s, sf_problem *p) { s->backend = s->ops->create(p); }
 
 /* The slowest and fastest qP phase velocities of a pseudo-acoustic medium.
  * Thomsen's weak-anisotropy form v^2 = vp^2 g(s), s = sin^2 of the angle
@@ -30,13 +55,13 @@ static void anisotropic_wave_speeds(sf_model *m, long points, MPI_Comm comm)
 {
     double lo = INFINITY, hi = 0.0;
     for (long i = 0; i < points; ++i) {
-        const double eps = m->param[SF_PARAM_EPSILON][i], delta = m->param[SF_PARAM_DELTA][i];
+        const double eps = m->param[EPSILON][i], delta = m->param[DELTA][i];
         double gmin = fmin(1.0, 1.0 + 2.0 * eps), gmax = fmax(1.0, 1.0 + 2.0 * eps);
         if (eps > delta) {
             const double vertex = -delta / (2.0 * (eps - delta));
             if (vertex > 0.0 && vertex < 1.0) gmin = fmin(gmin, 1.0 - delta * delta / (2.0 * (eps - delta)));
         }
-        const double vp = m->vp[i];
+        const double vp = m->param[VP][i];
         lo = fmin(lo, vp * sqrt(gmin));
         hi = fmax(hi, vp * sqrt(gmax));
     }
@@ -52,16 +77,14 @@ static const char *anisotropic_slowest_wave(const sf_model *m)
 
 static void anisotropic_model_summary(const sf_model *m)
 {
-    if (m->param[SF_PARAM_THETA])
+    if (m->param[THETA])
         sf_info("  model             vp %g .. %g m/s, epsilon %g .. %g, delta %g .. %g, tilt %g .. "
-                "%g, azimuth %g .. %g degrees", m->vmin, m->max[SF_PARAM_VP],
-                m->min[SF_PARAM_EPSILON], m->max[SF_PARAM_EPSILON], m->min[SF_PARAM_DELTA],
-                m->max[SF_PARAM_DELTA], m->min[SF_PARAM_THETA], m->max[SF_PARAM_THETA],
-                m->min[SF_PARAM_PHI], m->max[SF_PARAM_PHI]);
+                "%g, azimuth %g .. %g degrees", m->min[VP], m->max[VP], m->min[EPSILON],
+                m->max[EPSILON], m->min[DELTA], m->max[DELTA], m->min[THETA], m->max[THETA],
+                m->min[PHI], m->max[PHI]);
     else
-        sf_info("  model             vp %g .. %g m/s, epsilon %g .. %g, delta %g .. %g", m->vmin,
-                m->max[SF_PARAM_VP], m->min[SF_PARAM_EPSILON], m->max[SF_PARAM_EPSILON],
-                m->min[SF_PARAM_DELTA], m->max[SF_PARAM_DELTA]);
+        sf_info("  model             vp %g .. %g m/s, epsilon %g .. %g, delta %g .. %g", m->min[VP],
+                m->max[VP], m->min[EPSILON], m->max[EPSILON], m->min[DELTA], m->max[DELTA]);
     sf_info("                    qP phase velocities %g .. %g m/s", m->slowest, m->vmax);
 }
 
@@ -74,7 +97,7 @@ static const char *anisotropic_field_name(int field)
  * shear velocity (SF_ANISOTROPY_SIGMA) stays well below vp. */
 static const char *anisotropic_point_problem(const double *value, char *text, size_t len)
 {
-    const double eps = value[SF_PARAM_EPSILON], delta = value[SF_PARAM_DELTA];
+    const double eps = value[EPSILON], delta = value[DELTA];
     if (!(delta <= eps)) {
         snprintf(text, len, "delta = %g exceeds epsilon = %g: the pseudo-acoustic system is "
                  "unstable where delta > epsilon (its shear velocity would be imaginary)",
@@ -98,13 +121,13 @@ static const char *anisotropic_point_problem(const double *value, char *text, si
         .components = 1u << SF_COMPONENT_P, .default_receivers = 1u << SF_COMPONENT_P,           \
         .quantity = {[SF_COMPONENT_P] = "horizontal stress p of the pseudo-acoustic system"},    \
         .units = {[SF_COMPONENT_P] = "per unit source amplitude per metre"},                     \
-        .point_problem = anisotropic_point_problem, .point_key = SF_PARAM_DELTA,                 \
+        .point_problem = anisotropic_point_problem, .point_key = DELTA,                          \
     }
 
 static const sf_physics_declaration VTI = PSEUDO_ACOUSTIC_DECLARATION(
-    "vti", 3, SF_PARAM_VP, SF_PARAM_EPSILON, SF_PARAM_DELTA);
+    "vti", 3, &SF_ACOUSTIC_VP, &EPSILON_DECLARED, &DELTA_DECLARED);
 static const sf_physics_declaration TTI = PSEUDO_ACOUSTIC_DECLARATION(
-    "tti", 5, SF_PARAM_VP, SF_PARAM_EPSILON, SF_PARAM_DELTA, SF_PARAM_THETA, SF_PARAM_PHI);
+    "tti", 5, &SF_ACOUSTIC_VP, &EPSILON_DECLARED, &DELTA_DECLARED, &THETA_DECLARED, &PHI_DECLARED);
 
 /* Two acoustic-like fields (p, q), each at two levels with its own
  * memory variables and halo, over the medium's parameters. 800^3 (9
@@ -128,6 +151,7 @@ static const sf_physics_declaration TTI = PSEUDO_ACOUSTIC_DECLARATION(
         .wave_speeds = anisotropic_wave_speeds,                                                  \
         .slowest_wave_name = anisotropic_slowest_wave,                                           \
         .model_summary = anisotropic_model_summary,                                              \
+        .describe_medium = anisotropic_describe_medium,                                          \
         .create = anisotropic_create,                                                            \
         .summary = sf_acoustic_summary,                                                          \
         .cpu = sf_backend_cpu_anisotropic,                                                       \

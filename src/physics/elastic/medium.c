@@ -109,9 +109,11 @@ void sf_elastic_medium_build(sf_elastic_medium *m, const sf_model *model, const 
 {
     const long nx = c->n[0], ny = c->n[1], nz = slab->nz, plane = nx * ny;
     memset(m, 0, sizeof *m);
-    node_values v = {with_next_plane(model->vp, slab, plane, "the elastic model"),
-                     with_next_plane(model->vs, slab, plane, "the elastic model"),
-                     with_next_plane(model->rho, slab, plane, "the elastic model"), nx, ny};
+    node_values v = {with_next_plane(model->param[SF_ELASTIC_VP], slab, plane, "the elastic model"),
+                     with_next_plane(model->param[SF_ELASTIC_VS], slab, plane, "the elastic model"),
+                     with_next_plane(model->param[SF_ELASTIC_RHO], slab, plane,
+                                     "the elastic model"),
+                     nx, ny};
     for (int a = 0; a < SF_MEDIUM_ARRAYS; ++a)
         m->a[a] = sf_malloc((size_t)plane * (size_t)nz * sizeof(float), "the elastic medium");
     const int surface = c->free_surface && slab->z0 == 0;

@@ -1,6 +1,7 @@
 /* The elastic physics: velocity-stress on the staggered grid, a step in
  * two half-steps (sf_elastic_backend.h), the receivers sampling after the
  * velocity half-step; its summary lines. */
+#include "sf_acoustic.h"
 #include "sf_elastic_medium.h"
 #include "sf_error.h"
 #include "sf_layout.h"
@@ -66,6 +67,25 @@ static const sf_field_lattice STAGGERED = {
     .component_field = component_field,
 };
 
+/* 0 in fluids; a model file's up to 15000 m/s unless vs_range says. */
+static const sf_parameter_declaration VS_DECLARED = {
+    .name = "vs", .unit = "m/s", .values = "velocities", .limits = {0.0, 20000.0},
+    .range = {0.0, 15000.0}, .typical = 1700.0, .resampling = SF_RESAMPLE_AS_MODEL,
+};
+static const sf_parameter_declaration RHO_DECLARED = {
+    .name = "rho", .unit = "kg/m^3", .values = "densities", .limits = {1.0, 25000.0},
+    .range = {100.0, 25000.0}, .typical = 2200.0, .resampling = SF_RESAMPLE_AS_MODEL,
+};
+
+/* An isotropic solid needs a positive bulk modulus: vs < sqrt(3)/2 vp. */
+#define VS_OVER_VP_MAX 0.8660254037844386
+
+/* vp on the nodes; the rest of the medium is built on create. */
+static void elastic_describe_medium(const sf_model *m, sf_problem *p)
+{
+    p->vp = m->param[SF_ELASTIC_VP];
+}
+
 /* The medium goes to the backend, which keeps what it needs of it. */
 static void elastic_create(sf_simulation *s, sf_problem *p)
 {
@@ -88,22 +108,23 @@ static void elastic_summary(const sf_simulation *s);
 
 static const char *elastic_slowest_wave(const sf_model *m)
 {
-    return m->vs_min > 0.0 ? "vs_min" : "slowest of vs (vp where vs = 0)";
+    return m->min[SF_ELASTIC_VS] > 0.0 ? "vs_min" : "slowest of vs (vp where vs = 0)";
 }
 
 static void elastic_model_summary(const sf_model *m)
 {
-    sf_info("  model             vp %g .. %g m/s, vs %g .. %g m/s, rho %g .. %g kg/m^3", m->vmin,
-            m->vmax, m->vs_min, m->vs_max, m->rho_min, m->rho_max);
+    sf_info("  model             vp %g .. %g m/s, vs %g .. %g m/s, rho %g .. %g kg/m^3",
+            m->min[SF_ELASTIC_VP], m->max[SF_ELASTIC_VP], m->min[SF_ELASTIC_VS],
+            m->max[SF_ELASTIC_VS], m->min[SF_ELASTIC_RHO], m->max[SF_ELASTIC_RHO]);
 }
 
 /* An isotropic solid needs a positive bulk modulus. */
 static const char *elastic_point_problem(const double *value, char *text, size_t len)
 {
-    if (value[SF_PARAM_VS] < SF_VS_OVER_VP_MAX * value[SF_PARAM_VP]) return NULL;
+    const double vp = value[SF_ELASTIC_VP], vs = value[SF_ELASTIC_VS];
+    if (vs < VS_OVER_VP_MAX * vp) return NULL;
     snprintf(text, len, "vs = %g m/s is not below %.4f vp = %g m/s (vp = %g m/s): an isotropic "
-             "solid needs a positive bulk modulus", value[SF_PARAM_VS], SF_VS_OVER_VP_MAX,
-             SF_VS_OVER_VP_MAX * value[SF_PARAM_VP], value[SF_PARAM_VP]);
+             "solid needs a positive bulk modulus", vs, VS_OVER_VP_MAX, VS_OVER_VP_MAX * vp, vp);
     return text;
 }
 
@@ -113,7 +134,8 @@ static const char *elastic_point_problem(const double *value, char *text, size_t
 static const sf_physics_declaration DECLARED = {
     .name = "elastic",
     .nparams = 3,
-    .param = {SF_PARAM_VP, SF_PARAM_VS, SF_PARAM_RHO},
+    .param = {[SF_ELASTIC_VP] = &SF_ACOUSTIC_VP, [SF_ELASTIC_VS] = &VS_DECLARED,
+              [SF_ELASTIC_RHO] = &RHO_DECLARED},
     .sources = (1u << SF_SOURCE_EXPLOSIVE) | (1u << SF_SOURCE_FORCE) | (1u << SF_SOURCE_MOMENT),
     .default_source = SF_SOURCE_EXPLOSIVE,
     .components = VELOCITIES | (1u << SF_COMPONENT_P),
@@ -127,17 +149,19 @@ static const sf_physics_declaration DECLARED = {
               [SF_COMPONENT_VZ] = VELOCITY_PER_AMPLITUDE,
               [SF_COMPONENT_P] = "Pa per unit source amplitude"},
     .point_problem = elastic_point_problem,
-    .point_key = SF_PARAM_VS,
+    .point_key = SF_ELASTIC_VS,
 };
 
-/* The slowest wave: vs, or vp where vs = 0 (a fluid). */
+/* The slowest wave: vs, or vp where vs = 0 (a fluid); the fastest is vp. */
 static void elastic_wave_speeds(sf_model *m, long points, MPI_Comm comm)
 {
+    const float *vp = m->param[SF_ELASTIC_VP], *vs = m->param[SF_ELASTIC_VS];
     double lo = INFINITY;
     for (long i = 0; i < points; ++i) {
-        double v = m->vs[i] > 0.0f ? m->vs[i] : m->vp[i];
+        double v = vs[i] > 0.0f ? vs[i] : vp[i];
         if (v < lo) lo = v;
     }
+    m->vmax = m->max[SF_ELASTIC_VP];
     SF_MPI_CHECK(MPI_Allreduce(&lo, &m->slowest, 1, MPI_DOUBLE, MPI_MIN, comm), "model min");
 }
 
@@ -162,6 +186,7 @@ const sf_physics_plugin *sf_physics_elastic(void)
         .wave_speeds = elastic_wave_speeds,
         .slowest_wave_name = elastic_slowest_wave,
         .model_summary = elastic_model_summary,
+        .describe_medium = elastic_describe_medium,
         .create = elastic_create,
         .summary = elastic_summary,
         .cpu = sf_backend_cpu_elastic,
