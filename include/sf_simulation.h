@@ -35,6 +35,15 @@ enum { SF_SAMPLE_BLOCK = 64 };
 
 enum { SF_MAX_STAGES = SF_MAX_HALO_GROUPS };
 
+/* What a plug-in may read of the shot when it builds its medium: the
+ * job, the model over this rank's slab and the slab; it changes none of
+ * them, and the driver creates the backend. */
+typedef struct {
+    const sf_config *cfg;
+    const sf_model *model;
+    const sf_slab *slab;
+} sf_physics_context;
+
 /* A physics as the time loop drives it. Step n is its stages in order,
  * stage g followed by the exchange of halo group g; the receivers sample
  * t = n dt after the first sample_after stages. The loop, the overlap of
@@ -86,9 +95,12 @@ struct sf_physics_plugin {
      * slab's description p by the parameters' indices: vp on the nodes,
      * and the physics' own arrays its backends copy on create. */
     void (*describe_medium)(const sf_model *m, sf_problem *p);
-    /* Its medium added to the slab's description p (source and channels
-     * placed), and s->backend created from s->ops. */
-    void (*create)(sf_simulation *s, sf_problem *p);
+    /* For create only, a medium derived from the model that the backend
+     * copies (elastic: moduli and buoyancies on the staggered grid), set
+     * in p; returns what free_medium releases once the backend is
+     * created. NULL where describe_medium says all. */
+    void *(*build_medium)(const sf_physics_context *context, sf_problem *p);
+    void (*free_medium)(void *built);
     /* Its lines of the set-up summary: source and receivers. */
     void (*summary)(const sf_simulation *s);
     /* Its kernels on each backend: NULL where it has none (cuda in builds

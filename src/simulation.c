@@ -102,6 +102,15 @@ void sim_describe_problem(const sf_simulation *s, sf_problem *problem)
     *problem = p;
 }
 
+void sim_create_backend(sf_simulation *s, sf_problem *problem)
+{
+    const sf_physics_plugin *physics = s->physics;
+    const sf_physics_context context = {s->cfg, &s->model, &s->slab};
+    void *built = physics->build_medium ? physics->build_medium(&context, problem) : NULL;
+    s->backend = s->ops->create(problem);
+    if (built) physics->free_medium(built);
+}
+
 /* The shot's source and receivers on the physics' fields. */
 void sim_place_acquisition(sf_simulation *s)
 {
@@ -157,7 +166,7 @@ void sf_simulation_setup(sf_simulation *s, const sf_config *cfg, MPI_Comm comm,
     sim_place_acquisition(s);
     sf_problem problem;
     sim_describe_problem(s, &problem);
-    s->physics->create(s, &problem);
+    sim_create_backend(s, &problem);
     sf_halo_init(&s->halo, &s->slab, &s->cpml[2], s->physics->stages, s->physics->in_z_layers);
     if (cfg->energy_path && s->ops->energy)
         s->energy = sf_calloc((size_t)(s->steps ? s->steps : 1) * 2, sizeof(double),

@@ -14,6 +14,8 @@
 void sim_build_cpml(sf_simulation *s);
 void sim_place_acquisition(sf_simulation *s);
 void sim_describe_problem(const sf_simulation *s, sf_problem *problem);
+/* s->backend from s->ops over problem, with the medium the physics builds. */
+void sim_create_backend(sf_simulation *s, sf_problem *problem);
 int sim_test_growth_here(const sf_simulation *s);
 
 /* The set-up's checks (setup_checks.c); each returns the problems it

@@ -83,7 +83,7 @@ static double time_per_point(const sf_config *c, const sf_placement *placement, 
     sim_place_acquisition(&s);
     sf_problem problem;
     sim_describe_problem(&s, &problem);
-    s.physics->create(&s, &problem);
+    sim_create_backend(&s, &problem);
     sf_halo_init(&s.halo, &s.slab, &s.cpml[2], s.physics->stages, s.physics->in_z_layers);
     double seconds[SF_PHASE_COUNT] = {0};
     for (long n = 0; n < CALIBRATION_WARMUP + CALIBRATION_STEPS; ++n) {

@@ -962,6 +962,8 @@ static int physics_parameters_are_declared_whole(void)
               d->name, d->point_key, d->nparams);
         CHECK(p->wave_speeds && p->describe_medium, "%s: no wave_speeds or describe_medium",
               d->name);
+        CHECK(!p->build_medium == !p->free_medium, "%s: build_medium without free_medium, "
+              "or the reverse", d->name);
     }
     const char *first = sf_physics_at(0)->declared->param[0]->name;
     CHECK(sf_any_parameter(0) && !strcmp(sf_any_parameter(0), first),

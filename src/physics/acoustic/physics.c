@@ -51,7 +51,6 @@ enum { VP };
 /* vp on the nodes is the whole medium. */
 static void acoustic_describe_medium(const sf_model *m, sf_problem *p) { p->vp = m->param[VP]; }
 
-static void acoustic_create(sf_simulation *s, sf_problem *p) { s->backend = s->ops->create(p); }
 
 /* vp is both the slowest and the fastest wave. */
 static void acoustic_wave_speeds(sf_model *m, long points, MPI_Comm comm)
@@ -124,7 +123,6 @@ const sf_physics_plugin *sf_physics_acoustic(void)
         .slowest_wave_name = acoustic_slowest_wave,
         .model_summary = acoustic_model_summary,
         .describe_medium = acoustic_describe_medium,
-        .create = acoustic_create,
         .summary = sf_acoustic_summary,
         .cpu = sf_backend_cpu_acoustic,
         .cuda = SF_CUDA_BACKEND(sf_backend_cuda_acoustic),

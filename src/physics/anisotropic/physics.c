@@ -42,7 +42,6 @@ static void anisotropic_describe_medium(const sf_model *m, sf_problem *p)
     for (int a = 0; a < 4; ++a) p->anisotropy[a] = m->param[EPSILON + a];
 }
 
-static void anisotropic_create(sf_simulation *s, sf_problem *p) { s->backend = s->ops->create(p); }
 
 /* The slowest and fastest qP phase velocities of a pseudo-acoustic medium.
  * Thomsen's weak-anisotropy form v^2 = vp^2 g(s), s = sin^2 of the angle
@@ -152,7 +151,6 @@ static const sf_physics_declaration TTI = PSEUDO_ACOUSTIC_DECLARATION(
         .slowest_wave_name = anisotropic_slowest_wave,                                           \
         .model_summary = anisotropic_model_summary,                                              \
         .describe_medium = anisotropic_describe_medium,                                          \
-        .create = anisotropic_create,                                                            \
         .summary = sf_acoustic_summary,                                                          \
         .cpu = sf_backend_cpu_anisotropic,                                                       \
         .cuda = SF_CUDA_BACKEND(sf_backend_cuda_anisotropic),                                    \

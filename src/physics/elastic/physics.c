@@ -87,14 +87,18 @@ static void elastic_describe_medium(const sf_model *m, sf_problem *p)
 }
 
 /* The medium goes to the backend, which keeps what it needs of it. */
-static void elastic_create(sf_simulation *s, sf_problem *p)
+static void *elastic_build_medium(const sf_physics_context *context, sf_problem *p)
 {
-    sf_elastic_medium medium;
-    sf_elastic_medium_build(&medium, &s->model, &s->slab, s->cfg);
-    p->medium = &medium;
-    s->backend = s->ops->create(p);
-    p->medium = NULL;
-    sf_elastic_medium_free(&medium);
+    sf_elastic_medium *medium = sf_malloc(sizeof *medium, "the elastic medium");
+    sf_elastic_medium_build(medium, context->model, context->slab, context->cfg);
+    p->medium = medium;
+    return medium;
+}
+
+static void elastic_free_medium(void *built)
+{
+    sf_elastic_medium_free(built);
+    free(built);
 }
 
 static const char *elastic_field_name(int field)
@@ -187,7 +191,8 @@ const sf_physics_plugin *sf_physics_elastic(void)
         .slowest_wave_name = elastic_slowest_wave,
         .model_summary = elastic_model_summary,
         .describe_medium = elastic_describe_medium,
-        .create = elastic_create,
+        .build_medium = elastic_build_medium,
+        .free_medium = elastic_free_medium,
         .summary = elastic_summary,
         .cpu = sf_backend_cpu_elastic,
         .cuda = SF_CUDA_BACKEND(sf_backend_cuda_elastic),
