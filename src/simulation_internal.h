@@ -1,14 +1,14 @@
 /* What the files of the simulation (simulation.c and the files of its
- * parts: setup_checks.c, setup_summary.c, slab_cut.c, time_loop.c,
- * instability_guard.c, shot_outputs.c, timing_report.c) share. Private
- * to them: other code sees sf_simulation.h. */
+ * parts: shot_parts.c, setup_checks.c, setup_summary.c, slab_cut.c,
+ * time_loop.c, instability_guard.c, shot_outputs.c, timing_report.c)
+ * share. Private to them: other code sees sf_simulation.h. */
 #ifndef SF_SIMULATION_INTERNAL_H
 #define SF_SIMULATION_INTERNAL_H
 
 #include "sf_gather.h"
 #include "sf_simulation.h"
 
-/* The shot (simulation.c): its CPML profiles, its source and receivers
+/* The shot's parts (shot_parts.c): its CPML profiles, its source and receivers
  * on the physics' fields, the slab as the backend takes it, and whether
  * the test-only growth applies to it. */
 void sim_build_cpml(sf_simulation *s);
