@@ -89,12 +89,6 @@ void sf_cpu_channels_free(sf_cpu_channels *c, sf_cpu_arena *a)
     memset(c, 0, sizeof *c);
 }
 
-void sf_cpu_channels_sample(sf_cpu_channels *c, const float *field, int slot)
-{
-    float *out = c->samples + (size_t)slot * (size_t)c->count;
-    for (long n = 0; n < c->count; ++n) out[n] = sf_cpu_channel_value(c, n, field);
-}
-
 void sf_cpu_channels_fetch(const sf_cpu_channels *c, int count, float *out)
 {
     const size_t bytes = (size_t)count * (size_t)c->count * sizeof(float);

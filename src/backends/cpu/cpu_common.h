@@ -66,8 +66,6 @@ static inline float sf_cpu_channel_value(const sf_cpu_channels *c, long n, const
     for (long q = c->offset[n]; q < c->offset[n + 1]; ++q) sum += c->weight[q] * field[c->index[q]];
     return sum;
 }
-/* Every channel of one field into slot. */
-void sf_cpu_channels_sample(sf_cpu_channels *c, const float *field, int slot);
 void sf_cpu_channels_fetch(const sf_cpu_channels *c, int count, float *out);
 
 /* The field_norms operation over a physics' fields[0, count) (sf_layout's
