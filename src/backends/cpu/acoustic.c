@@ -5,7 +5,6 @@
 #include "cpu_backend.h"
 #include "sf_error.h"
 
-#include <stdlib.h>
 #include <string.h>
 
 enum { CACHE_TARGET_BYTES = 160 * 1024 };
@@ -44,9 +43,6 @@ typedef struct {
     layer_z z[2];
     sf_cpu_arena *arena;
 } acoustic;
-
-static long max_long(long a, long b) { return a > b ? a : b; }
-static long min_long(long a, long b) { return a < b ? a : b; }
 
 static void setup_coefficients(acoustic *b, const sf_problem *p)
 {
@@ -98,10 +94,10 @@ static void setup_cpml(acoustic *b, const sf_problem *p)
             ly->zeta = sf_cpu_take_state(b->arena, (size_t)(L->nz * L->nx * (sy.fhi - sy.flo)), "CPML y");
         }
         layer_z *lz = &b->z[s];
-        lz->plo = max_long(sz.flo - b->z0, 0);
-        lz->phi = max_long(lz->plo, min_long(sz.fhi - b->z0, L->nz));
-        lz->hlo = max_long(sz.hlo - b->z0, -SF_HALO);
-        lz->hhi = max_long(lz->hlo, min_long(sz.hhi - b->z0, L->nz + SF_HALO));
+        lz->plo = sf_cpu_max(sz.flo - b->z0, 0);
+        lz->phi = sf_cpu_max(lz->plo, sf_cpu_min(sz.fhi - b->z0, L->nz));
+        lz->hlo = sf_cpu_max(sz.hlo - b->z0, -SF_HALO);
+        lz->hhi = sf_cpu_max(lz->hlo, sf_cpu_min(sz.hhi - b->z0, L->nz + SF_HALO));
         if (lz->hhi > lz->hlo) {
             lz->psi = sf_cpu_take_state(b->arena, plane * (size_t)(lz->hhi - lz->hlo + 2 * PSI_PAD), "CPML z");
             lz->zeta = sf_cpu_take_state(b->arena, plane * (size_t)(lz->phi - lz->plo), "CPML z");
@@ -123,22 +119,8 @@ static void *acoustic_create(sf_cpu_shared *shared, const sf_problem *p)
     setup_model(b, p);
     setup_cpml(b, p);
     long row_bytes = b->L.sx * (long)sizeof(float) * (2 * b->radius + 1);
-    b->rows_per_block = max_long(4, min_long(b->L.ny, CACHE_TARGET_BYTES / row_bytes));
+    b->rows_per_block = sf_cpu_rows_per_block(b->L.ny, row_bytes, CACHE_TARGET_BYTES);
     return b;
-}
-
-static void acoustic_destroy(void *state)
-{
-    acoustic *b = state;
-    free(b->p_prev);
-    free(b->p_cur);
-    free(b->vdt2);
-    for (int s = 0; s < 2; ++s) {
-        free(b->x[s].psi), free(b->x[s].zeta);
-        free(b->y[s].psi), free(b->y[s].zeta);
-        free(b->z[s].psi), free(b->z[s].zeta);
-    }
-    free(b);
 }
 
 /* ---- halo planes ------------------------------------------------------ */
@@ -474,7 +456,7 @@ static void stencil_planes(acoustic *b, long k0, long k1)
     const long ny = b->L.ny, block = b->rows_per_block;
     #pragma omp parallel for schedule(dynamic, 1)
     for (long j0 = 0; j0 < ny; j0 += block)
-        for (long k = k0; k < k1; ++k) advance_block_plane(b, j0, min_long(j0 + block, ny), k);
+        for (long k = k0; k < k1; ++k) advance_block_plane(b, j0, sf_cpu_min(j0 + block, ny), k);
 }
 
 static void advance(acoustic *b, long k0, long k1)
@@ -541,7 +523,6 @@ static const sf_cpu_physics ACOUSTIC = {
     .name = "acoustic",
     .halo_groups = SF_ACOUSTIC_STAGES,
     .create = acoustic_create,
-    .destroy = acoustic_destroy,
     .update = acoustic_update,
     .finish_stage = acoustic_finish_stage,
     .source_point = acoustic_source_point,
@@ -552,10 +533,4 @@ static const sf_cpu_physics ACOUSTIC = {
     .guard_fields = acoustic_guard_fields,
 };
 
-static sf_backend *create(const sf_problem *p) { return sf_cpu_backend_create(&ACOUSTIC, p); }
-
-const sf_backend_ops *sf_backend_cpu_acoustic(void)
-{
-    static const sf_backend_ops ops = SF_CPU_BACKEND_OPS(create, NULL);
-    return &ops;
-}
+SF_CPU_BACKEND(sf_backend_cpu_acoustic, ACOUSTIC, NULL)

@@ -145,19 +145,10 @@ static void *anisotropic_create(sf_cpu_shared *shared, const sf_problem *p)
     return b;
 }
 
+/* The slot tables are not the arena's. */
 static void anisotropic_destroy(void *state)
 {
     anisotropic *b = state;
-    for (int f = 0; f < FIELDS; ++f) {
-        free(b->prev[f]), free(b->cur[f]);
-        for (int a = 0; a < AXES; ++a) free(b->psi[f][a]), free(b->zeta[f][a]);
-        for (int q = 0; q < SF_MIXED_PAIRS; ++q)
-            for (int o = 0; o < SF_MIXED_OWNERS; ++o)
-                for (int v = 0; v < SF_MIXED_VARIABLES; ++v) free(b->mixed[f][q][o][v]);
-    }
-    free(b->mixed_rows);
-    free(b->vp), free(b->epsilon), free(b->delta);
-    for (int w = 0; w < SF_TILT_WEIGHTS; ++w) free(b->weight[w]);
     for (int a = 0; a < AXES; ++a) sf_cpml_slots_free(&b->axis[a].slots);
     free(b);
 }
@@ -543,10 +534,4 @@ static const sf_cpu_physics ANISOTROPIC = {
     .guard_fields = anisotropic_guard_fields,
 };
 
-static sf_backend *create(const sf_problem *p) { return sf_cpu_backend_create(&ANISOTROPIC, p); }
-
-const sf_backend_ops *sf_backend_cpu_anisotropic(void)
-{
-    static const sf_backend_ops ops = SF_CPU_BACKEND_OPS(create, NULL);
-    return &ops;
-}
+SF_CPU_BACKEND(sf_backend_cpu_anisotropic, ANISOTROPIC, NULL)

@@ -20,7 +20,6 @@ typedef struct {
     size_t *index;           /* in the field layout */
     long *plane;             /* local plane */
     float *coefficient;
-    size_t bytes;
 } source_table;
 
 struct sf_backend {
@@ -43,7 +42,7 @@ static void require(const sf_cpu_physics *k, const void *entry, const char *what
 
 static void check_kernels(const sf_cpu_physics *k)
 {
-    require(k, k->create, "create"), require(k, k->destroy, "destroy");
+    require(k, k->create, "create");
     require(k, k->update, "update"), require(k, k->finish_stage, "finish_stage");
     require(k, k->source_point, "source_point"), require(k, k->source_arrays, "source_arrays");
     require(k, k->halo_arrays, "halo_arrays"), require(k, k->halo_plane, "halo_plane");
@@ -65,7 +64,7 @@ static void setup_layout(sf_layout *L, const sf_problem *p, long plane_pad)
 static void setup_sources(sf_backend *b, const sf_problem *p)
 {
     source_table *s = &b->sources;
-    const size_t before = b->arena.bytes, n = (size_t)p->source_count;
+    const size_t n = (size_t)p->source_count;
     s->field = sf_cpu_take(&b->arena, n, sizeof(int), "source points");
     s->index = sf_cpu_take(&b->arena, n, sizeof(size_t), "source points");
     s->plane = sf_cpu_take(&b->arena, n, sizeof(long), "source points");
@@ -80,7 +79,6 @@ static void setup_sources(sf_backend *b, const sf_problem *p)
         s->plane[s->count] = w->k;
         s->coefficient[s->count++] = coefficient;
     }
-    s->bytes = b->arena.bytes - before;
 }
 
 /* The source and channel tables: per shot. */
@@ -93,8 +91,8 @@ static void setup_acquisition(sf_backend *b, const sf_problem *p)
 static void free_acquisition(sf_backend *b)
 {
     source_table *s = &b->sources;
-    free(s->field), free(s->index), free(s->plane), free(s->coefficient);
-    b->arena.bytes -= s->bytes;
+    sf_cpu_release(&b->arena, s->field), sf_cpu_release(&b->arena, s->index);
+    sf_cpu_release(&b->arena, s->plane), sf_cpu_release(&b->arena, s->coefficient);
     memset(s, 0, sizeof *s);
     sf_cpu_channels_free(&b->channels, &b->arena);
 }
@@ -132,11 +130,9 @@ sf_backend *sf_cpu_backend_create(const sf_cpu_physics *physics, const sf_proble
 void sf_cpu_backend_destroy(sf_backend *b)
 {
     if (!b) return;
-    b->physics->destroy(b->state);
-    sf_cpu_cpml_free(b->shared.cpml);
-    free_acquisition(b);
-    for (int g = 0; g < b->physics->halo_groups; ++g)
-        for (int s = 0; s < 2; ++s) free(b->send[g][s]), free(b->recv[g][s]);
+    if (b->physics->destroy) b->physics->destroy(b->state);
+    else free(b->state);
+    sf_cpu_release_all(&b->arena);
     free(b);
 }
 

@@ -1,6 +1,6 @@
 /* The CPU backend's operations, written once for every physics
  * (backend.c): a physics' file turns its kernel table (cpu_physics.h) into
- * an sf_backend_ops with SF_CPU_BACKEND_OPS. */
+ * its getter (sf_backend_cpu_acoustic, ...) with SF_CPU_BACKEND. */
 #ifndef SF_CPU_BACKEND_H
 #define SF_CPU_BACKEND_H
 
@@ -31,16 +31,25 @@ void sf_cpu_backend_amplify(sf_backend *b, float factor);
 void sf_cpu_backend_synchronize(sf_backend *b);
 void sf_cpu_backend_take_timers(sf_backend *b, double *seconds);
 
-/* The table of a physics, given create, a function of the problem that
- * calls sf_cpu_backend_create with the physics' kernel table, and energy,
- * sf_cpu_backend_energy or NULL. */
-#define SF_CPU_BACKEND_OPS(create, energy)                                                       \
-    {"cpu", create, sf_cpu_backend_destroy, sf_cpu_backend_memory_bytes,                          \
-     sf_cpu_backend_halo_count, sf_cpu_backend_send_buffer, sf_cpu_backend_recv_buffer,           \
-     sf_cpu_backend_halo_pack, sf_cpu_backend_halo_wait_packed, sf_cpu_backend_halo_unpack,       \
-     sf_cpu_backend_update, sf_cpu_backend_inject_source, sf_cpu_backend_finish_stage,            \
-     sf_cpu_backend_sample_receivers, sf_cpu_backend_fetch_receivers, sf_cpu_backend_fetch_field, \
-     energy, sf_cpu_backend_reset, sf_cpu_backend_find_nonfinite, sf_cpu_backend_field_norms,     \
-     sf_cpu_backend_amplify, sf_cpu_backend_synchronize, sf_cpu_backend_take_timers}
+/* Defines getter, which returns the sf_backend_ops of the physics whose
+ * kernel table is kernels; energy is sf_cpu_backend_energy or NULL. */
+#define SF_CPU_BACKEND(getter, kernels, energy)                                                  \
+    static sf_backend *getter##_create(const sf_problem *p)                                      \
+    {                                                                                            \
+        return sf_cpu_backend_create(&kernels, p);                                               \
+    }                                                                                            \
+    const sf_backend_ops *getter(void)                                                           \
+    {                                                                                            \
+        static const sf_backend_ops ops = {                                                      \
+            "cpu", getter##_create, sf_cpu_backend_destroy, sf_cpu_backend_memory_bytes,         \
+            sf_cpu_backend_halo_count, sf_cpu_backend_send_buffer, sf_cpu_backend_recv_buffer,   \
+            sf_cpu_backend_halo_pack, sf_cpu_backend_halo_wait_packed,                           \
+            sf_cpu_backend_halo_unpack, sf_cpu_backend_update, sf_cpu_backend_inject_source,     \
+            sf_cpu_backend_finish_stage, sf_cpu_backend_sample_receivers,                        \
+            sf_cpu_backend_fetch_receivers, sf_cpu_backend_fetch_field, energy,                  \
+            sf_cpu_backend_reset, sf_cpu_backend_find_nonfinite, sf_cpu_backend_field_norms,     \
+            sf_cpu_backend_amplify, sf_cpu_backend_synchronize, sf_cpu_backend_take_timers};     \
+        return &ops;                                                                             \
+    }
 
 #endif

@@ -10,8 +10,24 @@
 
 enum { SF_CPU_MAX_STATE = 64 };
 
+static inline long sf_cpu_max(long a, long b) { return a > b ? a : b; }
+static inline long sf_cpu_min(long a, long b) { return a < b ? a : b; }
+
+/* The rows of a block that a kernel streams through the planes: as many
+ * as keep what it reads of them (row_bytes a row) within cache_bytes, at
+ * least 4. */
+static inline long sf_cpu_rows_per_block(long ny, long row_bytes, long cache_bytes)
+{
+    return sf_cpu_max(4, sf_cpu_min(ny, cache_bytes / row_bytes));
+}
+
 typedef struct {
     size_t bytes;                       /* allocated through the arena, still held */
+    struct {
+        void *data;
+        size_t bytes;
+    } *held;                            /* every allocation still held */
+    size_t helds, held_capacity;
     struct {
         float *data;
         size_t count;
@@ -23,6 +39,9 @@ typedef struct {
 /* count x size zeroed bytes aligned for vector loads (NULL for none), or
  * the run ends naming what they were for. */
 void *sf_cpu_take(sf_cpu_arena *a, size_t count, size_t size, const char *what);
+/* Frees one allocation of the arena (NULL: none), or all of them. */
+void sf_cpu_release(sf_cpu_arena *a, void *data);
+void sf_cpu_release_all(sf_cpu_arena *a);
 /* An array of a shot's state: zeroed by sf_cpu_zero_state. */
 float *sf_cpu_take_state(sf_cpu_arena *a, size_t count, const char *what);
 void sf_cpu_keep_as_state(sf_cpu_arena *a, float *data, size_t count);
@@ -35,14 +54,13 @@ void sf_cpu_take_timers(sf_cpu_arena *a, double *seconds);
 
 /* A backend's copies of the CPML recursion coefficients of the three
  * global axes (sf_cpml_axis): taken at create, reloaded by reset (another
- * shot's frequency shift), freed at destroy. */
+ * shot's frequency shift). */
 typedef struct {
     float *a, *b, *a_half, *b_half;
 } sf_cpu_cpml_coefficients;
 
 void sf_cpu_cpml_copy(sf_cpu_cpml_coefficients c[3], sf_cpu_arena *a, const sf_cpml_axis axis[3]);
 void sf_cpu_cpml_reload(sf_cpu_cpml_coefficients c[3], const sf_cpml_axis axis[3]);
-void sf_cpu_cpml_free(sf_cpu_cpml_coefficients c[3]);
 
 /* A shot's receiver channels (sf_problem), their samples kept for
  * sample_block time levels. */
@@ -53,7 +71,6 @@ typedef struct {
     size_t *index;                      /* points, in the field layout */
     float *weight;
     float *samples;                     /* [sample_block][count] */
-    size_t bytes;
 } sf_cpu_channels;
 
 void sf_cpu_channels_setup(sf_cpu_channels *c, sf_cpu_arena *a, const sf_layout *L,

@@ -32,9 +32,12 @@ typedef struct {
     int halo_groups;                  /* at most SF_CPU_MAX_HALO_GROUPS */
     long plane_pad;                   /* floats added to each plane of the layout */
 
-    /* The physics' state for problem p: its arrays taken from
-     * shared->arena (the per-shot ones with sf_cpu_take_state). */
+    /* The physics' state for problem p, its arrays taken from
+     * shared->arena (the per-shot ones with sf_cpu_take_state), which
+     * frees them with the backend. */
     void *(*create)(sf_cpu_shared *shared, const sf_problem *p);
+    /* What else the state holds (NULL: the state is one allocation, freed
+     * with free). */
     void (*destroy)(void *state);
     /* What reset must redo beyond zeroing the state and replacing the
      * source and channel tables (NULL: nothing). */

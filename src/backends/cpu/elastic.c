@@ -9,7 +9,6 @@
 #include "sf_error.h"
 #include "sf_layout.h"
 
-#include <stdlib.h>
 #include <string.h>
 
 enum { CACHE_TARGET_BYTES = 192 * 1024, ROW_CHUNK = 128 };
@@ -83,7 +82,6 @@ typedef struct {
     layer layers[3][2];
 
     float *previous;                    /* each velocity channel at the last half step */
-    long channels;                      /* of previous */
 
     int halo_fields[SF_HALF_STEPS];
     sf_elastic_field halo_field[SF_HALF_STEPS][MAX_HALO_FIELDS];
@@ -93,9 +91,6 @@ typedef struct {
     sf_cpu_arena *arena;                /* its arrays; reset zeroes the fields, memory
                                            variables and the energy's stresses */
 } elastic;
-
-static long max_long(long a, long b) { return a > b ? a : b; }
-static long min_long(long a, long b) { return a < b ? a : b; }
 
 static int is_velocity(sf_elastic_field f) { return f <= SF_FIELD_VZ; }
 
@@ -147,8 +142,8 @@ static void setup_layer(elastic *b, const sf_cpml_axis *ax, int a, int side)
     if (a == 0) count *= (size_t)(L->ny * L->nz);
     if (a == 1) count *= (size_t)(L->nx * L->nz);
     if (a == 2) {
-        ly->plo = max_long(ly->lo - b->z0, 0);
-        ly->phi = max_long(ly->plo, min_long(ly->hi - b->z0, L->nz));
+        ly->plo = sf_cpu_max(ly->lo - b->z0, 0);
+        ly->phi = sf_cpu_max(ly->plo, sf_cpu_min(ly->hi - b->z0, L->nz));
         count = (size_t)(ly->phi - ly->plo) * (size_t)(L->nx * L->ny);
     }
     for (int h = 0; h < SF_HALF_STEPS; ++h)
@@ -175,14 +170,7 @@ static size_t skewed_floats(int count, size_t n, size_t skew)
 /* The velocity channels' last half step: per shot. */
 static void setup_previous(elastic *b, long channels)
 {
-    b->channels = channels;
     b->previous = sf_cpu_take(b->arena, (size_t)channels, sizeof(float), "receiver channels");
-}
-
-static void free_previous(elastic *b)
-{
-    free(b->previous);
-    b->arena->bytes -= (size_t)b->channels * sizeof(float);
 }
 
 static void setup_halo_fields(elastic *b, const sf_problem *p)
@@ -246,24 +234,8 @@ static void *elastic_create(sf_cpu_shared *shared, const sf_problem *p)
     }
     /* A z derivative reads 2R planes of three fields. */
     long row_bytes = b->L.sx * (long)sizeof(float) * (2 * b->radius) * 3;
-    b->rows_per_block = max_long(4, min_long(b->L.ny, CACHE_TARGET_BYTES / row_bytes));
+    b->rows_per_block = sf_cpu_rows_per_block(b->L.ny, row_bytes, CACHE_TARGET_BYTES);
     return b;
-}
-
-static void elastic_destroy(void *state)
-{
-    elastic *b = state;
-    free(b->field_block);
-    free(b->medium_block);
-    for (int a = 0; a < 3; ++a) {
-        for (int s = 0; s < 2; ++s)
-            for (int h = 0; h < SF_HALF_STEPS; ++h)
-                for (int t = 0; t < TERMS; ++t) free(b->layers[a][s].psi[h][t]);
-    }
-    free(b->previous);
-    free(b->stress_block);
-    free(b->energy_block);
-    free(b);
 }
 
 /* ---- shots, the guard and the halo planes ------------------------------- */
@@ -272,7 +244,7 @@ static void elastic_destroy(void *state)
 static void elastic_reset(void *state, const sf_problem *shot)
 {
     elastic *b = state;
-    free_previous(b);
+    sf_cpu_release(b->arena, b->previous);
     setup_previous(b, shot->channel_count);
 }
 
@@ -380,7 +352,7 @@ static void absorb(const elastic *b, int g, int t, long j, long k, long i0,
         float *psi = ly->psi[g][t];
         if (!psi) continue;
         if (tm->axis == 0) {
-            long lo = max_long(ly->lo, i0), hi = min_long(ly->hi, i0 + len);
+            long lo = sf_cpu_max(ly->lo, i0), hi = sf_cpu_min(ly->hi, i0 + len);
             if (lo < hi)
                 memory_varying(d + (lo - i0), psi + (k * L->ny + j) * (ly->hi - ly->lo) + (lo - ly->lo),
                                hi - lo, A + lo, B + lo);
@@ -471,7 +443,7 @@ static inline void update_row(const elastic *b, int g, long j, long k,
 {
     const sf_layout *L = &b->L;
     for (long i0 = 0; i0 < L->nx; i0 += ROW_CHUNK) {
-        long len = min_long(ROW_CHUNK, L->nx - i0);
+        long len = sf_cpu_min(ROW_CHUNK, L->nx - i0);
         chunk c = {j, k, i0, len, sf_field_index(L, i0, j, k), sf_plane_index(L, i0, j, k),
                    chunk_absorbs(b, j, k, i0, len)};
         if (g == SF_HALF_VELOCITY) {
@@ -492,7 +464,7 @@ static void update_planes(const elastic *b, int g, long k0, long k1)
     const int radius = b->radius;
     #pragma omp parallel for schedule(dynamic, 1)
     for (long j0 = 0; j0 < L->ny; j0 += block) {
-        long j1 = min_long(j0 + block, L->ny);
+        long j1 = sf_cpu_min(j0 + block, L->ny);
         for (long k = k0; k < k1; ++k)
             for (long j = j0; j < j1; ++j) {
                 switch (radius) {
@@ -631,7 +603,6 @@ static const sf_cpu_physics ELASTIC = {
     .halo_groups = SF_HALF_STEPS,
     .plane_pad = LINE_FLOATS,
     .create = elastic_create,
-    .destroy = elastic_destroy,
     .reset = elastic_reset,
     .update = elastic_update,
     .finish_stage = elastic_finish_stage,
@@ -645,10 +616,4 @@ static const sf_cpu_physics ELASTIC = {
     .energy = elastic_energy,
 };
 
-static sf_backend *create(const sf_problem *p) { return sf_cpu_backend_create(&ELASTIC, p); }
-
-const sf_backend_ops *sf_backend_cpu_elastic(void)
-{
-    static const sf_backend_ops ops = SF_CPU_BACKEND_OPS(create, sf_cpu_backend_energy);
-    return &ops;
-}
+SF_CPU_BACKEND(sf_backend_cpu_elastic, ELASTIC, sf_cpu_backend_energy)
