@@ -1,6 +1,7 @@
-/* What every CPU backend keeps besides its physics: its allocations (with
- * the per-shot state that reset zeroes), its phase timers, and its
- * receiver channels. */
+/* The pieces of the CPU backend (backend.c) that its physics' kernels use
+ * too: the arena of allocations (with the per-shot state that reset
+ * zeroes) and the phase timers, the CPML coefficient copies, the receiver
+ * channels and the guard's sums. */
 #ifndef SF_CPU_COMMON_H
 #define SF_CPU_COMMON_H
 
