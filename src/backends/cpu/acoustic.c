@@ -1,17 +1,13 @@
-/* CPU backend: OpenMP threads over cache-sized blocks of rows, each block
- * streamed through its z range so the (2R+1) planes the stencil touches
- * stay in cache. */
+/* The acoustic kernels of the CPU backend (cpu_physics.h): OpenMP threads
+ * over cache-sized blocks of rows, each block streamed through its z range
+ * so the (2R+1) planes the stencil touches stay in cache. */
 #include "sf_acoustic.h"
-#include "sf_backend.h"
-#include "cpu_common.h"
+#include "cpu_backend.h"
 #include "sf_error.h"
-#include "sf_nonfinite.h"
 
-#include <mpi.h>
-#include <stdlib.h>
 #include <string.h>
 
-enum { ROW_ALIGN = 16, CACHE_TARGET_BYTES = 160 * 1024 };
+enum { CACHE_TARGET_BYTES = 160 * 1024 };
 
 /* psi arrays carry PSI_PAD zero half points before and after the layer
  * along their axis, so derivatives of psi need no bounds tests: points up
@@ -31,7 +27,7 @@ typedef struct {
     float *psi, *zeta;       /* psi: (hhi - hlo + 2 PSI_PAD) planes of nx*ny */
 } layer_z;
 
-struct sf_backend {
+typedef struct {
     sf_layout L;
     long z0;
     int radius;
@@ -45,24 +41,10 @@ struct sf_backend {
     sf_cpu_cpml_coefficients axis[3];
     layer_xy x[2], y[2];
     layer_z z[2];
+    sf_cpu_arena *arena;
+} acoustic;
 
-    long source_count;
-    size_t *source_index;
-    long *source_plane;      /* local plane of each source point */
-    float *source_coef;
-
-    sf_cpu_channels channels;
-
-    size_t halo_count[SF_ACOUSTIC_STAGES];
-    float *send[SF_ACOUSTIC_STAGES][2], *recv[SF_ACOUSTIC_STAGES][2];
-    size_t source_bytes;              /* of the source tables */
-    sf_cpu_arena arena;
-};
-
-static long max_long(long a, long b) { return a > b ? a : b; }
-static long min_long(long a, long b) { return a < b ? a : b; }
-
-static void setup_coefficients(sf_backend *b, const sf_problem *p)
+static void setup_coefficients(acoustic *b, const sf_problem *p)
 {
     const sf_stencil *s = &p->stencil;
     b->radius = s->radius;
@@ -80,10 +62,10 @@ static void setup_coefficients(sf_backend *b, const sf_problem *p)
                                     1.0 / (p->h[2] * p->h[2])));
 }
 
-static void setup_model(sf_backend *b, const sf_problem *p)
+static void setup_model(acoustic *b, const sf_problem *p)
 {
     const sf_layout *L = &b->L;
-    b->vdt2 = sf_cpu_take(&b->arena, L->plane_size, sizeof(float), "the velocity term v^2 dt^2");
+    b->vdt2 = sf_cpu_take(b->arena, L->plane_size, sizeof(float), "the velocity term v^2 dt^2");
     for (long k = 0; k < L->nz; ++k)
         for (long j = 0; j < L->ny; ++j)
             for (long i = 0; i < L->nx; ++i) {
@@ -92,10 +74,9 @@ static void setup_model(sf_backend *b, const sf_problem *p)
             }
 }
 
-static void setup_cpml(sf_backend *b, const sf_problem *p)
+static void setup_cpml(acoustic *b, const sf_problem *p)
 {
     const sf_layout *L = &b->L;
-    sf_cpu_cpml_copy(b->axis, &b->arena, p->cpml);
     size_t plane = (size_t)(L->nx * L->ny);
     for (int s = 0; s < 2; ++s) {
         sf_cpml_span sx = sf_cpml_layer_span(&p->cpml[0], s, b->radius);
@@ -104,135 +85,45 @@ static void setup_cpml(sf_backend *b, const sf_problem *p)
         layer_xy *lx = &b->x[s], *ly = &b->y[s];
         *lx = (layer_xy){sx.flo, sx.fhi, sx.hlo, sx.hhi, sx.hhi - sx.hlo + 2 * PSI_PAD, NULL, NULL};
         if (sx.fhi > sx.flo) {
-            lx->psi = sf_cpu_take_state(&b->arena, (size_t)(L->nz * L->ny * lx->psi_width), "CPML x");
-            lx->zeta = sf_cpu_take_state(&b->arena, (size_t)(L->nz * L->ny * (sx.fhi - sx.flo)), "CPML x");
+            lx->psi = sf_cpu_take_state(b->arena, (size_t)(L->nz * L->ny * lx->psi_width), "CPML x");
+            lx->zeta = sf_cpu_take_state(b->arena, (size_t)(L->nz * L->ny * (sx.fhi - sx.flo)), "CPML x");
         }
         *ly = (layer_xy){sy.flo, sy.fhi, sy.hlo, sy.hhi, sy.hhi - sy.hlo + 2 * PSI_PAD, NULL, NULL};
         if (sy.fhi > sy.flo) {
-            ly->psi = sf_cpu_take_state(&b->arena, (size_t)(L->nz * L->nx * ly->psi_width), "CPML y");
-            ly->zeta = sf_cpu_take_state(&b->arena, (size_t)(L->nz * L->nx * (sy.fhi - sy.flo)), "CPML y");
+            ly->psi = sf_cpu_take_state(b->arena, (size_t)(L->nz * L->nx * ly->psi_width), "CPML y");
+            ly->zeta = sf_cpu_take_state(b->arena, (size_t)(L->nz * L->nx * (sy.fhi - sy.flo)), "CPML y");
         }
         layer_z *lz = &b->z[s];
-        lz->plo = max_long(sz.flo - b->z0, 0);
-        lz->phi = max_long(lz->plo, min_long(sz.fhi - b->z0, L->nz));
-        lz->hlo = max_long(sz.hlo - b->z0, -SF_HALO);
-        lz->hhi = max_long(lz->hlo, min_long(sz.hhi - b->z0, L->nz + SF_HALO));
+        lz->plo = sf_cpu_max(sz.flo - b->z0, 0);
+        lz->phi = sf_cpu_max(lz->plo, sf_cpu_min(sz.fhi - b->z0, L->nz));
+        lz->hlo = sf_cpu_max(sz.hlo - b->z0, -SF_HALO);
+        lz->hhi = sf_cpu_max(lz->hlo, sf_cpu_min(sz.hhi - b->z0, L->nz + SF_HALO));
         if (lz->hhi > lz->hlo) {
-            lz->psi = sf_cpu_take_state(&b->arena, plane * (size_t)(lz->hhi - lz->hlo + 2 * PSI_PAD), "CPML z");
-            lz->zeta = sf_cpu_take_state(&b->arena, plane * (size_t)(lz->phi - lz->plo), "CPML z");
+            lz->psi = sf_cpu_take_state(b->arena, plane * (size_t)(lz->hhi - lz->hlo + 2 * PSI_PAD), "CPML z");
+            lz->zeta = sf_cpu_take_state(b->arena, plane * (size_t)(lz->phi - lz->plo), "CPML z");
         }
     }
 }
 
-static void setup_acquisition(sf_backend *b, const sf_problem *p)
+static void *acoustic_create(sf_cpu_shared *shared, const sf_problem *p)
 {
-    const sf_layout *L = &b->L;
-    size_t before = b->arena.bytes;
-    b->source_count = p->source_count;
-    b->source_index = sf_cpu_take(&b->arena, (size_t)p->source_count, sizeof(size_t), "source points");
-    b->source_plane = sf_cpu_take(&b->arena, (size_t)p->source_count, sizeof(long), "source points");
-    b->source_coef = sf_cpu_take(&b->arena, (size_t)p->source_count, sizeof(float), "source points");
-    for (long n = 0; n < p->source_count; ++n) {
-        const sf_field_weight *w = &p->source[n];
-        b->source_index[n] = sf_field_index(L, w->i, w->j, w->k);
-        b->source_plane[n] = w->k;
-        b->source_coef[n] = w->weight * b->vdt2[sf_plane_index(L, w->i, w->j, w->k)];
-    }
-    b->source_bytes = b->arena.bytes - before;
-    sf_cpu_channels_setup(&b->channels, &b->arena, L, p);
-}
-
-static void free_acquisition(sf_backend *b)
-{
-    free(b->source_index), free(b->source_plane), free(b->source_coef);
-    b->arena.bytes -= b->source_bytes;
-    b->source_bytes = 0;
-    sf_cpu_channels_free(&b->channels, &b->arena);
-}
-
-static void setup_halos(sf_backend *b)
-{
-    size_t count = (size_t)(SF_HALO * b->L.nx * b->L.ny);
-    for (int g = 0; g < SF_ACOUSTIC_STAGES; ++g) {
-        b->halo_count[g] = count;
-        for (int s = 0; s < 2; ++s) {
-            b->send[g][s] = sf_cpu_take(&b->arena, count, sizeof(float), "halo buffers");
-            b->recv[g][s] = sf_cpu_take(&b->arena, count, sizeof(float), "halo buffers");
-        }
-    }
-}
-
-static sf_backend *cpu_create(const sf_problem *p)
-{
-    sf_backend *b = sf_calloc(1, sizeof *b, "the CPU backend");
-    sf_layout_init(&b->L, p->nx, p->ny, p->nz, ROW_ALIGN);
+    acoustic *b = sf_calloc(1, sizeof *b, "the acoustic CPU kernels");
+    b->L = shared->L;
+    b->arena = shared->arena;
+    memcpy(b->axis, shared->cpml, sizeof b->axis);
     b->z0 = p->z0;
     b->free_surface_here = p->free_surface && p->z0 == 0;
     setup_coefficients(b, p);
-    b->p_prev = sf_cpu_take_state(&b->arena, b->L.field_size, "the wavefield");
-    b->p_cur = sf_cpu_take_state(&b->arena, b->L.field_size, "the wavefield");
+    b->p_prev = sf_cpu_take_state(b->arena, b->L.field_size, "the wavefield");
+    b->p_cur = sf_cpu_take_state(b->arena, b->L.field_size, "the wavefield");
     setup_model(b, p);
     setup_cpml(b, p);
-    setup_acquisition(b, p);
-    setup_halos(b);
     long row_bytes = b->L.sx * (long)sizeof(float) * (2 * b->radius + 1);
-    b->rows_per_block = max_long(4, min_long(b->L.ny, CACHE_TARGET_BYTES / row_bytes));
+    b->rows_per_block = sf_cpu_rows_per_block(b->L.ny, row_bytes, CACHE_TARGET_BYTES);
     return b;
 }
 
-static void cpu_destroy(sf_backend *b)
-{
-    if (!b) return;
-    free(b->p_prev);
-    free(b->p_cur);
-    free(b->vdt2);
-    sf_cpu_cpml_free(b->axis);
-    for (int s = 0; s < 2; ++s) {
-        free(b->x[s].psi), free(b->x[s].zeta);
-        free(b->y[s].psi), free(b->y[s].zeta);
-        free(b->z[s].psi), free(b->z[s].zeta);
-    }
-    free_acquisition(b);
-    for (int g = 0; g < SF_ACOUSTIC_STAGES; ++g)
-        for (int s = 0; s < 2; ++s) free(b->send[g][s]), free(b->recv[g][s]);
-    free(b);
-}
-
-/* ---- shots --------------------------------------------------------------- */
-
-static void cpu_reset(sf_backend *b, const sf_problem *p)
-{
-    sf_cpu_zero_state(&b->arena);
-    sf_cpu_cpml_reload(b->axis, p->cpml);
-    free_acquisition(b);
-    setup_acquisition(b, p);
-}
-
-/* Only the current level needs a look: a non-finite value anywhere else
- * (the previous level, the CPML memory) reaches it within a step. */
-static int cpu_find_nonfinite(sf_backend *b, sf_nonfinite *where)
-{
-    const long first = sf_first_nonfinite(&b->L, b->p_cur);
-    if (first < 0) return 0;
-    *where = sf_nonfinite_at(0, first, b->L.nx, b->L.ny);
-    return 1;
-}
-
-static void cpu_amplify(sf_backend *b, float factor) { sf_cpu_amplify_state(&b->arena, factor); }
-
-static int cpu_field_norms(sf_backend *b, const sf_regions *r, double sums[][SF_REGIONS])
-{
-    const float *field = b->p_cur;
-    return sf_cpu_field_norms(&b->L, r, &field, 1, sums);
-}
-
-static size_t cpu_memory_bytes(const sf_backend *b) { return b->arena.bytes; }
-
 /* ---- halo planes ------------------------------------------------------ */
-
-static size_t cpu_halo_count(const sf_backend *b, int g) { return b->halo_count[g]; }
-static float *cpu_send(sf_backend *b, int g, sf_side s) { return b->send[g][s]; }
-static float *cpu_recv(sf_backend *b, int g, sf_side s) { return b->recv[g][s]; }
 
 /* psi of x layer s at half point hlo for row (j, k); half point h is at [h - hlo]. */
 static float *psi_x_row(const layer_xy *lx, const sf_layout *L, long j, long k)
@@ -253,7 +144,7 @@ static float *psi_z_base(const layer_z *lz, const sf_layout *L)
 }
 
 /* The stored psi_z plane for local half-plane k, or NULL. */
-static float *psi_z_plane(sf_backend *b, long k)
+static float *psi_z_plane(acoustic *b, long k)
 {
     for (int s = 0; s < 2; ++s)
         if (k >= b->z[s].hlo && k < b->z[s].hhi)
@@ -261,76 +152,23 @@ static float *psi_z_plane(sf_backend *b, long k)
     return NULL;
 }
 
-static void copy_planes_out(const sf_backend *b, const float *field, long k0, float *dst)
-{
-    const sf_layout *L = &b->L;
-    #pragma omp parallel for collapse(2) schedule(static)
-    for (long k = 0; k < SF_HALO; ++k)
-        for (long j = 0; j < L->ny; ++j)
-            memcpy(dst + (k * L->ny + j) * L->nx, field + sf_field_index(L, 0, j, k0 + k),
-                   (size_t)L->nx * sizeof(float));
-}
+/* The wavefield group sends the new level (p_prev until the stage ends);
+ * the memory group psi_z, where its half-planes hold any. */
+static int acoustic_halo_arrays(const void *state, int group) { return (void)state, (void)group, 1; }
 
-static void copy_planes_in(sf_backend *b, float *field, long k0, const float *src)
+static float *acoustic_halo_plane(void *state, int group, int array, long k, long *row_stride)
 {
-    const sf_layout *L = &b->L;
-    #pragma omp parallel for collapse(2) schedule(static)
-    for (long k = 0; k < SF_HALO; ++k)
-        for (long j = 0; j < L->ny; ++j)
-            memcpy(field + sf_field_index(L, 0, j, k0 + k), src + (k * L->ny + j) * L->nx,
-                   (size_t)L->nx * sizeof(float));
-}
-
-static void pack_planes(sf_backend *b, int g, sf_side s)
-{
-    long k0 = s == SF_SIDE_LOWER ? 0 : b->L.nz - SF_HALO;
-    float *dst = b->send[g][s];
-    if (g == SF_HALO_WAVEFIELD) {
-        copy_planes_out(b, b->p_prev, k0, dst);
-        return;
+    acoustic *b = state;
+    (void)array;
+    if (group == SF_HALO_WAVEFIELD) {
+        *row_stride = b->L.sx;
+        return b->p_prev + sf_field_index(&b->L, 0, 0, k);
     }
-    size_t plane = (size_t)(b->L.nx * b->L.ny);
-    for (long k = 0; k < SF_HALO; ++k) {
-        const float *src = psi_z_plane(b, k0 + k);
-        if (src)
-            memcpy(dst + k * plane, src, plane * sizeof(float));
-        else
-            memset(dst + k * plane, 0, plane * sizeof(float));
-    }
+    *row_stride = b->L.nx;
+    return psi_z_plane(b, k);
 }
 
-static void unpack_planes(sf_backend *b, int g, sf_side s)
-{
-    long k0 = s == SF_SIDE_LOWER ? -SF_HALO : b->L.nz;
-    const float *src = b->recv[g][s];
-    if (g == SF_HALO_WAVEFIELD) {
-        copy_planes_in(b, b->p_prev, k0, src);
-        return;
-    }
-    size_t plane = (size_t)(b->L.nx * b->L.ny);
-    for (long k = 0; k < SF_HALO; ++k) {
-        float *dst = psi_z_plane(b, k0 + k);
-        if (dst) memcpy(dst, src + k * plane, plane * sizeof(float));
-    }
-}
-
-static void cpu_halo_pack(sf_backend *b, int g, sf_side s)
-{
-    double t = MPI_Wtime();
-    pack_planes(b, g, s);
-    sf_cpu_phase_done(&b->arena, SF_PHASE_HALO_PACK, t);
-}
-
-static void cpu_halo_wait_packed(sf_backend *b) { (void)b; }
-
-static void cpu_halo_unpack(sf_backend *b, int g, sf_side s)
-{
-    double t = MPI_Wtime();
-    unpack_planes(b, g, s);
-    sf_cpu_phase_done(&b->arena, SF_PHASE_HALO_UNPACK, t);
-}
-
-static void cpu_mirror_free_surface(sf_backend *b)
+static void mirror_free_surface(acoustic *b)
 {
     if (!b->free_surface_here) return;
     const long sp = b->L.sp;
@@ -368,7 +206,7 @@ static inline void memory_run(float *restrict psi, const float *restrict p, long
  * is a y-layer half row, or k a z-layer half-plane. (The x ones belong to
  * the row alone and are updated with its x correction, while it is in
  * cache.) */
-static void memory_row(sf_backend *b, long j, long k)
+static void memory_row(acoustic *b, long j, long k)
 {
     const sf_layout *L = &b->L;
     const sf_cpu_cpml_coefficients *ax = b->axis;
@@ -386,10 +224,10 @@ static void memory_row(sf_backend *b, long j, long k)
     }
 }
 
-static int has_cpml_x(const sf_backend *b) { return b->x[0].hi > b->x[0].lo || b->x[1].hi > b->x[1].lo; }
+static int has_cpml_x(const acoustic *b) { return b->x[0].hi > b->x[0].lo || b->x[1].hi > b->x[1].lo; }
 
 /* Does row (j, k) hold y or z memory variables (half points of a layer)? */
-static int row_has_memory(const sf_backend *b, long j, long k)
+static int row_has_memory(const acoustic *b, long j, long k)
 {
     for (int s = 0; s < 2; ++s)
         if ((j >= b->y[s].hlo && j < b->y[s].hhi) || (k >= b->z[s].hlo && k < b->z[s].hhi))
@@ -397,15 +235,13 @@ static int row_has_memory(const sf_backend *b, long j, long k)
     return 0;
 }
 
-static void cpu_update_cpml_memory(sf_backend *b, long k0, long k1)
+static void update_cpml_memory(acoustic *b, long k0, long k1)
 {
     const sf_layout *L = &b->L;
-    double t = MPI_Wtime();
     #pragma omp parallel for collapse(2) schedule(static)
     for (long k = k0; k < k1; ++k)
         for (long j = 0; j < L->ny; ++j)
             if (row_has_memory(b, j, k)) memory_row(b, j, k);
-    sf_cpu_phase_done(&b->arena, SF_PHASE_STENCIL, t);
 }
 
 /* ---- the time step ------------------------------------------------------ */
@@ -418,7 +254,7 @@ enum { ROW_CHUNK = 128 };   /* floats of a row handled per pass (1 KB) */
  * keep the number of live address streams within the registers. */
 static inline void stencil_row(float *restrict next, const float *restrict cur,
                                const float *restrict vdt2, long n, long sx, long sp,
-                               const sf_backend *b, const int R)
+                               const acoustic *b, const int R)
 {
     const float c0 = b->c0;
     float cx[SF_MAX_RADIUS + 1], cy[SF_MAX_RADIUS + 1], cz[SF_MAX_RADIUS + 1];
@@ -451,7 +287,7 @@ static inline void stencil_row(float *restrict next, const float *restrict cur,
  * v^2 dt^2 (dpsi/dx + zeta). */
 static inline void correct_x_run(float *restrict next, const float *restrict p,
                                  const float *restrict vel, const float *restrict psi,
-                                 float *restrict zeta, long n, const sf_backend *bk,
+                                 float *restrict zeta, long n, const acoustic *bk,
                                  const float *restrict a, const float *restrict b, const int R)
 {
     /* Local copies: the compiler cannot keep loads through bk out of the loop. */
@@ -505,7 +341,7 @@ static inline void add_row_term(float *restrict corr, const float *restrict d2, 
  * written once. */
 static inline void stencil_row_layers(float *restrict next, const float *restrict cur,
                                       const float *restrict vdt2, long n, long sx, long sp,
-                                      const sf_backend *b, const row_term *ty, int nty,
+                                      const acoustic *b, const row_term *ty, int nty,
                                       const row_term *tz, int ntz, const int R)
 {
     float dxx[ROW_CHUNK], dyy[ROW_CHUNK], dzz[ROW_CHUNK], corr[ROW_CHUNK];
@@ -540,7 +376,7 @@ static inline void stencil_row_layers(float *restrict next, const float *restric
 }
 
 /* The y and z layer terms that apply to row (j, k); returns how many of each. */
-static void row_terms(sf_backend *b, long j, long k, row_term ty[2], int *nty, row_term tz[2],
+static void row_terms(acoustic *b, long j, long k, row_term ty[2], int *nty, row_term tz[2],
                       int *ntz)
 {
     const sf_layout *L = &b->L;
@@ -563,7 +399,7 @@ static void row_terms(sf_backend *b, long j, long k, row_term ty[2], int *nty, r
 /* The x absorbing-layer terms of row (j, k), added to the new time level:
  * short runs at both ends of the row, their memory variables updated
  * first (they depend on this row of p alone). */
-static void correct_row_x(sf_backend *b, long j, long k)
+static void correct_row_x(acoustic *b, long j, long k)
 {
     const sf_layout *L = &b->L;
     const sf_cpu_cpml_coefficients *ax = &b->axis[0];
@@ -582,7 +418,7 @@ static void correct_row_x(sf_backend *b, long j, long k)
     }
 }
 
-static void advance_row(sf_backend *b, long j, long k, const int R)
+static void advance_row(acoustic *b, long j, long k, const int R)
 {
     const sf_layout *L = &b->L;
     size_t f = sf_field_index(L, 0, j, k);
@@ -597,7 +433,7 @@ static void advance_row(sf_backend *b, long j, long k, const int R)
         stencil_row(next, cur, vel, L->nx, L->sx, L->sp, b, R);
 }
 
-static void advance_block_plane(sf_backend *b, long j0, long j1, long k)
+static void advance_block_plane(acoustic *b, long j0, long j1, long k)
 {
     for (long j = j0; j < j1; ++j) {
         switch (b->radius) {
@@ -615,89 +451,86 @@ static void advance_block_plane(sf_backend *b, long j0, long j1, long k)
 
 /* Blocks of rows streamed through the planes; the radius is dispatched
  * per row so each inlined row kernel sees a constant radius. */
-static void stencil_planes(sf_backend *b, long k0, long k1)
+static void stencil_planes(acoustic *b, long k0, long k1)
 {
     const long ny = b->L.ny, block = b->rows_per_block;
     #pragma omp parallel for schedule(dynamic, 1)
     for (long j0 = 0; j0 < ny; j0 += block)
-        for (long k = k0; k < k1; ++k) advance_block_plane(b, j0, min_long(j0 + block, ny), k);
+        for (long k = k0; k < k1; ++k) advance_block_plane(b, j0, sf_cpu_min(j0 + block, ny), k);
 }
 
-static void cpu_advance(sf_backend *b, long k0, long k1)
+static void advance(acoustic *b, long k0, long k1)
 {
-    if (k1 <= k0) return;
-    double t = MPI_Wtime();
     stencil_planes(b, k0, k1);
     if (b->free_surface_here && k0 == 0) {
         const sf_layout *L = &b->L;
         for (long j = 0; j < L->ny; ++j)
             memset(b->p_prev + sf_field_index(L, 0, j, 0), 0, (size_t)L->nx * sizeof(float));
     }
-    sf_cpu_phase_done(&b->arena, SF_PHASE_STENCIL, t);
 }
 
-static void cpu_inject_pressure(sf_backend *b, float amplitude, long k0, long k1)
-{
-    double t = MPI_Wtime();
-    for (long n = 0; n < b->source_count; ++n)
-        if (b->source_plane[n] >= k0 && b->source_plane[n] < k1)
-            b->p_prev[b->source_index[n]] += b->source_coef[n] * amplitude;
-    sf_cpu_phase_done(&b->arena, SF_PHASE_ACQUISITION, t);
-}
-
-static void cpu_update(sf_backend *b, int stage, long k0, long k1)
+static void acoustic_update(void *state, int stage, long k0, long k1)
 {
     if (stage == SF_ACOUSTIC_MEMORY)
-        cpu_update_cpml_memory(b, k0, k1);
+        update_cpml_memory(state, k0, k1);
     else
-        cpu_advance(b, k0, k1);
+        advance(state, k0, k1);
 }
 
-static void cpu_inject_source(sf_backend *b, int stage, float amplitude, long k0, long k1)
+/* The pressure source enters the new level scaled like the Laplacian. */
+static int acoustic_source_point(const void *state, const sf_field_weight *w, float *coefficient)
 {
-    if (stage == SF_ACOUSTIC_ADVANCE) cpu_inject_pressure(b, amplitude, k0, k1);
+    const acoustic *b = state;
+    *coefficient = w->weight * b->vdt2[sf_plane_index(&b->L, w->i, w->j, w->k)];
+    return 1;
+}
+
+static int acoustic_source_arrays(void *state, int stage, int field,
+                                  float *arrays[SF_CPU_MAX_SOURCE_ARRAYS])
+{
+    (void)field;
+    arrays[0] = ((acoustic *)state)->p_prev;
+    return stage == SF_ACOUSTIC_ADVANCE;
 }
 
 /* The new level becomes the current one, with its images above a free
  * surface (the next step's memory update reads them). */
-static void cpu_finish_stage(sf_backend *b, int stage)
+static void acoustic_finish_stage(void *state, int stage)
 {
     if (stage != SF_ACOUSTIC_ADVANCE) return;
+    acoustic *b = state;
     float *t = b->p_prev;
     b->p_prev = b->p_cur;
     b->p_cur = t;
-    cpu_mirror_free_surface(b);
+    mirror_free_surface(b);
 }
 
-static void cpu_sample_receivers(sf_backend *b, int slot)
+/* The pressure is the only component. */
+static const float *acoustic_component(const void *state, sf_component c)
 {
-    double t = MPI_Wtime();
-    sf_cpu_channels_sample(&b->channels, b->p_cur, slot);
-    sf_cpu_phase_done(&b->arena, SF_PHASE_ACQUISITION, t);
+    return c == SF_COMPONENT_P ? ((const acoustic *)state)->p_cur : NULL;
 }
 
-static void cpu_fetch_receivers(sf_backend *b, int count, float *out)
+/* Only the current level needs a look: a non-finite value anywhere else
+ * (the previous level, the CPML memory) reaches it within a step. */
+static int acoustic_guard_fields(const void *state, const float *fields[SF_GUARD_MAX_FIELDS])
 {
-    sf_cpu_channels_fetch(&b->channels, count, out);
+    fields[0] = ((const acoustic *)state)->p_cur;
+    return 1;
 }
 
-static void cpu_fetch_field(sf_backend *b, sf_component c, const sf_sampling_lattice *s,
-                            float *out)
-{
-    (void)c;   /* the pressure is the only one */
-    const sf_layout *L = &b->L;
-    size_t n = 0;
-    for (long k = s->k0; k < L->nz; k += s->dk)
-        for (long j = 0; j < L->ny; j += s->dj)
-            for (long i = 0; i < L->nx; i += s->di) out[n++] = b->p_cur[sf_field_index(L, i, j, k)];
-}
+static const sf_cpu_physics ACOUSTIC = {
+    .name = "acoustic",
+    .halo_groups = SF_ACOUSTIC_STAGES,
+    .create = acoustic_create,
+    .update = acoustic_update,
+    .finish_stage = acoustic_finish_stage,
+    .source_point = acoustic_source_point,
+    .source_arrays = acoustic_source_arrays,
+    .halo_arrays = acoustic_halo_arrays,
+    .halo_plane = acoustic_halo_plane,
+    .component = acoustic_component,
+    .guard_fields = acoustic_guard_fields,
+};
 
-static void cpu_synchronize(sf_backend *b) { (void)b; }
-
-static void cpu_take_timers(sf_backend *b, double *seconds) { sf_cpu_take_timers(&b->arena, seconds); }
-
-const sf_backend_ops *sf_backend_cpu_acoustic(void)
-{
-    static const sf_backend_ops ops = SF_BACKEND_OPS("cpu", cpu, NULL);
-    return &ops;
-}
+SF_CPU_BACKEND(sf_backend_cpu_acoustic, ACOUSTIC, NULL)

@@ -1,20 +1,18 @@
-/* CPU backend of the pseudo-acoustic VTI and TTI physics (sf_anisotropic.h):
- * OpenMP threads over the rows of each plane range. The CPML memory
+/* The kernels of the pseudo-acoustic VTI and TTI physics (sf_anisotropic.h)
+ * for the CPU backend (cpu_physics.h): OpenMP threads over the rows of each
+ * plane range. The CPML memory
  * variables of an axis live only in its layers, reached through slot
  * tables along the axis (-1: none there, the variable is zero). */
 #include "sf_anisotropic.h"
-#include "sf_backend.h"
 #include "sf_cpml_slots.h"
-#include "cpu_common.h"
+#include "cpu_backend.h"
 #include "sf_error.h"
-#include "sf_nonfinite.h"
 
-#include <mpi.h>
 #include <omp.h>
 #include <stdlib.h>
 #include <string.h>
 
-enum { ROW_ALIGN = 16, ROW_CHUNK = 128 };   /* floats of a row per pass */
+enum { ROW_CHUNK = 128 };   /* floats of a row per pass */
 enum { AXIS_X, AXIS_Y, AXIS_Z, AXES };
 enum { FIELDS = SF_ANISOTROPIC_FIELDS };
 
@@ -25,7 +23,7 @@ typedef struct {
     const sf_cpu_cpml_coefficients *c;      /* the backend's copy, global along the axis */
 } axis_layers;
 
-struct sf_backend {
+typedef struct {
     sf_layout L;
     long z0;
     int radius, tilted, free_surface_here;
@@ -36,7 +34,7 @@ struct sf_backend {
     float c0[AXES], c2[AXES][SF_MAX_RADIUS + 1], f1[AXES][SF_MAX_RADIUS + 1];
     float d1[AXES][SF_MAX_RADIUS + 1];    /* centered first derivatives (tti) */
 
-    sf_cpu_cpml_coefficients coefficients[AXES];
+    sf_cpu_cpml_coefficients coefficients[AXES];   /* the backend's, copied */
     axis_layers axis[AXES];
     float *psi[FIELDS][AXES], *zeta[FIELDS][AXES];
     /* tti: the mixed derivatives' stretch (sf_anisotropic.h), stored as zeta
@@ -46,23 +44,13 @@ struct sf_backend {
      * which the interior operators form and the layers' stretch reuses. */
     float *mixed_rows;
     int threads;
-
-    long source_count;
-    size_t *source_index;
-    long *source_plane;
-    float *source_coef;
-    sf_cpu_channels channels;
-
-    size_t halo_count;
-    float *send[SF_ACOUSTIC_STAGES][2], *recv[SF_ACOUSTIC_STAGES][2];
-    size_t source_bytes;
-    sf_cpu_arena arena;
-};
+    sf_cpu_arena *arena;
+} anisotropic;
 
 
 /* ---- set-up ------------------------------------------------------------- */
 
-static void setup_stencil(sf_backend *b, const sf_problem *p)
+static void setup_stencil(anisotropic *b, const sf_problem *p)
 {
     const sf_stencil *s = &p->stencil;
     b->radius = s->radius;
@@ -77,14 +65,14 @@ static void setup_stencil(sf_backend *b, const sf_problem *p)
     }
 }
 
-static float *copy_compact(sf_backend *b, const float *src, long count, const char *what)
+static float *copy_compact(anisotropic *b, const float *src, long count, const char *what)
 {
-    float *dst = sf_cpu_take(&b->arena, (size_t)count, sizeof(float), what);
+    float *dst = sf_cpu_take(b->arena, (size_t)count, sizeof(float), what);
     memcpy(dst, src, (size_t)count * sizeof(float));
     return dst;
 }
 
-static void setup_medium(sf_backend *b, const sf_problem *p)
+static void setup_medium(anisotropic *b, const sf_problem *p)
 {
     const long count = p->nx * p->ny * p->nz;
     b->dt2 = (float)(p->dt * p->dt);
@@ -94,7 +82,7 @@ static void setup_medium(sf_backend *b, const sf_problem *p)
     b->tilted = p->anisotropy[2] != NULL;
     if (!b->tilted) return;
     for (int w = 0; w < SF_TILT_WEIGHTS; ++w)
-        b->weight[w] = sf_cpu_take(&b->arena, (size_t)count, sizeof(float), "the tilt");
+        b->weight[w] = sf_cpu_take(b->arena, (size_t)count, sizeof(float), "the tilt");
     for (long n = 0; n < count; ++n) {
         float w[SF_TILT_WEIGHTS];
         sf_tilt_weights(p->anisotropy[2][n], p->anisotropy[3][n], w);
@@ -104,31 +92,30 @@ static void setup_medium(sf_backend *b, const sf_problem *p)
 
 /* Numbers the half points and points of both layers that fall within
  * [lo, hi) locally (z: the slab, its halos for psi). */
-static void setup_axis(sf_backend *b, int a, const sf_cpml_axis *global, long n, long first,
+static void setup_axis(anisotropic *b, int a, const sf_cpml_axis *global, long n, long first,
                        long half_lo, long half_hi)
 {
     axis_layers *ax = &b->axis[a];
     sf_cpml_slots_init(&ax->slots, global, b->radius, n, first, half_lo, half_hi);
-    b->arena.bytes += sf_cpml_slots_bytes(&ax->slots);
+    b->arena->bytes += sf_cpml_slots_bytes(&ax->slots);
     ax->c = &b->coefficients[a];
 }
 
-static void setup_cpml(sf_backend *b, const sf_problem *p)
+static void setup_cpml(anisotropic *b, const sf_problem *p)
 {
     const long nx = p->nx, ny = p->ny, nz = p->nz;
-    sf_cpu_cpml_copy(b->coefficients, &b->arena, p->cpml);
     setup_axis(b, AXIS_X, &p->cpml[0], nx, 0, 0, nx);
     setup_axis(b, AXIS_Y, &p->cpml[1], ny, 0, 0, ny);
     setup_axis(b, AXIS_Z, &p->cpml[2], nz, p->z0, -SF_HALO, nz + SF_HALO);
     const long cross[AXES] = {nz * ny, nz * nx, nx * ny};
     for (int f = 0; f < FIELDS; ++f)
         for (int a = 0; a < AXES; ++a) {
-            b->psi[f][a] = sf_cpu_take_state(&b->arena, (size_t)(cross[a] * b->axis[a].slots.halves), "CPML memory");
-            b->zeta[f][a] = sf_cpu_take_state(&b->arena, (size_t)(cross[a] * b->axis[a].slots.points), "CPML memory");
+            b->psi[f][a] = sf_cpu_take_state(b->arena, (size_t)(cross[a] * b->axis[a].slots.halves), "CPML memory");
+            b->zeta[f][a] = sf_cpu_take_state(b->arena, (size_t)(cross[a] * b->axis[a].slots.points), "CPML memory");
         }
     if (!b->tilted) return;
     b->threads = omp_get_max_threads();
-    b->mixed_rows = sf_cpu_take(&b->arena, (size_t)b->threads * FIELDS * SF_MIXED_PAIRS * (size_t)nx,
+    b->mixed_rows = sf_cpu_take(b->arena, (size_t)b->threads * FIELDS * SF_MIXED_PAIRS * (size_t)nx,
                                 sizeof(float), "the mixed derivatives of a row");
     for (int f = 0; f < FIELDS; ++f)
         for (int q = 0; q < SF_MIXED_PAIRS; ++q)
@@ -136,89 +123,34 @@ static void setup_cpml(sf_backend *b, const sf_problem *p)
                 const int a = o ? sf_mixed_second_axis(q) : sf_mixed_first_axis(q);
                 for (int v = 0; v < SF_MIXED_VARIABLES; ++v)
                     b->mixed[f][q][o][v] = sf_cpu_take_state(
-                        &b->arena, (size_t)(cross[a] * b->axis[a].slots.points), "CPML memory");
+                        b->arena, (size_t)(cross[a] * b->axis[a].slots.points), "CPML memory");
             }
 }
 
-static void setup_acquisition(sf_backend *b, const sf_problem *p)
+static void *anisotropic_create(sf_cpu_shared *shared, const sf_problem *p)
 {
-    const sf_layout *L = &b->L;
-    size_t before = b->arena.bytes;
-    b->source_count = p->source_count;
-    b->source_index = sf_cpu_take(&b->arena, (size_t)p->source_count, sizeof(size_t), "source points");
-    b->source_plane = sf_cpu_take(&b->arena, (size_t)p->source_count, sizeof(long), "source points");
-    b->source_coef = sf_cpu_take(&b->arena, (size_t)p->source_count, sizeof(float), "source points");
-    for (long n = 0; n < p->source_count; ++n) {
-        const sf_field_weight *w = &p->source[n];
-        const float vp = b->vp[(w->k * L->ny + w->j) * L->nx + w->i];
-        b->source_index[n] = sf_field_index(L, w->i, w->j, w->k);
-        b->source_plane[n] = w->k;
-        b->source_coef[n] = w->weight * vp * vp * b->dt2;
-    }
-    b->source_bytes = b->arena.bytes - before;
-    sf_cpu_channels_setup(&b->channels, &b->arena, L, p);
-}
-
-static void free_acquisition(sf_backend *b)
-{
-    free(b->source_index), free(b->source_plane), free(b->source_coef);
-    b->arena.bytes -= b->source_bytes;
-    b->source_bytes = 0;
-    sf_cpu_channels_free(&b->channels, &b->arena);
-}
-
-static sf_backend *cpu_create(const sf_problem *p)
-{
-    sf_backend *b = sf_calloc(1, sizeof *b, "the CPU backend");
-    sf_layout_init(&b->L, p->nx, p->ny, p->nz, ROW_ALIGN);
+    anisotropic *b = sf_calloc(1, sizeof *b, "the anisotropic CPU kernels");
+    b->L = shared->L;
+    b->arena = shared->arena;
+    memcpy(b->coefficients, shared->cpml, sizeof b->coefficients);
     b->z0 = p->z0;
     b->free_surface_here = p->free_surface && p->z0 == 0;
     setup_stencil(b, p);
     for (int f = 0; f < FIELDS; ++f) {
-        b->prev[f] = sf_cpu_take_state(&b->arena, b->L.field_size, "the wavefields");
-        b->cur[f] = sf_cpu_take_state(&b->arena, b->L.field_size, "the wavefields");
+        b->prev[f] = sf_cpu_take_state(b->arena, b->L.field_size, "the wavefields");
+        b->cur[f] = sf_cpu_take_state(b->arena, b->L.field_size, "the wavefields");
     }
     setup_medium(b, p);
     setup_cpml(b, p);
-    setup_acquisition(b, p);
-    b->halo_count = (size_t)(FIELDS * SF_HALO * p->nx * p->ny);
-    for (int g = 0; g < SF_ACOUSTIC_STAGES; ++g)
-        for (int s = 0; s < 2; ++s) {
-            b->send[g][s] = sf_cpu_take(&b->arena, b->halo_count, sizeof(float), "halo buffers");
-            b->recv[g][s] = sf_cpu_take(&b->arena, b->halo_count, sizeof(float), "halo buffers");
-        }
     return b;
 }
 
-static void cpu_destroy(sf_backend *b)
+/* The slot tables are not the arena's. */
+static void anisotropic_destroy(void *state)
 {
-    if (!b) return;
-    for (int f = 0; f < FIELDS; ++f) {
-        free(b->prev[f]), free(b->cur[f]);
-        for (int a = 0; a < AXES; ++a) free(b->psi[f][a]), free(b->zeta[f][a]);
-        for (int q = 0; q < SF_MIXED_PAIRS; ++q)
-            for (int o = 0; o < SF_MIXED_OWNERS; ++o)
-                for (int v = 0; v < SF_MIXED_VARIABLES; ++v) free(b->mixed[f][q][o][v]);
-    }
-    free(b->mixed_rows);
-    free(b->vp), free(b->epsilon), free(b->delta);
-    for (int w = 0; w < SF_TILT_WEIGHTS; ++w) free(b->weight[w]);
+    anisotropic *b = state;
     for (int a = 0; a < AXES; ++a) sf_cpml_slots_free(&b->axis[a].slots);
-    sf_cpu_cpml_free(b->coefficients);
-    free_acquisition(b);
-    for (int g = 0; g < SF_ACOUSTIC_STAGES; ++g)
-        for (int s = 0; s < 2; ++s) free(b->send[g][s]), free(b->recv[g][s]);
     free(b);
-}
-
-static size_t cpu_memory_bytes(const sf_backend *b) { return b->arena.bytes; }
-
-static void cpu_reset(sf_backend *b, const sf_problem *p)
-{
-    sf_cpu_zero_state(&b->arena);
-    sf_cpu_cpml_reload(b->coefficients, p->cpml);
-    free_acquisition(b);
-    setup_acquisition(b, p);
 }
 
 /* ---- CPML memory variables -------------------------------------------- */
@@ -227,7 +159,7 @@ static inline int half_slot(const axis_layers *ax, long i) { return sf_cpml_half
 static inline int point_slot(const axis_layers *ax, long i) { return sf_cpml_point_slot(&ax->slots, i); }
 
 /* Where psi (or zeta) of axis a sits for slot s at point (i, j, k). */
-static inline size_t memory_index(const sf_backend *b, int a, long s, long count, long i, long j,
+static inline size_t memory_index(const anisotropic *b, int a, long s, long count, long i, long j,
                                   long k)
 {
     const sf_layout *L = &b->L;
@@ -241,7 +173,7 @@ static inline size_t memory_index(const sf_backend *b, int a, long s, long count
 static long axis_stride(const sf_layout *L, int a) { return a == AXIS_X ? 1 : a == AXIS_Y ? L->sx : L->sp; }
 
 /* psi <- b psi + a d/dn u at the half point after index `along` of axis a. */
-static void memory_point(sf_backend *b, int f, int a, long along, long i, long j, long k)
+static void memory_point(anisotropic *b, int f, int a, long along, long i, long j, long k)
 {
     const axis_layers *ax = &b->axis[a];
     const int s = half_slot(ax, along);
@@ -256,10 +188,9 @@ static void memory_point(sf_backend *b, int f, int a, long along, long i, long j
     *psi = ax->c->b_half[g] * *psi + ax->c->a_half[g] * d;
 }
 
-static void cpu_update_memory(sf_backend *b, long k0, long k1)
+static void update_memory(anisotropic *b, long k0, long k1)
 {
     const sf_layout *L = &b->L;
-    double t = MPI_Wtime();
     #pragma omp parallel for collapse(2) schedule(static)
     for (long k = k0; k < k1; ++k)
         for (long j = 0; j < L->ny; ++j) {
@@ -271,14 +202,13 @@ static void cpu_update_memory(sf_backend *b, long k0, long k1)
                     if (z) memory_point(b, f, AXIS_Z, k, i, j, k);
                 }
         }
-    sf_cpu_phase_done(&b->arena, SF_PHASE_STENCIL, t);
 }
 
 /* ---- the time step ------------------------------------------------------ */
 
 /* The plain second derivatives along x, y and z of a field at a point,
  * with a constant radius so that rows vectorize. */
-static inline void plain_second(const sf_backend *b, const float *u, long sx, long sp, const int R,
+static inline void plain_second(const anisotropic *b, const float *u, long sx, long sp, const int R,
                                 float d2[AXES])
 {
     d2[0] = b->c0[0] * u[0], d2[1] = b->c0[1] * u[0], d2[2] = b->c0[2] * u[0];
@@ -307,7 +237,7 @@ static inline float plain_mixed(const float *restrict d1a, const float *restrict
 
 /* H1 and H2 of a field at a point without the absorbing layers' terms:
  * VTI, and TTI with the tilt's weights at point n. */
-static inline void vti_operators(const sf_backend *b, const float *u, long sx, long sp, const int R,
+static inline void vti_operators(const anisotropic *b, const float *u, long sx, long sp, const int R,
                                  float *h1, float *h2)
 {
     float d2[AXES];
@@ -318,7 +248,7 @@ static inline void vti_operators(const sf_backend *b, const float *u, long sx, l
 
 /* TTI's H1 and H2 of a field at point n, and its mixed derivatives xy, xz
  * and yz (the layers' stretch reuses them). */
-static inline void tti_operators(const sf_backend *b, const float *u, long n, long sx, long sp,
+static inline void tti_operators(const anisotropic *b, const float *u, long n, long sx, long sp,
                                  const int R, float *h1, float *h2, float *mxy, float *mxz,
                                  float *myz)
 {
@@ -334,7 +264,7 @@ static inline void tti_operators(const sf_backend *b, const float *u, long n, lo
 }
 
 /* The calling thread's row of mixed derivatives of field f, pair q. */
-static inline float *mixed_row(const sf_backend *b, int f, int q)
+static inline float *mixed_row(const anisotropic *b, int f, int q)
 {
     const size_t row = (size_t)b->L.nx;
     return b->mixed_rows + (((size_t)omp_get_thread_num() * FIELDS + (size_t)f) * SF_MIXED_PAIRS +
@@ -342,7 +272,7 @@ static inline float *mixed_row(const sf_backend *b, int f, int q)
 }
 
 /* Row (j, k) of the new level without the absorbing layers' terms. */
-static void advance_row(sf_backend *b, long j, long k, const int R)
+static void advance_row(anisotropic *b, long j, long k, const int R)
 {
     const sf_layout *L = &b->L;
     const size_t x0 = sf_field_index(L, 0, j, k);
@@ -388,7 +318,7 @@ static void advance_row(sf_backend *b, long j, long k, const int R)
 /* The absorbing layer's term of field f's second derivative along axis a
  * at a point that reads memory variables: dpsi + zeta, zeta advanced once
  * with the plain second derivative. */
-static float layer_term(sf_backend *b, int f, int a, long along, long i, long j, long k)
+static float layer_term(anisotropic *b, int f, int a, long along, long i, long j, long k)
 {
     const axis_layers *ax = &b->axis[a];
     const long st = axis_stride(&b->L, a);
@@ -419,7 +349,7 @@ static float layer_term(sf_backend *b, int f, int a, long along, long i, long j,
 /* Adds axis a's layer terms of p and q at a point to the new level: the
  * right-hand sides are linear in H1 and H2, and a term along axis a
  * enters H1 with the weight of aa in it. */
-static void correct_point(sf_backend *b, int a, long along, long i, long j, long k)
+static void correct_point(anisotropic *b, int a, long along, long i, long j, long k)
 {
     const sf_layout *L = &b->L;
     const long n = (k * L->ny + j) * L->nx + i;
@@ -438,7 +368,7 @@ static void correct_point(sf_backend *b, int a, long along, long i, long j, long
  * reach of one of its axes' layers (slot[a]: its slot along axis a, or
  * -1), from the plain mixed derivatives advance_row formed; returns for
  * each field the stretch's correction, times the pair's tilt weight. */
-static void stretch_mixed(sf_backend *b, int q, const int slot[AXES], long i, long j, long k,
+static void stretch_mixed(anisotropic *b, int q, const int slot[AXES], long i, long j, long k,
                           float w, float corr[FIELDS])
 {
     const long at[AXES] = {i, j, k};
@@ -457,7 +387,7 @@ static void stretch_mixed(sf_backend *b, int q, const int slot[AXES], long i, lo
 /* Adds the stretch of the mixed derivatives at a point in the reach of
  * some layer (tti): every pair one of whose axes' layers reach the point;
  * H1 takes the weighted corrections, H2 minus them. */
-static void correct_mixed(sf_backend *b, long i, long j, long k)
+static void correct_mixed(anisotropic *b, long i, long j, long k)
 {
     const sf_layout *L = &b->L;
     const int slot[AXES] = {point_slot(&b->axis[AXIS_X], i), point_slot(&b->axis[AXIS_Y], j),
@@ -477,7 +407,7 @@ static void correct_mixed(sf_backend *b, long i, long j, long k)
 
 /* Every layer term of row (j, k), the axes in turn, then (tti) the
  * mixed pairs. */
-static void correct_row(sf_backend *b, long j, long k)
+static void correct_row(anisotropic *b, long j, long k)
 {
     const long nx = b->L.nx;
     const int y = point_slot(&b->axis[AXIS_Y], j) >= 0, z = point_slot(&b->axis[AXIS_Z], k) >= 0;
@@ -493,10 +423,9 @@ static void correct_row(sf_backend *b, long j, long k)
 /* The new level of planes [k0, k1) row by row: the plain operators, then
  * the absorbing layers' terms where a point reads memory variables (the
  * CUDA kernels do the same in two passes). */
-static void cpu_advance(sf_backend *b, long k0, long k1)
+static void advance(anisotropic *b, long k0, long k1)
 {
     const sf_layout *L = &b->L;
-    double t = MPI_Wtime();
     #pragma omp parallel for collapse(2) schedule(static)
     for (long k = k0; k < k1; ++k)
         for (long j = 0; j < L->ny; ++j) {
@@ -510,33 +439,39 @@ static void cpu_advance(sf_backend *b, long k0, long k1)
         for (int f = 0; f < FIELDS; ++f)
             for (long j = 0; j < L->ny; ++j)
                 memset(b->prev[f] + sf_field_index(L, 0, j, 0), 0, (size_t)L->nx * sizeof(float));
-    sf_cpu_phase_done(&b->arena, SF_PHASE_STENCIL, t);
 }
 
-static void cpu_update(sf_backend *b, int stage, long k0, long k1)
+static void anisotropic_update(void *state, int stage, long k0, long k1)
 {
-    if (k1 <= k0) return;
     if (stage == SF_ACOUSTIC_MEMORY)
-        cpu_update_memory(b, k0, k1);
+        update_memory(state, k0, k1);
     else
-        cpu_advance(b, k0, k1);
+        advance(state, k0, k1);
+}
+
+static int anisotropic_source_point(const void *state, const sf_field_weight *w, float *coefficient)
+{
+    const anisotropic *b = state;
+    const sf_layout *L = &b->L;
+    const float vp = b->vp[(w->k * L->ny + w->j) * L->nx + w->i];
+    *coefficient = w->weight * vp * vp * b->dt2;
+    return 1;
 }
 
 /* Both fields take the source alike: in an isotropic medium p = q then. */
-static void cpu_inject_source(sf_backend *b, int stage, float amplitude, long k0, long k1)
+static int anisotropic_source_arrays(void *state, int stage, int field,
+                                     float *arrays[SF_CPU_MAX_SOURCE_ARRAYS])
 {
-    if (stage != SF_ACOUSTIC_ADVANCE) return;
-    double t = MPI_Wtime();
-    for (long n = 0; n < b->source_count; ++n)
-        if (b->source_plane[n] >= k0 && b->source_plane[n] < k1)
-            for (int f = 0; f < FIELDS; ++f)
-                b->prev[f][b->source_index[n]] += b->source_coef[n] * amplitude;
-    sf_cpu_phase_done(&b->arena, SF_PHASE_ACQUISITION, t);
+    anisotropic *b = state;
+    (void)field;
+    for (int f = 0; f < FIELDS; ++f) arrays[f] = b->prev[f];
+    return stage == SF_ACOUSTIC_ADVANCE ? FIELDS : 0;
 }
 
 /* The new level becomes the current one, imaged oddly above a free surface. */
-static void cpu_finish_stage(sf_backend *b, int stage)
+static void anisotropic_finish_stage(void *state, int stage)
 {
+    anisotropic *b = state;
     if (stage != SF_ACOUSTIC_ADVANCE) return;
     for (int f = 0; f < FIELDS; ++f) {
         float *t = b->prev[f];
@@ -552,108 +487,51 @@ static void cpu_finish_stage(sf_backend *b, int stage)
 
 /* ---- halo planes ------------------------------------------------------ */
 
-static size_t cpu_halo_count(const sf_backend *b, int g) { return (void)g, b->halo_count; }
-static float *cpu_send(sf_backend *b, int g, sf_side s) { return b->send[g][s]; }
-static float *cpu_recv(sf_backend *b, int g, sf_side s) { return b->recv[g][s]; }
+static int anisotropic_halo_arrays(const void *state, int g) { return (void)state, (void)g, FIELDS; }
 
 /* Plane k (local) of a group's field f: the new level's, or psi_z's (NULL
  * where that half-plane holds none). */
-static float *group_plane(sf_backend *b, int g, int f, long k, size_t *stride)
+static float *anisotropic_halo_plane(void *state, int g, int f, long k, long *stride)
 {
+    anisotropic *b = state;
     const sf_layout *L = &b->L;
     if (g == SF_HALO_WAVEFIELD) {
-        *stride = (size_t)L->sx;
+        *stride = L->sx;
         return b->prev[f] + sf_field_index(L, 0, 0, k);
     }
-    *stride = (size_t)L->nx;
+    *stride = L->nx;
     const int s = half_slot(&b->axis[AXIS_Z], k);
     return s < 0 ? NULL : b->psi[f][AXIS_Z] + memory_index(b, AXIS_Z, s, 0, 0, 0, 0);
 }
 
-static void move_planes(sf_backend *b, int g, long k0, float *buffer, int out)
-{
-    const sf_layout *L = &b->L;
-    double t = MPI_Wtime();
-    for (int f = 0; f < FIELDS; ++f)
-        for (long m = 0; m < SF_HALO; ++m) {
-            size_t stride;
-            float *plane = group_plane(b, g, f, k0 + m, &stride);
-            float *flat = buffer + ((size_t)f * SF_HALO + (size_t)m) * (size_t)(L->nx * L->ny);
-            for (long j = 0; j < L->ny; ++j) {
-                float *row = flat + j * L->nx;
-                if (!plane) {
-                    if (out) memset(row, 0, (size_t)L->nx * sizeof(float));
-                } else if (out) {
-                    memcpy(row, plane + j * stride, (size_t)L->nx * sizeof(float));
-                } else {
-                    memcpy(plane + j * stride, row, (size_t)L->nx * sizeof(float));
-                }
-            }
-        }
-    sf_cpu_phase_done(&b->arena, out ? SF_PHASE_HALO_PACK : SF_PHASE_HALO_UNPACK, t);
-}
-
-static void cpu_halo_pack(sf_backend *b, int g, sf_side s)
-{
-    move_planes(b, g, s == SF_SIDE_LOWER ? 0 : b->L.nz - SF_HALO, b->send[g][s], 1);
-}
-
-static void cpu_halo_wait_packed(sf_backend *b) { (void)b; }
-
-static void cpu_halo_unpack(sf_backend *b, int g, sf_side s)
-{
-    move_planes(b, g, s == SF_SIDE_LOWER ? -SF_HALO : b->L.nz, b->recv[g][s], 0);
-}
-
 /* ---- what reaches the host ---------------------------------------------- */
 
-static void cpu_sample_receivers(sf_backend *b, int slot)
+/* p is the pressure, the only component. */
+static const float *anisotropic_component(const void *state, sf_component c)
 {
-    double t = MPI_Wtime();
-    sf_cpu_channels_sample(&b->channels, b->cur[SF_ANISOTROPIC_P], slot);
-    sf_cpu_phase_done(&b->arena, SF_PHASE_ACQUISITION, t);
+    return c == SF_COMPONENT_P ? ((const anisotropic *)state)->cur[SF_ANISOTROPIC_P] : NULL;
 }
 
-static void cpu_fetch_receivers(sf_backend *b, int count, float *out)
+static int anisotropic_guard_fields(const void *state, const float *fields[SF_GUARD_MAX_FIELDS])
 {
-    sf_cpu_channels_fetch(&b->channels, count, out);
+    const anisotropic *b = state;
+    for (int f = 0; f < FIELDS; ++f) fields[f] = b->cur[f];
+    return FIELDS;
 }
 
-static void cpu_fetch_field(sf_backend *b, sf_component c, const sf_sampling_lattice *s, float *out)
-{
-    (void)c;   /* p, the pressure, is the only component */
-    const sf_layout *L = &b->L;
-    size_t n = 0;
-    for (long k = s->k0; k < L->nz; k += s->dk)
-        for (long j = 0; j < L->ny; j += s->dj)
-            for (long i = 0; i < L->nx; i += s->di)
-                out[n++] = b->cur[SF_ANISOTROPIC_P][sf_field_index(L, i, j, k)];
-}
+static const sf_cpu_physics ANISOTROPIC = {
+    .name = "anisotropic",
+    .halo_groups = SF_ACOUSTIC_STAGES,
+    .create = anisotropic_create,
+    .destroy = anisotropic_destroy,
+    .update = anisotropic_update,
+    .finish_stage = anisotropic_finish_stage,
+    .source_point = anisotropic_source_point,
+    .source_arrays = anisotropic_source_arrays,
+    .halo_arrays = anisotropic_halo_arrays,
+    .halo_plane = anisotropic_halo_plane,
+    .component = anisotropic_component,
+    .guard_fields = anisotropic_guard_fields,
+};
 
-static int cpu_find_nonfinite(sf_backend *b, sf_nonfinite *where)
-{
-    for (int f = 0; f < FIELDS; ++f) {
-        const long first = sf_first_nonfinite(&b->L, b->cur[f]);
-        if (first < 0) continue;
-        *where = sf_nonfinite_at(f, first, b->L.nx, b->L.ny);
-        return 1;
-    }
-    return 0;
-}
-
-static void cpu_amplify(sf_backend *b, float factor) { sf_cpu_amplify_state(&b->arena, factor); }
-
-static int cpu_field_norms(sf_backend *b, const sf_regions *r, double sums[][SF_REGIONS])
-{
-    return sf_cpu_field_norms(&b->L, r, (const float *const *)b->cur, FIELDS, sums);
-}
-
-static void cpu_synchronize(sf_backend *b) { (void)b; }
-
-static void cpu_take_timers(sf_backend *b, double *seconds) { sf_cpu_take_timers(&b->arena, seconds); }
-
-const sf_backend_ops *sf_backend_cpu_anisotropic(void)
-{
-    static const sf_backend_ops ops = SF_BACKEND_OPS("cpu", cpu, NULL);
-    return &ops;
-}
+SF_CPU_BACKEND(sf_backend_cpu_anisotropic, ANISOTROPIC, NULL)

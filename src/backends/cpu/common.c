@@ -14,8 +14,39 @@ void *sf_cpu_take(sf_cpu_arena *a, size_t count, size_t size, const char *what)
     if (posix_memalign(&p, 64, bytes) != 0)
         sf_fatal("out of memory allocating %zu bytes for %s on the CPU backend", bytes, what);
     memset(p, 0, bytes);
+    if (a->helds == a->held_capacity) {
+        a->held_capacity = a->held_capacity ? 2 * a->held_capacity : 64;
+        void *held = realloc(a->held, a->held_capacity * sizeof *a->held);
+        if (!held) sf_fatal("out of memory listing the CPU backend's allocations");
+        a->held = held;
+    }
+    a->held[a->helds].data = p;
+    a->held[a->helds++].bytes = bytes;
     a->bytes += bytes;
     return p;
+}
+
+/* Per-shot arrays are among the latest taken: the search starts there. */
+void sf_cpu_release(sf_cpu_arena *a, void *data)
+{
+    if (!data) return;
+    for (size_t n = a->helds; n-- > 0;)
+        if (a->held[n].data == data) {
+            a->bytes -= a->held[n].bytes;
+            free(data);
+            a->held[n] = a->held[--a->helds];
+            return;
+        }
+    sf_fatal("internal: the CPU backend released memory it does not hold");
+}
+
+void sf_cpu_release_all(sf_cpu_arena *a)
+{
+    for (size_t n = 0; n < a->helds; ++n) free(a->held[n].data);
+    free(a->held);
+    a->held = NULL;
+    a->helds = a->held_capacity = 0;
+    a->bytes = 0;
 }
 
 void sf_cpu_keep_as_state(sf_cpu_arena *a, float *data, size_t count)
@@ -62,7 +93,6 @@ void sf_cpu_take_timers(sf_cpu_arena *a, double *seconds)
 void sf_cpu_channels_setup(sf_cpu_channels *c, sf_cpu_arena *a, const sf_layout *L,
                            const sf_problem *p)
 {
-    const size_t before = a->bytes;
     const long n = p->channel_count, points = n ? p->channel_offset[n] : 0;
     c->count = n;
     c->component = sf_cpu_take(a, (size_t)n, sizeof(sf_component), "receiver channels");
@@ -79,20 +109,13 @@ void sf_cpu_channels_setup(sf_cpu_channels *c, sf_cpu_arena *a, const sf_layout 
         c->weight[q] = w->weight;
     }
     c->samples = sf_cpu_take(a, (size_t)(n * p->sample_block), sizeof(float), "receiver samples");
-    c->bytes = a->bytes - before;
 }
 
 void sf_cpu_channels_free(sf_cpu_channels *c, sf_cpu_arena *a)
 {
-    free(c->component), free(c->offset), free(c->index), free(c->weight), free(c->samples);
-    a->bytes -= c->bytes;
+    sf_cpu_release(a, c->component), sf_cpu_release(a, c->offset), sf_cpu_release(a, c->index);
+    sf_cpu_release(a, c->weight), sf_cpu_release(a, c->samples);
     memset(c, 0, sizeof *c);
-}
-
-void sf_cpu_channels_sample(sf_cpu_channels *c, const float *field, int slot)
-{
-    float *out = c->samples + (size_t)slot * (size_t)c->count;
-    for (long n = 0; n < c->count; ++n) out[n] = sf_cpu_channel_value(c, n, field);
 }
 
 void sf_cpu_channels_fetch(const sf_cpu_channels *c, int count, float *out)
@@ -128,9 +151,4 @@ void sf_cpu_cpml_reload(sf_cpu_cpml_coefficients c[3], const sf_cpml_axis axis[3
         memcpy(c[d].a_half, axis[d].a_half, bytes);
         memcpy(c[d].b_half, axis[d].b_half, bytes);
     }
-}
-
-void sf_cpu_cpml_free(sf_cpu_cpml_coefficients c[3])
-{
-    for (int d = 0; d < 3; ++d) free(c[d].a), free(c[d].b), free(c[d].a_half), free(c[d].b_half);
 }

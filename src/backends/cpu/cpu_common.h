@@ -1,6 +1,7 @@
-/* What every CPU backend keeps besides its physics: its allocations (with
- * the per-shot state that reset zeroes), its phase timers, and its
- * receiver channels. */
+/* The pieces of the CPU backend (backend.c) that its physics' kernels use
+ * too: the arena of allocations (with the per-shot state that reset
+ * zeroes) and the phase timers, the CPML coefficient copies, the receiver
+ * channels and the guard's sums. */
 #ifndef SF_CPU_COMMON_H
 #define SF_CPU_COMMON_H
 
@@ -10,8 +11,24 @@
 
 enum { SF_CPU_MAX_STATE = 64 };
 
+static inline long sf_cpu_max(long a, long b) { return a > b ? a : b; }
+static inline long sf_cpu_min(long a, long b) { return a < b ? a : b; }
+
+/* The rows of a block that a kernel streams through the planes: as many
+ * as keep what it reads of them (row_bytes a row) within cache_bytes, at
+ * least 4. */
+static inline long sf_cpu_rows_per_block(long ny, long row_bytes, long cache_bytes)
+{
+    return sf_cpu_max(4, sf_cpu_min(ny, cache_bytes / row_bytes));
+}
+
 typedef struct {
     size_t bytes;                       /* allocated through the arena, still held */
+    struct {
+        void *data;
+        size_t bytes;
+    } *held;                            /* every allocation still held */
+    size_t helds, held_capacity;
     struct {
         float *data;
         size_t count;
@@ -23,6 +40,9 @@ typedef struct {
 /* count x size zeroed bytes aligned for vector loads (NULL for none), or
  * the run ends naming what they were for. */
 void *sf_cpu_take(sf_cpu_arena *a, size_t count, size_t size, const char *what);
+/* Frees one allocation of the arena (NULL: none), or all of them. */
+void sf_cpu_release(sf_cpu_arena *a, void *data);
+void sf_cpu_release_all(sf_cpu_arena *a);
 /* An array of a shot's state: zeroed by sf_cpu_zero_state. */
 float *sf_cpu_take_state(sf_cpu_arena *a, size_t count, const char *what);
 void sf_cpu_keep_as_state(sf_cpu_arena *a, float *data, size_t count);
@@ -35,14 +55,13 @@ void sf_cpu_take_timers(sf_cpu_arena *a, double *seconds);
 
 /* A backend's copies of the CPML recursion coefficients of the three
  * global axes (sf_cpml_axis): taken at create, reloaded by reset (another
- * shot's frequency shift), freed at destroy. */
+ * shot's frequency shift). */
 typedef struct {
     float *a, *b, *a_half, *b_half;
 } sf_cpu_cpml_coefficients;
 
 void sf_cpu_cpml_copy(sf_cpu_cpml_coefficients c[3], sf_cpu_arena *a, const sf_cpml_axis axis[3]);
 void sf_cpu_cpml_reload(sf_cpu_cpml_coefficients c[3], const sf_cpml_axis axis[3]);
-void sf_cpu_cpml_free(sf_cpu_cpml_coefficients c[3]);
 
 /* A shot's receiver channels (sf_problem), their samples kept for
  * sample_block time levels. */
@@ -53,7 +72,6 @@ typedef struct {
     size_t *index;                      /* points, in the field layout */
     float *weight;
     float *samples;                     /* [sample_block][count] */
-    size_t bytes;
 } sf_cpu_channels;
 
 void sf_cpu_channels_setup(sf_cpu_channels *c, sf_cpu_arena *a, const sf_layout *L,
@@ -66,8 +84,6 @@ static inline float sf_cpu_channel_value(const sf_cpu_channels *c, long n, const
     for (long q = c->offset[n]; q < c->offset[n + 1]; ++q) sum += c->weight[q] * field[c->index[q]];
     return sum;
 }
-/* Every channel of one field into slot. */
-void sf_cpu_channels_sample(sf_cpu_channels *c, const float *field, int slot);
 void sf_cpu_channels_fetch(const sf_cpu_channels *c, int count, float *out);
 
 /* The field_norms operation over a physics' fields[0, count) (sf_layout's

@@ -1,20 +1,17 @@
-/* CPU backend of the elastic solver: OpenMP threads over blocks of rows,
+/* The elastic kernels of the CPU backend (cpu_physics.h): OpenMP threads
+ * over blocks of rows,
  * each block streamed through its z range. A row is processed in chunks:
  * the staggered derivatives a field needs go to small buffers, the CPML
  * memory variables correct those inside absorbing layers, and the field
  * is updated once. */
-#include "sf_backend.h"
-#include "cpu_common.h"
+#include "cpu_backend.h"
 #include "sf_elastic_backend.h"
 #include "sf_error.h"
 #include "sf_layout.h"
-#include "sf_nonfinite.h"
 
-#include <mpi.h>
-#include <stdlib.h>
 #include <string.h>
 
-enum { ROW_ALIGN = 16, CACHE_TARGET_BYTES = 192 * 1024, ROW_CHUNK = 128 };
+enum { CACHE_TARGET_BYTES = 192 * 1024, ROW_CHUNK = 128 };
 
 /* Arrays whose planes (or whose starts) lie a multiple of 4 KiB apart map
  * the points a stencil reads together onto the same L1 sets: a z
@@ -69,7 +66,7 @@ enum { W_RHO_X, W_RHO_Y, W_RHO_Z, W_BULK, W_DEVIATORIC, W_XY, W_XZ, W_YZ, ENERGY
 /* Fields in each halo group, in buffer order. */
 enum { MAX_HALO_FIELDS = 5 };
 
-struct sf_backend {
+typedef struct {
     sf_layout L;
     float *field_block, *medium_block;  /* the arrays below live in these */
     long z0;
@@ -84,54 +81,32 @@ struct sf_backend {
     sf_cpu_cpml_coefficients axis[3];
     layer layers[3][2];
 
-    long source_count;
-    sf_elastic_field *source_field;
-    size_t *source_index;
-    long *source_plane;
-    float *source_coef;
-
-    sf_cpu_channels channels;
     float *previous;                    /* each velocity channel at the last half step */
 
     int halo_fields[SF_HALF_STEPS];
     sf_elastic_field halo_field[SF_HALF_STEPS][MAX_HALO_FIELDS];
-    size_t halo_count[SF_HALF_STEPS];
-    float *send[SF_HALF_STEPS][2], *recv[SF_HALF_STEPS][2];
 
     float *stress_block, *stress_before[6]; /* energy: the stresses before the update */
     float *energy_block, *energy_weight[ENERGY_WEIGHTS];
-    size_t source_bytes;                /* of the source tables and the channels' state */
-    sf_cpu_arena arena;                 /* its arrays; reset zeroes the fields, memory
+    sf_cpu_arena *arena;                /* its arrays; reset zeroes the fields, memory
                                            variables and the energy's stresses */
-};
-
-static long max_long(long a, long b) { return a > b ? a : b; }
-static long min_long(long a, long b) { return a < b ? a : b; }
+} elastic;
 
 static int is_velocity(sf_elastic_field f) { return f <= SF_FIELD_VZ; }
 
 /* ---- set-up ------------------------------------------------------------- */
 
 /* count arrays of n floats each, skewed as explained above. */
-static float *take_skewed(sf_backend *b, int count, size_t n, size_t skew, float **arrays,
+static float *take_skewed(elastic *b, int count, size_t n, size_t skew, float **arrays,
                           const char *what)
 {
     size_t stride = (n + PAGE_FLOATS - 1) / PAGE_FLOATS * PAGE_FLOATS + skew;
-    float *block = sf_cpu_take(&b->arena, stride * (size_t)count, sizeof(float), what);
+    float *block = sf_cpu_take(b->arena, stride * (size_t)count, sizeof(float), what);
     for (int a = 0; a < count; ++a) arrays[a] = block + stride * (size_t)a;
     return block;
 }
 
-static void setup_layout(sf_backend *b, const sf_problem *p)
-{
-    sf_layout *L = &b->L;
-    sf_layout_init(L, p->nx, p->ny, p->nz, ROW_ALIGN);
-    L->sp += LINE_FLOATS;
-    L->field_size = (size_t)L->sp * (size_t)(L->nz + 2 * SF_HALO);
-    L->plane_size = (size_t)L->sp * (size_t)L->nz;
-}
-
-static void setup_medium(sf_backend *b, const sf_problem *p)
+static void setup_medium(elastic *b, const sf_problem *p)
 {
     const sf_layout *L = &b->L;
     b->medium_block = take_skewed(b, SF_MEDIUM_ARRAYS, L->plane_size, MEDIUM_SKEW, b->m,
@@ -157,7 +132,7 @@ static void layer_span(const sf_cpml_axis *ax, int side, long *lo, long *hi)
     else *lo = ax->n - 1 - t, *hi = ax->n;
 }
 
-static void setup_layer(sf_backend *b, const sf_cpml_axis *ax, int a, int side)
+static void setup_layer(elastic *b, const sf_cpml_axis *ax, int a, int side)
 {
     const sf_layout *L = &b->L;
     layer *ly = &b->layers[a][side];
@@ -167,21 +142,20 @@ static void setup_layer(sf_backend *b, const sf_cpml_axis *ax, int a, int side)
     if (a == 0) count *= (size_t)(L->ny * L->nz);
     if (a == 1) count *= (size_t)(L->nx * L->nz);
     if (a == 2) {
-        ly->plo = max_long(ly->lo - b->z0, 0);
-        ly->phi = max_long(ly->plo, min_long(ly->hi - b->z0, L->nz));
+        ly->plo = sf_cpu_max(ly->lo - b->z0, 0);
+        ly->phi = sf_cpu_max(ly->plo, sf_cpu_min(ly->hi - b->z0, L->nz));
         count = (size_t)(ly->phi - ly->plo) * (size_t)(L->nx * L->ny);
     }
     for (int h = 0; h < SF_HALF_STEPS; ++h)
         for (int t = 0; t < TERMS; ++t)
             if (TERM_TABLE[h][t].axis == a) {
-                ly->psi[h][t] = sf_cpu_take(&b->arena, count, sizeof(float), "CPML memory variables");
-                sf_cpu_keep_as_state(&b->arena, ly->psi[h][t], count);
+                ly->psi[h][t] = sf_cpu_take(b->arena, count, sizeof(float), "CPML memory variables");
+                sf_cpu_keep_as_state(b->arena, ly->psi[h][t], count);
             }
 }
 
-static void setup_cpml(sf_backend *b, const sf_problem *p)
+static void setup_cpml(elastic *b, const sf_problem *p)
 {
-    sf_cpu_cpml_copy(b->axis, &b->arena, p->cpml);
     for (int a = 0; a < 3; ++a) {
         for (int s = 0; s < 2; ++s) setup_layer(b, &p->cpml[a], a, s);
     }
@@ -193,51 +167,13 @@ static size_t skewed_floats(int count, size_t n, size_t skew)
     return ((n + PAGE_FLOATS - 1) / PAGE_FLOATS * PAGE_FLOATS + skew) * (size_t)count;
 }
 
-static void setup_source(sf_backend *b, const sf_problem *p)
+/* The velocity channels' last half step: per shot. */
+static void setup_previous(elastic *b, long channels)
 {
-    const sf_layout *L = &b->L;
-    long n = p->source_count;
-    b->source_field = sf_cpu_take(&b->arena, (size_t)n, sizeof(sf_elastic_field), "source points");
-    b->source_index = sf_cpu_take(&b->arena, (size_t)n, sizeof(size_t), "source points");
-    b->source_plane = sf_cpu_take(&b->arena, (size_t)n, sizeof(long), "source points");
-    b->source_coef = sf_cpu_take(&b->arena, (size_t)n, sizeof(float), "source points");
-    b->source_count = 0;
-    for (long s = 0; s < n; ++s) {
-        const sf_field_weight *w = &p->source[s];
-        /* szz stays zero on a free surface. */
-        if (b->free_surface_here && w->field == SF_FIELD_SZZ && w->k == 0) continue;
-        long q = b->source_count++;
-        b->source_field[q] = (sf_elastic_field)w->field;
-        b->source_index[q] = sf_field_index(L, w->i, w->j, w->k);
-        b->source_plane[q] = w->k;
-        float scale = is_velocity(w->field)
-                          ? b->m[SF_MEDIUM_BX + w->field][sf_plane_index(L, w->i, w->j, w->k)]
-                          : (float)p->dt;
-        b->source_coef[q] = w->weight * scale;
-    }
+    b->previous = sf_cpu_take(b->arena, (size_t)channels, sizeof(float), "receiver channels");
 }
 
-/* The source and channel tables (and the channels' state): per shot. */
-static void setup_acquisition(sf_backend *b, const sf_problem *p)
-{
-    size_t before = b->arena.bytes;
-    setup_source(b, p);
-    b->previous = sf_cpu_take(&b->arena, (size_t)p->channel_count, sizeof(float),
-                              "receiver channels");
-    b->source_bytes = b->arena.bytes - before;
-    sf_cpu_channels_setup(&b->channels, &b->arena, &b->L, p);
-}
-
-static void free_acquisition(sf_backend *b)
-{
-    free(b->source_field), free(b->source_index), free(b->source_plane), free(b->source_coef);
-    free(b->previous);
-    b->arena.bytes -= b->source_bytes;
-    b->source_bytes = 0;
-    sf_cpu_channels_free(&b->channels, &b->arena);
-}
-
-static void setup_halos(sf_backend *b, const sf_problem *p)
+static void setup_halo_fields(elastic *b, const sf_problem *p)
 {
     static const sf_elastic_field velocity[] = {SF_FIELD_VX, SF_FIELD_VY, SF_FIELD_VZ};
     static const sf_elastic_field stress[] = {SF_FIELD_SZZ, SF_FIELD_SXZ, SF_FIELD_SYZ,
@@ -246,18 +182,11 @@ static void setup_halos(sf_backend *b, const sf_problem *p)
     b->halo_fields[SF_HALF_STRESS] = p->exchange_normal_stresses ? 5 : 3;
     memcpy(b->halo_field[SF_HALF_VELOCITY], velocity, sizeof velocity);
     memcpy(b->halo_field[SF_HALF_STRESS], stress, sizeof stress);
-    for (int g = 0; g < SF_HALF_STEPS; ++g) {
-        b->halo_count[g] = (size_t)b->halo_fields[g] * SF_HALO * (size_t)(b->L.nx * b->L.ny);
-        for (int s = 0; s < 2; ++s) {
-            b->send[g][s] = sf_cpu_take(&b->arena, b->halo_count[g], sizeof(float), "halo buffers");
-            b->recv[g][s] = sf_cpu_take(&b->arena, b->halo_count[g], sizeof(float), "halo buffers");
-        }
-    }
 }
 
 static double inverse_or_zero(double x) { return x > 0.0 ? 1.0 / x : 0.0; }
 
-static void setup_energy(sf_backend *b)
+static void setup_energy(elastic *b)
 {
     const size_t n = b->L.plane_size;
     b->energy_block = take_skewed(b, ENERGY_WEIGHTS, n, MEDIUM_SKEW, b->energy_weight,
@@ -276,10 +205,12 @@ static void setup_energy(sf_backend *b)
     }
 }
 
-static sf_backend *cpu_create(const sf_problem *p)
+static void *elastic_create(sf_cpu_shared *shared, const sf_problem *p)
 {
-    sf_backend *b = sf_calloc(1, sizeof *b, "the elastic CPU backend");
-    setup_layout(b, p);
+    elastic *b = sf_calloc(1, sizeof *b, "the elastic CPU kernels");
+    b->L = shared->L;
+    b->arena = shared->arena;
+    memcpy(b->axis, shared->cpml, sizeof b->axis);
     b->z0 = p->z0;
     b->radius = p->stencil.radius;
     b->dt = p->dt;
@@ -290,115 +221,52 @@ static sf_backend *cpu_create(const sf_problem *p)
             b->d1[a][m] = (float)(p->stencil.first[m] / p->h[a]);
     b->field_block = take_skewed(b, SF_ELASTIC_FIELDS, b->L.field_size, FIELD_SKEW, b->f,
                                  "the wavefields");
-    sf_cpu_keep_as_state(&b->arena, b->field_block, skewed_floats(SF_ELASTIC_FIELDS, b->L.field_size, FIELD_SKEW));
+    sf_cpu_keep_as_state(b->arena, b->field_block, skewed_floats(SF_ELASTIC_FIELDS, b->L.field_size, FIELD_SKEW));
     setup_medium(b, p);
     setup_cpml(b, p);
-    setup_acquisition(b, p);
-    setup_halos(b, p);
+    setup_previous(b, p->channel_count);
+    setup_halo_fields(b, p);
     if (p->energy) {
         b->stress_block = take_skewed(b, 6, b->L.plane_size, FIELD_SKEW, b->stress_before,
                                       "the energy diagnostic");
-        sf_cpu_keep_as_state(&b->arena, b->stress_block, skewed_floats(6, b->L.plane_size, FIELD_SKEW));
+        sf_cpu_keep_as_state(b->arena, b->stress_block, skewed_floats(6, b->L.plane_size, FIELD_SKEW));
         setup_energy(b);
     }
     /* A z derivative reads 2R planes of three fields. */
     long row_bytes = b->L.sx * (long)sizeof(float) * (2 * b->radius) * 3;
-    b->rows_per_block = max_long(4, min_long(b->L.ny, CACHE_TARGET_BYTES / row_bytes));
+    b->rows_per_block = sf_cpu_rows_per_block(b->L.ny, row_bytes, CACHE_TARGET_BYTES);
     return b;
 }
 
-static void cpu_destroy(sf_backend *b)
-{
-    if (!b) return;
-    free(b->field_block);
-    free(b->medium_block);
-    for (int a = 0; a < 3; ++a) {
-        for (int s = 0; s < 2; ++s)
-            for (int h = 0; h < SF_HALF_STEPS; ++h)
-                for (int t = 0; t < TERMS; ++t) free(b->layers[a][s].psi[h][t]);
-    }
-    sf_cpu_cpml_free(b->axis);
-    free_acquisition(b);
-    for (int g = 0; g < SF_HALF_STEPS; ++g)
-        for (int s = 0; s < 2; ++s) free(b->send[g][s]), free(b->recv[g][s]);
-    free(b->stress_block);
-    free(b->energy_block);
-    free(b);
-}
+/* ---- shots, the guard and the halo planes ------------------------------- */
 
-/* ---- shots --------------------------------------------------------------- */
-
-static void cpu_reset(sf_backend *b, const sf_problem *p)
+/* The velocity channels start a shot at rest. */
+static void elastic_reset(void *state, const sf_problem *shot)
 {
-    sf_cpu_zero_state(&b->arena);
-    sf_cpu_cpml_reload(b->axis, p->cpml);
-    /* The source weights take the buoyancy from b->m, not from p->medium. */
-    free_acquisition(b);
-    setup_acquisition(b, p);
+    elastic *b = state;
+    sf_cpu_release(b->arena, b->previous);
+    setup_previous(b, shot->channel_count);
 }
 
 /* Every field is checked: a stress can overflow before the velocities. */
-static int cpu_find_nonfinite(sf_backend *b, sf_nonfinite *where)
+static int elastic_guard_fields(const void *state, const float *fields[SF_GUARD_MAX_FIELDS])
 {
-    for (int f = 0; f < SF_ELASTIC_FIELDS; ++f) {
-        const long first = sf_first_nonfinite(&b->L, b->f[f]);
-        if (first < 0) continue;
-        *where = sf_nonfinite_at(f, first, b->L.nx, b->L.ny);
-        return 1;
-    }
-    return 0;
+    const elastic *b = state;
+    for (int f = 0; f < SF_ELASTIC_FIELDS; ++f) fields[f] = b->f[f];
+    return SF_ELASTIC_FIELDS;
 }
 
-static void cpu_amplify(sf_backend *b, float factor) { sf_cpu_amplify_state(&b->arena, factor); }
+static int elastic_halo_arrays(const void *state, int g) { return ((const elastic *)state)->halo_fields[g]; }
 
-static int cpu_field_norms(sf_backend *b, const sf_regions *r, double sums[][SF_REGIONS])
+static float *elastic_halo_plane(void *state, int g, int array, long k, long *row_stride)
 {
-    return sf_cpu_field_norms(&b->L, r, (const float *const *)b->f, SF_ELASTIC_FIELDS, sums);
-}
-
-static size_t cpu_memory_bytes(const sf_backend *b) { return b->arena.bytes; }
-
-/* ---- halo planes and the free surface ----------------------------------- */
-
-static size_t cpu_halo_count(const sf_backend *b, int g) { return b->halo_count[g]; }
-static float *cpu_send(sf_backend *b, int g, sf_side s) { return b->send[g][s]; }
-static float *cpu_recv(sf_backend *b, int g, sf_side s) { return b->recv[g][s]; }
-
-/* Copies SF_HALO planes from k0 of each of the group's fields to or from
- * the compact buffer, field after field. */
-static void copy_planes(sf_backend *b, int g, long k0, float *buffer, int out)
-{
-    const sf_layout *L = &b->L;
-    const long nf = b->halo_fields[g];
-    #pragma omp parallel for collapse(3) schedule(static)
-    for (long q = 0; q < nf; ++q)
-        for (long k = 0; k < SF_HALO; ++k)
-            for (long j = 0; j < L->ny; ++j) {
-                float *field = b->f[b->halo_field[g][q]] + sf_field_index(L, 0, j, k0 + k);
-                float *packed = buffer + ((q * SF_HALO + k) * L->ny + j) * L->nx;
-                if (out) memcpy(packed, field, (size_t)L->nx * sizeof(float));
-                else memcpy(field, packed, (size_t)L->nx * sizeof(float));
-            }
-}
-
-static void cpu_halo_pack(sf_backend *b, int g, sf_side s)
-{
-    double t = MPI_Wtime();
-    copy_planes(b, g, s == SF_SIDE_LOWER ? 0 : b->L.nz - SF_HALO, b->send[g][s], 1);
-    sf_cpu_phase_done(&b->arena, SF_PHASE_HALO_PACK, t);
-}
-
-static void cpu_halo_wait_packed(sf_backend *b) { (void)b; }
-
-static void cpu_halo_unpack(sf_backend *b, int g, sf_side s)
-{
-    double t = MPI_Wtime();
-    copy_planes(b, g, s == SF_SIDE_LOWER ? -SF_HALO : b->L.nz, b->recv[g][s], 0);
-    sf_cpu_phase_done(&b->arena, SF_PHASE_HALO_UNPACK, t);
+    elastic *b = state;
+    *row_stride = b->L.sx;
+    return b->f[b->halo_field[g][array]] + sf_field_index(&b->L, 0, 0, k);
 }
 
 /* Ghost plane -m of a field takes plane `from` times sign. */
-static void image_plane(sf_backend *b, sf_elastic_field f, long m, long from, float sign)
+static void image_plane(elastic *b, sf_elastic_field f, long m, long from, float sign)
 {
     const long sp = b->L.sp;
     const float *src = b->f[f] + (from + SF_HALO) * sp;
@@ -408,8 +276,9 @@ static void image_plane(sf_backend *b, sf_elastic_field f, long m, long from, fl
 
 /* Planes k of the nodes mirror about k = 0, half planes k (at k + 1/2)
  * about k = -1/2. */
-static void cpu_finish_stage(sf_backend *b, int g)
+static void elastic_finish_stage(void *state, int g)
 {
+    elastic *b = state;
     if (!b->free_surface_here) return;
     for (long m = 1; m <= SF_HALO; ++m) {
         if (g == SF_HALF_STRESS) {
@@ -471,7 +340,7 @@ static inline void memory_varying(float *restrict d, float *restrict psi, long n
 
 /* The memory-variable correction of term t of half-step g on a chunk of
  * row (j, k) starting at column i0. */
-static void absorb(const sf_backend *b, int g, int t, long j, long k, long i0,
+static void absorb(const elastic *b, int g, int t, long j, long k, long i0,
                    long len, float *d)
 {
     const sf_layout *L = &b->L;
@@ -483,7 +352,7 @@ static void absorb(const sf_backend *b, int g, int t, long j, long k, long i0,
         float *psi = ly->psi[g][t];
         if (!psi) continue;
         if (tm->axis == 0) {
-            long lo = max_long(ly->lo, i0), hi = min_long(ly->hi, i0 + len);
+            long lo = sf_cpu_max(ly->lo, i0), hi = sf_cpu_min(ly->hi, i0 + len);
             if (lo < hi)
                 memory_varying(d + (lo - i0), psi + (k * L->ny + j) * (ly->hi - ly->lo) + (lo - ly->lo),
                                hi - lo, A + lo, B + lo);
@@ -505,7 +374,7 @@ typedef struct {
 } chunk;
 
 /* Does any absorbing layer reach the chunk [i0, i0 + len) of row (j, k)? */
-static int chunk_absorbs(const sf_backend *b, long j, long k, long i0, long len)
+static int chunk_absorbs(const elastic *b, long j, long k, long i0, long len)
 {
     for (int s = 0; s < 2; ++s) {
         const layer *x = &b->layers[0][s], *y = &b->layers[1][s], *z = &b->layers[2][s];
@@ -517,7 +386,7 @@ static int chunk_absorbs(const sf_backend *b, long j, long k, long i0, long len)
 }
 
 /* Term t of half-step g on a chunk, into d. */
-static inline void chunk_term(const sf_backend *b, int g, int t, const chunk *c,
+static inline void chunk_term(const elastic *b, int g, int t, const chunk *c,
                               float *d, const int R)
 {
     const term *tm = &TERM_TABLE[g][t];
@@ -526,7 +395,7 @@ static inline void chunk_term(const sf_backend *b, int g, int t, const chunk *c,
     if (c->absorbs) absorb(b, g, t, c->j, c->k, c->i0, c->len, d);
 }
 
-static inline void velocity_chunk(const sf_backend *b, const chunk *c, const int R)
+static inline void velocity_chunk(const elastic *b, const chunk *c, const int R)
 {
     float d[3][ROW_CHUNK];
     for (int v = 0; v < 3; ++v) {
@@ -538,7 +407,7 @@ static inline void velocity_chunk(const sf_backend *b, const chunk *c, const int
     }
 }
 
-static inline void normal_stress_chunk(const sf_backend *b, const chunk *c, const int R)
+static inline void normal_stress_chunk(const elastic *b, const chunk *c, const int R)
 {
     float d[3][ROW_CHUNK];
     for (int q = 0; q < 3; ++q) chunk_term(b, SF_HALF_STRESS, q, c, d[q], R);
@@ -556,7 +425,7 @@ static inline void normal_stress_chunk(const sf_backend *b, const chunk *c, cons
     }
 }
 
-static inline void shear_stress_chunk(const sf_backend *b, const chunk *c, const int R)
+static inline void shear_stress_chunk(const elastic *b, const chunk *c, const int R)
 {
     float d[2][ROW_CHUNK];
     for (int s = 0; s < 3; ++s) {
@@ -569,12 +438,12 @@ static inline void shear_stress_chunk(const sf_backend *b, const chunk *c, const
     }
 }
 
-static inline void update_row(const sf_backend *b, int g, long j, long k,
+static inline void update_row(const elastic *b, int g, long j, long k,
                               const int R)
 {
     const sf_layout *L = &b->L;
     for (long i0 = 0; i0 < L->nx; i0 += ROW_CHUNK) {
-        long len = min_long(ROW_CHUNK, L->nx - i0);
+        long len = sf_cpu_min(ROW_CHUNK, L->nx - i0);
         chunk c = {j, k, i0, len, sf_field_index(L, i0, j, k), sf_plane_index(L, i0, j, k),
                    chunk_absorbs(b, j, k, i0, len)};
         if (g == SF_HALF_VELOCITY) {
@@ -588,14 +457,14 @@ static inline void update_row(const sf_backend *b, int g, long j, long k,
 
 /* Blocks of rows streamed through the planes; the radius reaches each row
  * kernel as a constant. */
-static void update_planes(const sf_backend *b, int g, long k0, long k1)
+static void update_planes(const elastic *b, int g, long k0, long k1)
 {
     const sf_layout *L = &b->L;
     const long block = b->rows_per_block;
     const int radius = b->radius;
     #pragma omp parallel for schedule(dynamic, 1)
     for (long j0 = 0; j0 < L->ny; j0 += block) {
-        long j1 = min_long(j0 + block, L->ny);
+        long j1 = sf_cpu_min(j0 + block, L->ny);
         for (long k = k0; k < k1; ++k)
             for (long j = j0; j < j1; ++j) {
                 switch (radius) {
@@ -608,7 +477,7 @@ static void update_planes(const sf_backend *b, int g, long k0, long k1)
 }
 
 /* The energy diagnostic pairs the stresses before and after the update. */
-static void keep_stresses(sf_backend *b, long k0, long k1)
+static void keep_stresses(elastic *b, long k0, long k1)
 {
     const long sp = b->L.sp;
     for (int s = 0; s < 6; ++s)
@@ -616,71 +485,74 @@ static void keep_stresses(sf_backend *b, long k0, long k1)
                (size_t)((k1 - k0) * sp) * sizeof(float));
 }
 
-static void cpu_update(sf_backend *b, int g, long k0, long k1)
+static void elastic_update(void *state, int g, long k0, long k1)
 {
-    if (k1 <= k0) return;
-    double t = MPI_Wtime();
+    elastic *b = state;
     if (g == SF_HALF_STRESS && b->stress_before[0]) keep_stresses(b, k0, k1);
     update_planes(b, g, k0, k1);
     if (g == SF_HALF_STRESS && b->free_surface_here && k0 == 0)
         memset(b->f[SF_FIELD_SZZ] + SF_HALO * b->L.sp, 0, (size_t)b->L.sp * sizeof(float));
-    sf_cpu_phase_done(&b->arena, SF_PHASE_STENCIL, t);
 }
 
-static void cpu_inject_source(sf_backend *b, int g, float amplitude, long k0,
-                              long k1)
+/* A force on a velocity takes the buoyancy, a moment on a stress dt; szz
+ * stays zero on a free surface. The buoyancy comes from b->m: a reset's
+ * problem has no medium. */
+static int elastic_source_point(const void *state, const sf_field_weight *w, float *coefficient)
 {
-    double t = MPI_Wtime();
-    for (long n = 0; n < b->source_count; ++n) {
-        sf_elastic_field f = b->source_field[n];
-        if ((g == SF_HALF_VELOCITY) != is_velocity(f)) continue;
-        if (b->source_plane[n] >= k0 && b->source_plane[n] < k1)
-            b->f[f][b->source_index[n]] += b->source_coef[n] * amplitude;
-    }
-    sf_cpu_phase_done(&b->arena, SF_PHASE_ACQUISITION, t);
+    const elastic *b = state;
+    if (b->free_surface_here && w->field == SF_FIELD_SZZ && w->k == 0) return 0;
+    float scale = is_velocity(w->field)
+                      ? b->m[SF_MEDIUM_BX + w->field][sf_plane_index(&b->L, w->i, w->j, w->k)]
+                      : (float)b->dt;
+    *coefficient = w->weight * scale;
+    return 1;
+}
+
+static int elastic_source_arrays(void *state, int g, int field,
+                                 float *arrays[SF_CPU_MAX_SOURCE_ARRAYS])
+{
+    arrays[0] = ((elastic *)state)->f[field];
+    return (g == SF_HALF_VELOCITY) == is_velocity(field);
 }
 
 /* ---- receivers, snapshots, energy ---------------------------------------- */
 
-static float channel_value(const sf_backend *b, long c)
+static float channel_value(const elastic *b, const sf_cpu_channels *ch, long c)
 {
     float sum = 0.0f;
-    if (b->channels.component[c] == SF_COMPONENT_P) {
+    if (ch->component[c] == SF_COMPONENT_P) {
         const float *sxx = b->f[SF_FIELD_SXX], *syy = b->f[SF_FIELD_SYY], *szz = b->f[SF_FIELD_SZZ];
-        for (long n = b->channels.offset[c]; n < b->channels.offset[c + 1]; ++n) {
-            size_t q = b->channels.index[n];
-            sum += b->channels.weight[n] * (sxx[q] + syy[q] + szz[q]);
+        for (long n = ch->offset[c]; n < ch->offset[c + 1]; ++n) {
+            size_t q = ch->index[n];
+            sum += ch->weight[n] * (sxx[q] + syy[q] + szz[q]);
         }
         return sum * (-1.0f / 3.0f);
     }
-    return sf_cpu_channel_value(&b->channels, c, b->f[SF_FIELD_VX + b->channels.component[c]]);
+    return sf_cpu_channel_value(ch, c, b->f[SF_FIELD_VX + ch->component[c]]);
 }
 
-static void cpu_sample_receivers(sf_backend *b, int slot)
+/* The pressure from the normal stresses; a velocity, a half step behind
+ * the stresses, as the mean of its last two half steps. */
+static void elastic_sample_receivers(void *state, const sf_cpu_channels *ch, float *out)
 {
-    double t = MPI_Wtime();
-    float *out = b->channels.samples + (size_t)slot * (size_t)b->channels.count;
-    for (long c = 0; c < b->channels.count; ++c) {
-        float v = channel_value(b, c);
-        if (b->channels.component[c] == SF_COMPONENT_P) {
+    elastic *b = state;
+    for (long c = 0; c < ch->count; ++c) {
+        float v = channel_value(b, ch, c);
+        if (ch->component[c] == SF_COMPONENT_P) {
             out[c] = v;
         } else {
             out[c] = 0.5f * (b->previous[c] + v);
             b->previous[c] = v;
         }
     }
-    sf_cpu_phase_done(&b->arena, SF_PHASE_ACQUISITION, t);
 }
 
-static void cpu_fetch_receivers(sf_backend *b, int count, float *out)
+/* The pressure from the normal stresses, a velocity interpolated from its
+ * half points to the node. */
+static float elastic_node_value(const void *state, sf_component c, size_t n)
 {
-    sf_cpu_channels_fetch(&b->channels, count, out);
-}
-
-static float node_value(const sf_backend *b, sf_component c, long i, long j, long k)
-{
+    const elastic *b = state;
     const sf_layout *L = &b->L;
-    size_t n = sf_field_index(L, i, j, k);
     if (c == SF_COMPONENT_P)
         return (b->f[SF_FIELD_SXX][n] + b->f[SF_FIELD_SYY][n] + b->f[SF_FIELD_SZZ][n]) *
                (-1.0f / 3.0f);
@@ -689,17 +561,7 @@ static float node_value(const sf_backend *b, sf_component c, long i, long j, lon
     return 0.5f * (f[n - below[c]] + f[n]);
 }
 
-static void cpu_fetch_field(sf_backend *b, sf_component c, const sf_sampling_lattice *s,
-                            float *out)
-{
-    const sf_layout *L = &b->L;
-    size_t n = 0;
-    for (long k = s->k0; k < L->nz; k += s->dk)
-        for (long j = 0; j < L->ny; j += s->dj)
-            for (long i = 0; i < L->nx; i += s->di) out[n++] = node_value(b, c, i, j, k);
-}
-
-static double point_energy(const sf_backend *b, size_t f, size_t p, double *kinetic)
+static double point_energy(const elastic *b, size_t f, size_t p, double *kinetic)
 {
     float *const *w = b->energy_weight;
     for (int v = 0; v < 3; ++v) {
@@ -719,8 +581,9 @@ static double point_energy(const sf_backend *b, size_t f, size_t p, double *kine
     return w[W_BULK][p] * trb * tra + w[W_DEVIATORIC][p] * deviatoric + shear;
 }
 
-static void cpu_energy(sf_backend *b, double out[2])
+static void elastic_energy(void *state, double out[2])
 {
+    const elastic *b = state;
     const sf_layout *L = &b->L;
     if (!b->stress_before[0]) sf_fatal("internal: energy asked of a backend created without it");
     double kinetic = 0.0, strain = 0.0;
@@ -735,12 +598,22 @@ static void cpu_energy(sf_backend *b, double out[2])
     out[1] = strain * cell;
 }
 
-static void cpu_synchronize(sf_backend *b) { (void)b; }
+static const sf_cpu_physics ELASTIC = {
+    .name = "elastic",
+    .halo_groups = SF_HALF_STEPS,
+    .plane_pad = LINE_FLOATS,
+    .create = elastic_create,
+    .reset = elastic_reset,
+    .update = elastic_update,
+    .finish_stage = elastic_finish_stage,
+    .source_point = elastic_source_point,
+    .source_arrays = elastic_source_arrays,
+    .halo_arrays = elastic_halo_arrays,
+    .halo_plane = elastic_halo_plane,
+    .sample_receivers = elastic_sample_receivers,
+    .node_value = elastic_node_value,
+    .guard_fields = elastic_guard_fields,
+    .energy = elastic_energy,
+};
 
-static void cpu_take_timers(sf_backend *b, double *seconds) { sf_cpu_take_timers(&b->arena, seconds); }
-
-const sf_backend_ops *sf_backend_cpu_elastic(void)
-{
-    static const sf_backend_ops ops = SF_BACKEND_OPS("cpu", cpu, cpu_energy);
-    return &ops;
-}
+SF_CPU_BACKEND(sf_backend_cpu_elastic, ELASTIC, sf_cpu_backend_energy)
