@@ -29,8 +29,8 @@ struct sf_backend {
     sf_cpu_arena arena;
     source_table sources;
     sf_cpu_channels channels;
-    size_t halo_count[SF_CPU_MAX_HALO_GROUPS];
-    float *send[SF_CPU_MAX_HALO_GROUPS][2], *recv[SF_CPU_MAX_HALO_GROUPS][2];
+    size_t halo_count[SF_MAX_HALO_GROUPS];
+    float *send[SF_MAX_HALO_GROUPS][2], *recv[SF_MAX_HALO_GROUPS][2];
 };
 
 /* ---- set-up ------------------------------------------------------------- */
@@ -48,7 +48,7 @@ static void check_kernels(const sf_cpu_physics *k)
     require(k, k->halo_arrays, "halo_arrays"), require(k, k->halo_plane, "halo_plane");
     require(k, k->guard_fields, "guard_fields");
     if (!k->sample_receivers || !k->node_value) require(k, k->component, "component");
-    if (k->halo_groups < 1 || k->halo_groups > SF_CPU_MAX_HALO_GROUPS)
+    if (k->halo_groups < 1 || k->halo_groups > SF_MAX_HALO_GROUPS)
         sf_fatal("internal: the %s CPU kernels have %d halo groups", k->name, k->halo_groups);
 }
 

@@ -12,9 +12,8 @@
 
 #include <stddef.h>
 
-/* The most halo groups of a physics, and the most arrays one source point
- * feeds (the pseudo-acoustic p and q). */
-enum { SF_CPU_MAX_HALO_GROUPS = 4, SF_CPU_MAX_SOURCE_ARRAYS = 2 };
+/* The most arrays one source point feeds (the pseudo-acoustic p and q). */
+enum { SF_CPU_MAX_SOURCE_ARRAYS = 2 };
 
 /* What the backend lends a physics for the life of its state: the layout
  * of every field, the arena to allocate through, and the CPML
@@ -29,7 +28,7 @@ typedef struct {
  * NULL means. */
 typedef struct {
     const char *name;                 /* for internal messages */
-    int halo_groups;                  /* at most SF_CPU_MAX_HALO_GROUPS */
+    int halo_groups;                  /* at most SF_MAX_HALO_GROUPS */
     long plane_pad;                   /* floats added to each plane of the layout */
 
     /* The physics' state for problem p, its arrays taken from
