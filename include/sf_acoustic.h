@@ -14,5 +14,7 @@ enum { SF_HALO_CPML_Z = SF_ACOUSTIC_MEMORY, SF_HALO_WAVEFIELD = SF_ACOUSTIC_ADVA
 /* The P-wave velocity as the acoustic physics declares it; the physics
  * that build on its pressure (VTI, TTI) and the elastic one take the same. */
 extern const sf_parameter_declaration SF_ACOUSTIC_VP;
+/* Its one parameter's index in sf_problem.param. */
+enum { SF_ACOUSTIC_PARAM_VP };
 
 #endif

@@ -25,6 +25,13 @@
 #define SF_ANISOTROPY_SIGMA 0.75
 #define SF_ANISOTROPY_GAP_MAX 0.5
 
+/* The parameters' indices in the declarations and in sf_problem.param:
+ * VTI takes the first three, TTI all five (the tilt is the model's inside
+ * the absorbing layers too: they stretch the mixed derivatives as well as
+ * the second ones). */
+enum { SF_ANISOTROPIC_VP, SF_ANISOTROPIC_EPSILON, SF_ANISOTROPIC_DELTA, SF_ANISOTROPIC_THETA,
+       SF_ANISOTROPIC_PHI };
+
 #ifdef __CUDACC__
 #define SF_POINTWISE __host__ __device__ static inline
 #else

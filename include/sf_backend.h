@@ -11,7 +11,6 @@
 
 #include "sf_config.h"
 #include "sf_cpml.h"
-#include "sf_elastic_medium.h"
 #include "sf_halo_transport.h"
 #include "sf_layout.h"
 #include "sf_regions.h"
@@ -39,14 +38,14 @@ typedef struct {
     long z0;                  /* global index of local plane 0 */
     sf_stencil stencil;
     double h[3], dt;
-    /* The medium over the owned planes: vp on the nodes (every physics,
-     * on a reset too), and a physics' own arrays (NULL on a reset: the
-     * backend keeps what it needs). */
-    const float *vp;                    /* compact [nz][ny][nx], m/s */
-    const sf_elastic_medium *medium;    /* elastic (sf_elastic_medium.h) */
-    /* Pseudo-acoustic (vti, tti): epsilon and delta, and for tti theta and
-     * phi in degrees (else NULL), compact like vp. */
-    const float *anisotropy[4];
+    /* The medium over the owned planes as the physics declares it: its
+     * model parameters on the nodes in the order of its declaration
+     * (compact [nz][ny][nx], on a reset too), and what its plug-in builds
+     * for its backends on create, of the physics' own type (elastic:
+     * sf_elastic_medium; NULL on a reset and where it builds none). */
+    const float *const *param;
+    int nparams;
+    const void *medium;
     const sf_cpml_axis *cpml; /* three global axes: x, y, z */
     int free_surface;         /* global plane 0 is a pressure- or traction-free surface */
     /* Source points owned by this rank, each on one field; weights already

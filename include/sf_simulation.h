@@ -91,14 +91,10 @@ struct sf_physics_plugin {
      * and the summary's line of the model. */
     const char *(*slowest_wave_name)(const sf_model *m);
     void (*model_summary)(const sf_model *m);
-    /* The model's arrays every backend operation may read, set in the
-     * slab's description p by the parameters' indices: vp on the nodes,
-     * and the physics' own arrays its backends copy on create. */
-    void (*describe_medium)(const sf_model *m, sf_problem *p);
     /* For create only, a medium derived from the model that the backend
      * copies (elastic: moduli and buoyancies on the staggered grid), set
      * in p; returns what free_medium releases once the backend is
-     * created. NULL where describe_medium says all. */
+     * created. NULL where the model's parameters say all. */
     void *(*build_medium)(const sf_physics_context *context, sf_problem *p);
     void (*free_medium)(void *built);
     /* Its lines of the set-up summary: source and receivers. */

@@ -46,7 +46,8 @@ void sim_describe_problem(const sf_simulation *s, sf_problem *problem)
     p.stencil = s->stencil;
     memcpy(p.h, c->spacing, sizeof p.h);
     p.dt = s->dt;
-    s->physics->describe_medium(&s->model, &p);
+    p.param = (const float *const *)s->model.param;
+    p.nparams = s->physics->declared->nparams;
     p.cpml = s->cpml;
     p.free_surface = c->free_surface;
     p.source = a->source;

@@ -69,7 +69,7 @@ static void setup_model(acoustic *b, const sf_problem *p)
     for (long k = 0; k < L->nz; ++k)
         for (long j = 0; j < L->ny; ++j)
             for (long i = 0; i < L->nx; ++i) {
-                double v = p->vp[(k * L->ny + j) * L->nx + i];
+                double v = p->param[SF_ACOUSTIC_PARAM_VP][(k * L->ny + j) * L->nx + i];
                 b->vdt2[sf_plane_index(L, i, j, k)] = (float)(v * v * p->dt * p->dt);
             }
 }

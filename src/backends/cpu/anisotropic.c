@@ -76,16 +76,16 @@ static void setup_medium(anisotropic *b, const sf_problem *p)
 {
     const long count = p->nx * p->ny * p->nz;
     b->dt2 = (float)(p->dt * p->dt);
-    b->vp = copy_compact(b, p->vp, count, "the medium");
-    b->epsilon = copy_compact(b, p->anisotropy[0], count, "the medium");
-    b->delta = copy_compact(b, p->anisotropy[1], count, "the medium");
-    b->tilted = p->anisotropy[2] != NULL;
+    b->vp = copy_compact(b, p->param[SF_ANISOTROPIC_VP], count, "the medium");
+    b->epsilon = copy_compact(b, p->param[SF_ANISOTROPIC_EPSILON], count, "the medium");
+    b->delta = copy_compact(b, p->param[SF_ANISOTROPIC_DELTA], count, "the medium");
+    b->tilted = p->nparams > SF_ANISOTROPIC_THETA;
     if (!b->tilted) return;
     for (int w = 0; w < SF_TILT_WEIGHTS; ++w)
         b->weight[w] = sf_cpu_take(b->arena, (size_t)count, sizeof(float), "the tilt");
     for (long n = 0; n < count; ++n) {
         float w[SF_TILT_WEIGHTS];
-        sf_tilt_weights(p->anisotropy[2][n], p->anisotropy[3][n], w);
+        sf_tilt_weights(p->param[SF_ANISOTROPIC_THETA][n], p->param[SF_ANISOTROPIC_PHI][n], w);
         for (int q = 0; q < SF_TILT_WEIGHTS; ++q) b->weight[q][n] = w[q];
     }
 }

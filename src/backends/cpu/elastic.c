@@ -6,6 +6,7 @@
  * is updated once. */
 #include "cpu_backend.h"
 #include "sf_elastic_backend.h"
+#include "sf_elastic_medium.h"
 #include "sf_error.h"
 #include "sf_layout.h"
 
@@ -112,7 +113,7 @@ static void setup_medium(elastic *b, const sf_problem *p)
     b->medium_block = take_skewed(b, SF_MEDIUM_ARRAYS, L->plane_size, MEDIUM_SKEW, b->m,
                                   "the elastic medium");
     for (int a = 0; a < SF_MEDIUM_ARRAYS; ++a) {
-        const float *src = p->medium->a[a];
+        const float *src = ((const sf_elastic_medium *)p->medium)->a[a];
         for (long k = 0; k < L->nz; ++k)
             for (long j = 0; j < L->ny; ++j)
                 for (long i = 0; i < L->nx; ++i)

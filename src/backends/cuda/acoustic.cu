@@ -119,7 +119,7 @@ static void upload_model(sf_backend *b, const sf_problem *p)
     for (long k = 0; k < L->nz; ++k) {
         for (long j = 0; j < L->ny; ++j)
             for (long i = 0; i < L->nx; ++i) {
-                double v = p->vp[(k * L->ny + j) * L->nx + i];
+                double v = p->param[SF_ACOUSTIC_PARAM_VP][(k * L->ny + j) * L->nx + i];
                 plane[sf_plane_index(L, i, j, 0)] = (float)(v * v * p->dt * p->dt);
             }
         sf_cuda_upload(b->vdt2 + k * L->sp, plane, (size_t)L->sp * sizeof(float), "uploading the model");
@@ -148,7 +148,7 @@ static int place_source(const sf_backend *b, const sf_problem *p, const sf_field
                         sf_cuda_source_point *out)
 {
     const sf_layout *L = &b->c.L;
-    double v = p->vp[((long)w->k * L->ny + w->j) * L->nx + w->i];
+    double v = p->param[SF_ACOUSTIC_PARAM_VP][((long)w->k * L->ny + w->j) * L->nx + w->i];
     out->index = (long)sf_field_index(L, w->i, w->j, w->k);
     out->coef = w->weight * (float)(v * v * p->dt * p->dt);
     return 1;

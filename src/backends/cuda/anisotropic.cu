@@ -24,8 +24,10 @@ enum {
     MAX_RUNS = 2
 };
 
-/* vp, epsilon, delta, and for tti theta and phi. */
-enum { MEDIUM_VP, MEDIUM_EPSILON, MEDIUM_DELTA, MEDIUM_THETA, MEDIUM_PHI, MEDIUM_ARRAYS };
+/* vp, epsilon, delta, and for tti theta and phi: the parameters' order. */
+enum { MEDIUM_VP = SF_ANISOTROPIC_VP, MEDIUM_EPSILON = SF_ANISOTROPIC_EPSILON,
+       MEDIUM_DELTA = SF_ANISOTROPIC_DELTA, MEDIUM_THETA = SF_ANISOTROPIC_THETA,
+       MEDIUM_PHI = SF_ANISOTROPIC_PHI, MEDIUM_ARRAYS };
 
 static_assert(AXES * MAX_RUNS <= SF_CUDA_MEMORY_BOXES, "one memory box per run");
 
@@ -161,8 +163,8 @@ static void upload_planes(const sf_backend *b, float *to, const float *from, flo
 
 static void upload_medium(sf_backend *b, const sf_problem *p)
 {
-    const float *host[MEDIUM_ARRAYS] = {p->vp, p->anisotropy[0], p->anisotropy[1], p->anisotropy[2],
-                                        p->anisotropy[3]};
+    const float *host[MEDIUM_ARRAYS] = {NULL};
+    for (int a = 0; a < p->nparams && a < MEDIUM_ARRAYS; ++a) host[a] = p->param[a];
     float *plane = (float *)sf_calloc((size_t)b->c.L.sp, sizeof(float), "a plane of the medium");
     for (int m = 0; m < MEDIUM_ARRAYS; ++m)
         if (b->medium[m]) upload_planes(b, b->medium[m], host[m], plane);
@@ -262,7 +264,7 @@ static int place_source(const sf_backend *b, const sf_problem *p, const sf_field
                         sf_cuda_source_point *out)
 {
     const sf_layout *L = &b->c.L;
-    const float vp = p->vp[((long)w->k * L->ny + w->j) * L->nx + w->i];
+    const float vp = p->param[SF_ANISOTROPIC_VP][((long)w->k * L->ny + w->j) * L->nx + w->i];
     out->index = (long)sf_field_index(L, w->i, w->j, w->k);
     out->coef = w->weight * vp * vp * b->dt2;
     return 1;
@@ -276,7 +278,7 @@ static sf_backend *cuda_create(const sf_problem *p)
     sf_cuda_common_init(&b->c, p, &PHYSICS);
     b->z0 = p->z0;
     b->radius = p->stencil.radius;
-    b->tilted = p->anisotropy[2] != NULL;
+    b->tilted = p->nparams > SF_ANISOTROPIC_THETA;
     b->free_surface_here = p->free_surface && p->z0 == 0;
     b->dt2 = (float)(p->dt * p->dt);
     number_layers(b, p);

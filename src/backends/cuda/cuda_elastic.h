@@ -11,6 +11,7 @@
 extern "C" {
 #include "sf_backend.h"
 #include "sf_elastic_backend.h"
+#include "sf_elastic_medium.h"
 #include "sf_layout.h"
 }
 

@@ -116,7 +116,7 @@ static void upload_nodes(sf_backend *b, const sf_problem *p)
     float *host = (float *)sf_calloc(L->field_size * SF_NODE_ARRAYS, sizeof(float), "the medium");
     for (int a = 0; a < SF_NODE_ARRAYS; ++a) {
         float *out = host + L->field_size * (size_t)a;
-        const float *in = p->medium->node[a];
+        const float *in = ((const sf_elastic_medium *)p->medium)->node[a];
         const double scale = a == SF_NODE_RHO ? 1.0 : p->dt;
         for (long k = 0; k <= L->nz; ++k)
             for (long j = -SF_PAD; j < L->ny + SF_PAD; ++j)
@@ -136,13 +136,14 @@ static void upload_nodes(sf_backend *b, const sf_problem *p)
 static float *host_medium(sf_backend *b, const sf_problem *p)
 {
     const sf_layout *L = &b->c.L;
+    const sf_elastic_medium *medium = (const sf_elastic_medium *)p->medium;
     float *host = (float *)sf_calloc(L->plane_size * SF_MEDIUM_ARRAYS, sizeof(float), "the medium");
     for (int a = 0; a < SF_MEDIUM_ARRAYS; ++a) {
         float *m = host + L->plane_size * (size_t)a;
         for (long k = 0; k < L->nz; ++k)
             for (long j = 0; j < L->ny; ++j)
                 for (long i = 0; i < L->nx; ++i)
-                    m[sf_plane_index(L, i, j, k)] = (float)(p->dt * p->medium->a[a][(k * L->ny + j) * L->nx + i]);
+                    m[sf_plane_index(L, i, j, k)] = (float)(p->dt * medium->a[a][(k * L->ny + j) * L->nx + i]);
     }
     return host;
 }

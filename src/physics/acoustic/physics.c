@@ -45,11 +45,7 @@ const sf_parameter_declaration SF_ACOUSTIC_VP = {
     .resampling = SF_RESAMPLE_AS_MODEL,
 };
 
-/* Its one parameter, by its index in the declaration. */
-enum { VP };
-
-/* vp on the nodes is the whole medium. */
-static void acoustic_describe_medium(const sf_model *m, sf_problem *p) { p->vp = m->param[VP]; }
+enum { VP = SF_ACOUSTIC_PARAM_VP };
 
 
 /* vp is both the slowest and the fastest wave. */
@@ -122,7 +118,6 @@ const sf_physics_plugin *sf_physics_acoustic(void)
         .wave_speeds = acoustic_wave_speeds,
         .slowest_wave_name = acoustic_slowest_wave,
         .model_summary = acoustic_model_summary,
-        .describe_medium = acoustic_describe_medium,
         .summary = sf_acoustic_summary,
         .cpu = sf_backend_cpu_acoustic,
         .cuda = SF_CUDA_BACKEND(sf_backend_cuda_acoustic),

@@ -8,9 +8,8 @@
 #include <math.h>
 #include <stdio.h>
 
-/* The parameters, by their index in the declarations: VTI takes the
- * first three, TTI all five. */
-enum { VP, EPSILON, DELTA, THETA, PHI };
+enum { VP = SF_ANISOTROPIC_VP, EPSILON = SF_ANISOTROPIC_EPSILON, DELTA = SF_ANISOTROPIC_DELTA,
+       THETA = SF_ANISOTROPIC_THETA, PHI = SF_ANISOTROPIC_PHI };
 
 /* Thomsen's epsilon and delta are dimensionless: 1 + 2 epsilon and
  * 1 + 2 delta must stay positive, and rocks keep well within. */
@@ -33,14 +32,6 @@ static const sf_parameter_declaration PHI_DECLARED = {
     .range = {-360.0, 360.0}, .typical = 20.0, .resampling = SF_RESAMPLE_AS_MODEL,
 };
 
-/* epsilon, delta and for TTI the tilt (else NULL). The tilt is the
- * model's inside the absorbing layers too: they stretch the mixed
- * derivatives as well as the second ones (sf_anisotropic.h). */
-static void anisotropic_describe_medium(const sf_model *m, sf_problem *p)
-{
-    p->vp = m->param[VP];
-    for (int a = 0; a < 4; ++a) p->anisotropy[a] = m->param[EPSILON + a];
-}
 
 
 /* The slowest and fastest qP phase velocities of a pseudo-acoustic medium.
@@ -150,7 +141,6 @@ static const sf_physics_declaration TTI = PSEUDO_ACOUSTIC_DECLARATION(
         .wave_speeds = anisotropic_wave_speeds,                                                  \
         .slowest_wave_name = anisotropic_slowest_wave,                                           \
         .model_summary = anisotropic_model_summary,                                              \
-        .describe_medium = anisotropic_describe_medium,                                          \
         .summary = sf_acoustic_summary,                                                          \
         .cpu = sf_backend_cpu_anisotropic,                                                       \
         .cuda = SF_CUDA_BACKEND(sf_backend_cuda_anisotropic),                                    \

@@ -80,12 +80,6 @@ static const sf_parameter_declaration RHO_DECLARED = {
 /* An isotropic solid needs a positive bulk modulus: vs < sqrt(3)/2 vp. */
 #define VS_OVER_VP_MAX 0.8660254037844386
 
-/* vp on the nodes; the rest of the medium is built on create. */
-static void elastic_describe_medium(const sf_model *m, sf_problem *p)
-{
-    p->vp = m->param[SF_ELASTIC_VP];
-}
-
 /* The medium goes to the backend, which keeps what it needs of it. */
 static void *elastic_build_medium(const sf_physics_context *context, sf_problem *p)
 {
@@ -190,7 +184,6 @@ const sf_physics_plugin *sf_physics_elastic(void)
         .wave_speeds = elastic_wave_speeds,
         .slowest_wave_name = elastic_slowest_wave,
         .model_summary = elastic_model_summary,
-        .describe_medium = elastic_describe_medium,
         .build_medium = elastic_build_medium,
         .free_medium = elastic_free_medium,
         .summary = elastic_summary,
