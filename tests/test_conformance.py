@@ -185,10 +185,11 @@ def test_every_physics_made_to_grow_is_stopped_by_the_guard(tmp):
     return "; ".join(notes)
 
 
-# Components on a lattice staggered half a cell off the nodes along their
-# own axis: there a receiver a hair outside the grid is used where it is
-# (the lattice reaches past the edge anyway), not moved onto the edge.
-STAGGERED_COMPONENTS = ("vx", "vy", "vz")
+# The edge test's receivers, by pairs: one on the edge, one a hair past it,
+# and the component staggered half a cell off the nodes across that edge
+# (a velocity along its own axis), which uses the point where it is (its
+# lattice reaches past the edge anyway) instead of moving it onto the edge.
+EDGE_PAIRS = ((0, 1, "vx"), (2, 3, "vz"))
 ALL_COMPONENTS = ["vx", "vy", "vz", "p"]
 
 
@@ -229,11 +230,11 @@ def test_every_physics_records_a_hair_outside_the_grid_as_on_its_edge(tmp):
         traces, components = run_recording_all_it_can(tmp, job, f"{physics}-edge")
         worst = 0.0
         for c, name in enumerate(components):
-            for on, past, axis in ((0, 1, "vx"), (2, 3, "vz")):
+            for on, past, staggered in EDGE_PAIRS:
                 peak = np.abs(traces[c, on]).max()
                 check(peak > 0, f"{physics} {name}: a silent edge receiver")
                 off = float(np.abs(traces[c, past] - traces[c, on]).max() / peak)
-                limit = tolerance("edge", traces.dtype) if name == axis else 0.0
+                limit = tolerance("edge", traces.dtype) if name == staggered else 0.0
                 check(off <= limit, f"{physics} {name}: receiver {past} a hair outside differs "
                                     f"from the one on the edge by {off:.2e} (limit {limit:g})")
                 worst = max(worst, off)
