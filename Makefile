@@ -249,7 +249,7 @@ SANITIZE_BUILD := -fsanitize=address,undefined -fno-sanitize-recover=undefined \
 # whose code paths other sanitized tests run, and the kill and full-disk
 # surveys, whose subject is the processes around seisfd.
 SANITIZE_TESTS ?= unit. physics. wavelets. config. cli. output. models. segy. snapshots. survey. fuzz. decomposition. \
-                  elastic.rank_invariance elastic_outputs. plot.gather \
+                  conformance.every_physics_records elastic_outputs. plot.gather \
                   anisotropic.anisotropic_job anisotropic.isotropic \
                   -physics.cpml_reflection -survey.killed -survey.full_disk -cli.check_every_example \
                   -wavelets.ricker_files -survey.manifest_cut -survey.removed_manifest \

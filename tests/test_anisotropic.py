@@ -1,13 +1,14 @@
 """The pseudo-acoustic VTI and TTI physics: the isotropic limit, Thomsen's
-exact group velocities, the tilt, long-run stability, rank invariance and
-the job checks of their parameters."""
+exact group velocities, the tilt, long-run stability and the job checks of
+their parameters (rank invariance, survey shots and the guard are the
+conformance suite's, tests/test_conformance.py)."""
 import copy
 import math
 import os
 
 import numpy as np
 
-from testlib import base_job, check, read_gather, run, run_job, write_job
+from testlib import base_job, check, read_gather, run_job
 
 SIGMA = 0.75   # vsz^2 = vp^2 (epsilon - delta) / sigma (README, "Anisotropic media")
 
@@ -158,29 +159,6 @@ def layered_tti_job(n=(36, 30, 44), duration=0.3, dt=0.001, cpml=10):
     return job
 
 
-def test_tti_gathers_do_not_depend_on_the_rank_count(tmp):
-    """A tilted, layered medium with a free surface and absorbing layers
-    thicker than the slabs: 1, 3 and 4 ranks record the same gather bit for
-    bit, VTI as well."""
-    results = []
-    for kind in ("tti", "vti"):
-        job = layered_tti_job()
-        job["physics"]["type"] = kind
-        if kind == "vti":
-            for layer in job["model"]["layers"]:
-                del layer["theta"], layer["phi"]
-        gathers = []
-        for ranks in (1, 3, 4):
-            run_job(tmp, job, ranks=ranks)
-            gathers.append(read_gather(os.path.join(tmp, "gather.h5"))["traces"])
-        check(np.abs(gathers[0]).max() > 0, f"{kind}: the gather is empty")
-        for ranks, g in zip((3, 4), gathers[1:]):
-            check(np.array_equal(g, gathers[0]), f"{kind}: {ranks} ranks differ from 1 by "
-                                                  f"{peak_ratio(g, gathers[0]):.2e} of the peak")
-        results.append(kind)
-    return "tti and vti: 1, 3, 4 ranks identical"
-
-
 def test_tti_stays_bounded_for_20000_steps(tmp):
     """20 000 steps of a tilted, layered medium with a free surface: the
     energy leaves through the absorbing layers and nothing grows (the
@@ -319,8 +297,8 @@ def test_tti_model_files_match_the_layered_model_and_name_bad_points(tmp):
     """A TTI model in one HDF5 file (a dataset per parameter) and in raw
     files (one per parameter) gives the layered model's gather bit for bit;
     a point with delta above epsilon in a file ends the run naming the grid
-    point and both values. A two-shot survey runs on it. The layered model
-    written out (output.model) holds each parameter with its declared unit."""
+    point and both values. The layered model written out (output.model)
+    holds each parameter with its declared unit."""
     job = layered_tti_job()
     job["output"]["model"] = "written.h5"
     run_job(tmp, job, ranks=2)
@@ -363,12 +341,4 @@ def test_tti_model_files_match_the_layered_model_and_name_bad_points(tmp):
     rc, out, err = run_job(tmp, filed, name="bad", ranks=2, expect_ok=False)
     check(rc != 0 and "model: at grid point (i=3, j=5, k=7), (30, 50, 70) m, delta = 0.4 exceeds "
           "epsilon = 0.1" in err, err)
-    survey = copy.deepcopy(job)
-    survey["survey"] = {"shots": [{"position": [171.3, 148.2, 121.7]},
-                                  {"position": [121.3, 128.2, 181.7]}]}
-    del survey["source"]["position"]
-    survey["output"] = {"directory": "shots", "overwrite": True}
-    run_job(tmp, survey, name="survey", ranks=2)
-    first = read_gather(os.path.join(tmp, "shots", "shot_0001.h5"))["traces"]
-    check(np.array_equal(first, reference), "the survey's first shot differs from the single shot")
-    return "hdf5 and raw identical to layered; bad point named; survey shot 1 identical"
+    return "hdf5 and raw identical to layered; bad point named"

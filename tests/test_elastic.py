@@ -1,8 +1,9 @@
 """Physics of the elastic solver: a point force against Stokes' solution,
 a moment tensor against Aki & Richards', an explosion against the exact P
 wave, energy conservation and
-absorption, rank invariance, the fluid-solid reflection coefficient and the
-free surface against the exact reflection of a spherical P wave."""
+absorption, the fluid-solid reflection coefficient and the free surface
+against the exact reflection of a spherical P wave (rank invariance is the
+conformance suite's, tests/test_conformance.py)."""
 import math
 import os
 
@@ -238,47 +239,6 @@ def test_energy_conserved_without_cpml_and_absorbed_with_it(tmp):
     check(final <= 1e-3, f"energy left with CPML: {final:.3g} of the peak")
     return (f"closed: {e.size} steps, variation {drift:.2g} of the mean (limit 1%); "
             f"CPML: {final:.2g} of the peak left (limit 1e-3)")
-
-
-def invariance_job(name):
-    """A water layer, a free surface, a general moment tensor, CPML thicker
-    than the 4-rank slabs, pressure and velocity receivers astride slab
-    boundaries and on the surface."""
-    job = elastic_job("moment", n=(40, 36, 47), h=10.0, cpml=12, duration=0.3, dt=0.0011,
-                      source=[201.7, 178.2, 153.3], frequency=10.0, gather=name + ".h5",
-                      components=["vx", "vy", "vz", "p"])
-    job["model"] = {"type": "layered", "layers": [
-        {"top": 0, "vp": 1500, "vs": 0, "rho": 1000},
-        {"top": 120, "vp": 2400, "vs": 1300, "rho": 2100},
-        {"top": 300, "vp": 3000, "vs": 1700, "rho": 2400}]}
-    job["source"]["moment"] = [1.0, -0.5, 0.3, 0.4, -0.2, 0.6]
-    job["boundaries"]["free_surface"] = True
-    job["receivers"]["line"] = {"start": [125.5, 150.0, 15.0], "end": [275.5, 190.0, 15.0],
-                                "count": 7}
-    job["receivers"]["points"] = [[200.0, 180.0, 118.7], [210.3, 170.1, 120.0],
-                                  [190.0, 150.0, 240.5], [230.0, 175.0, 355.0],
-                                  [180.0, 160.0, 345.2], [200.0, 170.0, 0.0]]
-    return job
-
-
-def test_rank_invariance_with_uneven_and_thin_slabs(tmp):
-    """1, 2, 3 (uneven) and 4 ranks give the same 4-component gather to
-    1e-6 of its peak."""
-    gathers = {}
-    for ranks in (1, 2, 3, 4):
-        run_job(tmp, invariance_job(f"gather{ranks}"), name=f"job{ranks}", ranks=ranks)
-        gathers[ranks] = read_gather(os.path.join(tmp, f"gather{ranks}.h5"))["traces"]
-    reference = gathers[1]
-    check(reference.shape[0] == 4 and np.isfinite(reference).all(), "bad reference gather")
-    worst = 0.0
-    for c in range(4):
-        peak = np.abs(reference[c]).max()
-        check(peak > 0, f"component {c} of the reference gather is empty")
-        for ranks in (2, 3, 4):
-            diff = np.abs(gathers[ranks][c] - reference[c]).max() / peak
-            check(diff <= 1e-6, f"{ranks} ranks differ from 1 rank by {diff:.3g} of the peak")
-            worst = max(worst, diff)
-    return f"largest difference {worst:.2g} of the peak (limit 1e-6)"
 
 
 def test_fluid_solid_normal_incidence_reflection(tmp):

@@ -1,6 +1,9 @@
-"""The CUDA backend: the same gathers as the CPU backend (to 1e-5 of the
-peak) on one and several ranks, ranks sharing a GPU, and the errors for a
-missing GPU and a job too large for one. Every run on several ranks goes
+"""The CUDA backend beyond what the conformance suite checks of every
+physics (tests/test_conformance.py, which uses the helpers here): the same
+gathers as the CPU backend (to 1e-5 of the peak) on ranks sharing a GPU
+and on two GPUs, the elastic kernels' z chunks, energy and signatures, the
+halo paths, the cost model, and the errors for a missing GPU and a job too
+large for one. Every run on several ranks goes
 once with host staging and once with device buffers (GPU-aware MPI), and
 the two must agree bit for bit; where MPI cannot take device memory the
 second is left out and the test says so. Tests that need a GPU skip with a
@@ -14,9 +17,10 @@ import subprocess
 
 import numpy as np
 
-from testlib import MPIRUN, NeedsGpu, Skipped, base_job, check, read_gather, run, run_job, write_job
+from testlib import MPIRUN, NeedsGpu, Skipped, base_job, check, read_gather, run, run_job, \
+    tolerance, write_job
 
-TOLERANCE = 1e-5   # of the gather's peak
+TOLERANCE = tolerance("gpu")   # of the gather's peak
 NO_DEVICE = {"CUDA_VISIBLE_DEVICES": ""}
 HOST_STAGING = {"SEISFD_GPU_AWARE_MPI": "off"}
 _probe = {}
@@ -170,51 +174,11 @@ def compare_with_cpu(tmp, job, gpu_ranks, cpu_ranks=1):
     return difference(traces, reference, f"GPU on {gpu_ranks} rank(s)"), out, err
 
 
-def test_one_rank_matches_cpu(tmp):
-    """CPML on all faces, layered model, off-grid source and receivers."""
-    require_gpus(1)
-    diff, _, _ = compare_with_cpu(tmp, layered_job((56, 52, 60), cpml=10), gpu_ranks=1)
-    return f"largest difference {diff:.2g} of the peak (limit {TOLERANCE:g})"
-
-
-def test_interior_kernel_matches_cpu(tmp):
-    """Grids with tiles clear of every layer, so the interior kernel runs:
-    thin layers, and none at all with an odd nx and a free surface on 2
-    ranks (tiles past the grid's edge, plane 0 held at zero)."""
-    require_gpus(1)
-    thin = layered_job((140, 76, 48), cpml=6, duration=0.15)
-    bare = layered_job((61, 45, 40), cpml=0, free_surface=True, duration=0.15)
-    worst = 0.0
-    for label, job, ranks in (("thin layers", thin, 1), ("no layers", bare, 2)):
-        reference, _, _ = gather_of(tmp, job, "cpu", "cpu")
-        traces, _, _ = gather_of(tmp, job, "cuda", "gpu", ranks=ranks)
-        worst = max(worst, difference(traces, reference, f"GPU, {label}"))
-    return f"largest difference {worst:.2g} of the peak (limit {TOLERANCE:g}); {paths_note(tmp)}"
-
-
-def test_orders_two_and_four_match_cpu(tmp):
-    require_gpus(1)
-    worst = 0.0
-    for order in (2, 4):
-        job = layered_job((40, 36, 44), cpml=8, duration=0.15)
-        job["physics"] = {"order": order}
-        diff, _, _ = compare_with_cpu(tmp, job, gpu_ranks=1)
-        worst = max(worst, diff)
-    return f"largest difference {worst:.2g} of the peak (limit {TOLERANCE:g})"
-
-
 def slab_job():
     """Free surface; 31 planes make uneven slabs on 2 ranks (16 + 15) and
     on 4 (8, 8, 8, 7); the 12-plane z layer at the bottom reaches across
     slab boundaries, so its memory variable is exchanged too."""
     return layered_job((48, 44, 31), cpml=12, free_surface=True)
-
-
-def test_two_ranks_free_surface_matches_cpu(tmp):
-    require_gpus(1)
-    diff, out, _ = compare_with_cpu(tmp, slab_job(), gpu_ranks=2)
-    check(re.search(r"halo D2H\s+\d", out), f"no halo timing in the report:\n{out}")
-    return f"largest difference {diff:.2g} of the peak (limit {TOLERANCE:g}); {paths_note(tmp)}"
 
 
 def test_four_ranks_sharing_one_gpu(tmp):
@@ -308,23 +272,6 @@ def snapshots_of(tmp, device, make_job, read, ranks=2):
     return (on_both_paths(tmp, once) if device == "cuda" else once("", None, ()))[0]
 
 
-def test_snapshots_match_cpu(tmp):
-    """Snapshots copied from the GPU (decimated lattice, 2 ranks) equal the
-    CPU's to 1e-5 of their peak."""
-    require_gpus(1)
-    snaps = {d: snapshots_of(tmp, d, lambda _: layered_job((44, 40, 37), cpml=8, free_surface=True,
-                                                           duration=0.12),
-                             lambda f: {k: v[:] for k, v in f["snapshots/p"].items()})
-             for d in ("cpu", "cuda")}
-    check(snaps["cpu"].keys() == snaps["cuda"].keys() and snaps["cpu"],
-          f"snapshot steps differ: {sorted(snaps['cpu'])} vs {sorted(snaps['cuda'])}")
-    worst = 0.0
-    for step, reference in snaps["cpu"].items():
-        worst = max(worst, difference(snaps["cuda"][step], reference, f"snapshot {step}"))
-    return (f"{len(snaps['cpu'])} snapshots, largest difference {worst:.2g} of the peak; "
-            f"{paths_note(tmp)}")
-
-
 def elastic_gpu_job(source_type="explosive", n=(44, 40, 37), duration=0.2):
     """A water layer (vs = 0) over two solids, a free surface, CPML on all
     faces, an off-grid source in the first solid and receivers of all four
@@ -357,36 +304,6 @@ def elastic_difference(traces, reference, what):
     return max(difference(traces[c], reference[c], f"{what}, component {c}") for c in range(4))
 
 
-def test_elastic_matches_cpu_on_one_two_and_four_ranks(tmp):
-    """Explosive and force sources on 1 rank; the explosive one on 2
-    (uneven slabs, 19 + 18 planes) and on 4 ranks sharing the GPU."""
-    require_gpus(1)
-    worst = {}
-    for source in ("explosive", "force"):
-        job = elastic_gpu_job(source)
-        reference, _, _ = gather_of(tmp, job, "cpu", "cpu-" + source)
-        for ranks in ((1, 2, 4) if source == "explosive" else (1,)):
-            traces, _, _ = gather_of(tmp, job, "cuda", f"gpu-{source}-{ranks}", ranks=ranks)
-            worst[f"{source} {ranks}r"] = elastic_difference(traces, reference,
-                                                             f"{source}, {ranks} rank(s)")
-    return ("largest differences: " + ", ".join(f"{k} {v:.2g}" for k, v in worst.items()) +
-            f"; {paths_note(tmp)}")
-
-
-def test_elastic_orders_two_and_four_match_cpu(tmp):
-    """Orders 2 and 4 (the register queues and shared tiles of other
-    radii), explosive source, 1 rank."""
-    require_gpus(1)
-    worst = {}
-    for order in (2, 4):
-        job = elastic_gpu_job()
-        job["physics"]["order"] = order
-        reference, _, _ = gather_of(tmp, job, "cpu", f"cpu-{order}")
-        traces, _, _ = gather_of(tmp, job, "cuda", f"gpu-{order}")
-        worst[order] = elastic_difference(traces, reference, f"order {order}")
-    return "largest differences: " + ", ".join(f"order {k} {v:.2g}" for k, v in worst.items())
-
-
 def test_elastic_thick_layers_and_long_slabs_match_cpu(tmp):
     """A 12-point CPML on 80 planes: on 1 rank the interior is cut at the
     z layers into pieces of several z chunks; on 3 ranks (27 + 27 + 26
@@ -402,22 +319,6 @@ def test_elastic_thick_layers_and_long_slabs_match_cpu(tmp):
         worst[ranks] = elastic_difference(traces, reference, f"{ranks} rank(s)")
     return ("largest differences: " + ", ".join(f"{k} rank(s) {v:.2g}" for k, v in worst.items())
             + f"; {paths_note(tmp)}")
-
-
-def test_elastic_snapshots_match_cpu(tmp):
-    require_gpus(1)
-    snaps = {d: snapshots_of(tmp, d, lambda _: elastic_gpu_job(duration=0.12),
-                             lambda f: {f"{c}/{k}": v[:] for c in f["snapshots"]
-                                        for k, v in f["snapshots"][c].items()})
-             for d in ("cpu", "cuda")}
-    check(snaps["cpu"].keys() == snaps["cuda"].keys() and snaps["cpu"],
-          f"snapshots differ: {sorted(snaps['cpu'])} vs {sorted(snaps['cuda'])}")
-    worst = 0.0
-    for key, reference in snaps["cpu"].items():
-        if np.abs(reference).max() > 0:
-            worst = max(worst, difference(snaps["cuda"][key], reference, f"snapshot {key}"))
-    return (f"{len(snaps['cpu'])} snapshots, largest difference {worst:.2g} of the peak; "
-            f"{paths_note(tmp)}")
 
 
 def test_elastic_energy_matches_cpu(tmp):
@@ -442,16 +343,6 @@ def test_elastic_energy_matches_cpu(tmp):
         check(diff <= TOLERANCE, f"{name} energy differs by {diff:.3g} of its peak")
         worst = max(worst, diff)
     return f"largest difference {worst:.2g} of the peak (limit {TOLERANCE:g}); {paths_note(tmp)}"
-
-
-def test_elastic_bench_runs_on_gpu(tmp):
-    require_gpus(1)
-    rc, out, err = run(["bench", "--physics", "elastic", "--device", "cuda", "--size", "64",
-                        "--steps", "10", "--warmup", "2", "--copy-mib", "256"], cwd=tmp)
-    check(rc == 0, f"bench failed:\n{err}")
-    rate = re.search(r"throughput\s+([\d.]+) Gpoints/s", out)
-    check(rate and float(rate.group(1)) > 0, f"no throughput in:\n{out}")
-    return f"64^3 elastic: {rate.group(1)} Gpoints/s"
 
 
 def survey_on(tmp, job, device, ranks=2, env_added=None):
@@ -502,38 +393,6 @@ def compare_survey(tmp, job, shots, unstable, compare):
         worst = max(worst, compare(results["cuda"][1][f"shot {n}"], results["cpu"][1][f"shot {n}"],
                                    f"survey shot {n}"))
     return worst
-
-
-def test_survey_matches_cpu_and_guards(tmp):
-    """An acoustic survey of 4 shots (another frequency, depth and
-    amplitude among them) on one GPU per rank of one group: each shot
-    matches the CPU's, and an overflowing shot fails."""
-    job = layered_job((44, 40, 37), cpml=8, free_surface=True, duration=0.15)
-    del job["source"]["position"]
-    job["survey"] = {"ranks_per_shot": 2, "shots": [
-        {"position": [150.3, 200.1, 120.7]}, {"position": [250.3, 180.1], "depth": 90.4,
-                                              "frequency": 15},
-        {"position": [200.0, 200.0, 150.0]},
-        {"position": [300.3, 210.1, 100.7], "amplitude": 2.0}]}
-    worst = compare_survey(tmp, job, 4, 3, difference)
-    return (f"3 shots match the CPU to {worst:.2g} of the peak, shot 3 failed on the GPU too; "
-            f"{paths_note(tmp)}")
-
-
-def test_elastic_survey_matches_cpu_and_guards(tmp):
-    """An elastic survey with receivers moving with the source, on one GPU
-    per rank of one group: shots match the CPU's, the guard fails the
-    overflowing one."""
-    job = elastic_gpu_job(duration=0.1)
-    del job["source"]["position"]
-    job["receivers"] = {"components": ["vx", "vy", "vz", "p"],
-                        "line": {"start": [-80.5, 0.4, 15.2], "end": [80.5, 0.4, 150.3], "count": 7}}
-    job["survey"] = {"ranks_per_shot": 2, "receivers": "moving", "shots": [
-        {"position": [150.3, 200.1, 200.7]}, {"position": [220.3, 180.1, 190.2], "frequency": 10},
-        {"position": [200.0, 200.0, 220.0]}]}
-    worst = compare_survey(tmp, job, 3, 3, elastic_difference)
-    return (f"2 shots match the CPU to {worst:.2g} of each component's peak, shot 3 failed; "
-            f"{paths_note(tmp)}")
 
 
 def test_device_buffers_reported_and_timed_apart(tmp):
@@ -626,78 +485,6 @@ def test_signatures_match_cpu(tmp):
     return f"largest differences: file {acoustic:.2g}, elastic Ormsby {elastic:.2g} of the peak"
 
 
-def anisotropic_gpu_job(kind, n=(52, 44, 46), cpml=10, free_surface=True, duration=0.2):
-    """A layered VTI or TTI medium (tilt and anisotropy changing across the
-    layers) with a free surface: absorbing layers, slab boundaries and, for
-    the GPU, tiles both clear of the layers and in them."""
-    job = layered_job(n, cpml=cpml, free_surface=free_surface, duration=duration)
-    job["physics"] = {"type": kind}
-    nz = n[2]
-    layers = [{"top": 0, "vp": 1800, "epsilon": 0.1, "delta": 0.05, "theta": 30, "phi": 20},
-              {"top": 10.0 * nz * 0.4, "vp": 2400, "epsilon": 0.25, "delta": 0.1, "theta": 50,
-               "phi": -40},
-              {"top": 10.0 * nz * 0.7, "vp": 2800, "epsilon": 0.15, "delta": -0.05,
-               "theta": -20, "phi": 75}]
-    if kind == "vti":
-        for layer in layers:
-            del layer["theta"], layer["phi"]
-    job["model"] = {"type": "layered", "layers": layers}
-    return job
-
-
-def test_anisotropic_matches_cpu_on_one_two_and_four_ranks(tmp):
-    """VTI and TTI on the GPU against the CPU: one rank with layers on every
-    face, 2 and 4 ranks sharing it with a free surface (memory variables
-    exchanged), and a grid whose interior tiles are clear of the layers."""
-    require_gpus(1)
-    worst = 0.0
-    for kind in ("vti", "tti"):
-        for job, ranks in ((anisotropic_gpu_job(kind, free_surface=False), 1),
-                           (anisotropic_gpu_job(kind, n=(48, 44, 31), cpml=12), 2),
-                           (anisotropic_gpu_job(kind, n=(48, 44, 31), cpml=12), 4),
-                           (anisotropic_gpu_job(kind, n=(140, 76, 48), cpml=6, duration=0.12), 1)):
-            diff, _, _ = compare_with_cpu(tmp, job, gpu_ranks=ranks)
-            worst = max(worst, diff)
-    return f"largest difference {worst:.2g} of the peak (limit {TOLERANCE:g}); {paths_note(tmp)}"
-
-
-def test_anisotropic_orders_two_and_four_match_cpu(tmp):
-    require_gpus(1)
-    worst = 0.0
-    for kind in ("vti", "tti"):
-        for order in (2, 4):
-            job = anisotropic_gpu_job(kind, n=(40, 36, 44), cpml=8, duration=0.12)
-            job["physics"]["order"] = order
-            diff, _, _ = compare_with_cpu(tmp, job, gpu_ranks=1)
-            worst = max(worst, diff)
-    return f"largest difference {worst:.2g} of the peak (limit {TOLERANCE:g})"
-
-
-def test_anisotropic_survey_matches_cpu_and_guards(tmp):
-    """A TTI survey on one group of 2 ranks: the backend reset between
-    shots, each matching the CPU's, and the guard failing the overflowing one."""
-    job = anisotropic_gpu_job("tti", n=(44, 40, 37), cpml=8, duration=0.12)
-    del job["source"]["position"]
-    job["survey"] = {"ranks_per_shot": 2, "shots": [
-        {"position": [150.3, 200.1, 120.7]}, {"position": [250.3, 180.1, 90.4], "frequency": 15},
-        {"position": [200.0, 200.0, 150.0]}]}
-    worst = compare_survey(tmp, job, 3, 3, difference)
-    return f"2 shots match the CPU to {worst:.2g} of the peak, shot 3 failed; {paths_note(tmp)}"
-
-
-def test_anisotropic_bench_runs_on_gpu(tmp):
-    require_gpus(1)
-    rates = []
-    for kind in ("vti", "tti"):
-        rc, out, err = run(["bench", "--physics", kind, "--device", "cuda", "--size", "64",
-                            "--steps", "10", "--warmup", "2", "--copy-mib", "256"], cwd=tmp)
-        check(rc == 0, f"bench failed:\n{err}")
-        rate = re.search(r"throughput\s+([\d.]+) Gpoints/s", out)
-        check(rate and float(rate.group(1)) > 0, f"no throughput in:\n{out}")
-        rates.append(f"{kind} {rate.group(1)}")
-    return "64^3: " + ", ".join(rates) + " Gpoints/s"
-
-
 def test_predicted_compute_time_per_step_matches_the_kernels(tmp):
     """Slabs cut by cost on every GPU (up to 4, one rank each): each rank's
     predicted compute time per step (the cost model, from the plane-cost
@@ -772,19 +559,14 @@ def growth_stop(tmp, physics, device, ranks=1):
     return m
 
 
-def test_guard_on_gpu_decides_as_on_cpu(tmp):
+def test_guard_on_gpu_decides_alike_on_2_ranks_and_a_stable_box(tmp):
     """The guard's measure on the GPU (its reduction kernel's partial sums
-    per block, added on the host) decides as the CPU's: each physics made
-    to grow stops at the same check, for the same field, in the same
-    region; acoustic on 2 ranks sharing the GPU as on one; a long stable
-    box judges as many checks with the same longest rise; and bench shows
-    the checks' time."""
+    per block, added on the host; that each physics stops as on the CPU is
+    the conformance suite's): acoustic made to grow on 2 ranks sharing the
+    GPU stops as on one; a long stable box judges as many checks with the
+    same longest rise as on the CPU; and bench shows the checks' time."""
     require_gpus(1)
     from test_guard import box_job, guard_summary
-    for physics in ("acoustic", "elastic", "vti", "tti"):
-        cpu, gpu = growth_stop(tmp, physics, "cpu"), growth_stop(tmp, physics, "cuda")
-        check(cpu.group(1, 2, 4, 5, 7, 8) == gpu.group(1, 2, 4, 5, 7, 8),
-              f"{physics}: the GPU decided otherwise:\n{cpu.group(0)}\n{gpu.group(0)}")
     one = growth_stop(tmp, "acoustic", "cuda")
     two = growth_stop(tmp, "acoustic", "cuda", ranks=2)
     check(two.group(1, 2, 4, 5, 7, 8) == one.group(1, 2, 4, 5, 7, 8),
@@ -805,4 +587,4 @@ def test_guard_on_gpu_decides_as_on_cpu(tmp):
     m = re.search(r"instability guard   [0-9.]+ s in 5 checks every 5 steps \(([0-9.e+-]+) ms a "
                   r"check\), ([0-9.]+)% of the time loop", out)
     check(rc == 0 and m, f"bench (exit {rc}) shows no guard time:\n{out}\n{err}")
-    return f"4 physics stop alike; 96^3 acoustic: {m.group(1)} ms a check ({m.group(2)}% of the loop)"
+    return f"2 ranks stop alike; 96^3 acoustic: {m.group(1)} ms a check ({m.group(2)}% of the loop)"

@@ -1,5 +1,6 @@
-"""The instability guard (README, "Running": "Instability guard"): growth
-after the source has ended stops a run on every physics, long stable jobs
+"""The instability guard (README, "Running": "Instability guard"): that
+growth after the source has ended stops a run on every physics is the
+conformance suite's (tests/test_conformance.py); here long stable jobs
 run to their end, a record that overflowed with the guard off is not
 written, amplitudes float32 cannot carry are refused, sources and
 receivers inside the absorbing layers are warned of, and bench shows the
@@ -12,29 +13,21 @@ import re
 
 import numpy as np
 
-from testlib import check, leftovers, read_gather, run, run_job
-
-PHYSICS = ("acoustic", "elastic", "vti", "tti")
+from testlib import check, medium, read_gather, run, run_job
 
 
 def small_job(physics, gather="out/shot.h5", duration=1.2, cpml=6):
-    """24^3 points, 20 Hz in 3000 m/s: the guard judges growth from about
-    0.26 s (0.36 s elastic, whose slowest wave is vs = 1700 m/s)."""
+    """24^3 points, 20 Hz in the physics' homogeneous medium (testlib's
+    medium: vp 3000 m/s): the guard judges growth from about 0.26 s (0.36 s
+    elastic, whose slowest wave is vs = 1700 m/s)."""
     job = {"grid": {"nx": 24, "ny": 24, "nz": 24, "dx": 10, "dy": 10, "dz": 10},
            "time": {"dt": "auto", "duration": duration},
            "physics": {"type": physics, "order": 8},
-           "model": {"type": "homogeneous", "vp": 3000},
+           "model": medium(physics),
            "boundaries": {"cpml": cpml},
            "source": {"position": [113.3, 117.2, 122.1], "frequency": 20},
            "receivers": {"line": {"start": [80, 120, 80], "end": [160, 120, 80], "count": 5}},
            "output": {"gather": gather, "overwrite": True}}
-    if physics == "elastic":
-        job["model"].update(vs=1700, rho=2200)
-        job["source"]["type"] = "explosive"
-    if physics in ("vti", "tti"):
-        job["model"].update(epsilon=0.2, delta=0.1)
-    if physics == "tti":
-        job["model"].update(theta=30, phi=20)
     return job
 
 
@@ -54,40 +47,6 @@ GROWTH = re.compile(
     r"\(t = [0-9.e+-]+ to [0-9.e+-]+ s\), to ([0-9.e+]+) times its level when the source ended "
     r"\(step (\d+)\) and [0-9.e+-]+ of its peak; .*(the interior|the [xyz]m(?:in|ax) absorbing "
     r"layer) \(checked every 100 steps\); .*(cfl_safety|boundaries\.cpml)")
-
-
-def test_growth_stops_every_physics(tmp):
-    """On each physics (CPU, 1 rank; acoustic on 3 ranks too), a run made to
-    grow by 3% a step stops with the field, the checks, the growth, where
-    it is and what to change; its report says failed with that reason, and
-    the gather an earlier run wrote under the same name is left as it was,
-    nothing temporary beside it. The acoustic decision does not depend on
-    the rank count."""
-    notes, gather = [], os.path.join(tmp, "out", "shot.h5")
-    for physics in PHYSICS:
-        run_job(tmp, small_job(physics, duration=0.1), name=physics)
-        before = digest(gather)
-        for ranks in ((1, 3) if physics == "acoustic" else (1,)):
-            rc, out, err = run_job(tmp, small_job(physics), name=physics, ranks=ranks,
-                                   expect_ok=False, env={"SEISFD_TEST_GROWTH": "1.03"})
-            m = GROWTH.search(err)
-            check(rc == 1 and m and err.count("seisfd: error") == 1,
-                  f"{physics} on {ranks} ranks: exit {rc}, no growth message:\n{err}")
-            field, checks, rise, start = m.group(1), int(m.group(2)), float(m.group(3)), int(m.group(7))
-            check(checks >= 6 and float(m.group(6)) >= 10.0 and rise >= 10.0,
-                  f"{physics}: {checks} checks, x {rise}")
-            shot = report_of(tmp)
-            check(shot["status"] == "failed" and shot["reason"] in err,
-                  f"{physics}: report {shot['status']}: {shot['reason']}")
-            check(digest(gather) == before and not leftovers(tmp),
-                  f"{physics}: the earlier gather changed or files were left: {leftovers(tmp)}")
-            if physics == "acoustic" and ranks == 1:
-                one_rank = m.group(1, 2, 4, 5, 7, 8)
-            if physics == "acoustic" and ranks == 3:
-                check(m.group(1, 2, 4, 5, 7, 8) == one_rank,
-                      f"3 ranks decided otherwise: {m.group(0)}")
-        notes.append(f"{physics} {field} x {rise:.3g} after {checks} checks from step {start}")
-    return "; ".join(notes)
 
 
 def test_overflow_with_the_guard_off_writes_no_gather(tmp):

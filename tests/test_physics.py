@@ -1,5 +1,6 @@
-"""Physics of the acoustic solver against analytic solutions, across rank
-counts, and at the boundaries."""
+"""Physics of the acoustic solver against analytic solutions and at the
+boundaries (rank invariance and receivers at the grid's edge are the
+conformance suite's, tests/test_conformance.py)."""
 import math
 import os
 
@@ -39,43 +40,6 @@ def test_homogeneous_matches_analytic(tmp):
         check(abs(peak - 1.0) < 0.02, f"r = {r:.1f} m: peak amplitude ratio {peak:.4f}")
         worst = max(worst, m)
     return f"worst misfit {100 * worst:.2f}% (limit 2%)"
-
-
-def invariance_job():
-    """Layered model, free surface, absorbing layers thicker than the 4-rank
-    slabs (12 planes), receivers astride slab boundaries."""
-    job = base_job(n=(40, 36, 47), h=10.0, cpml=12, duration=0.3, dt=0.0012,
-                   source=[201.7, 178.2, 153.3], frequency=12.0)
-    job["model"] = {"type": "layered", "layers": [{"top": 0, "vp": 1800},
-                                                  {"top": 180, "vp": 2400},
-                                                  {"top": 300, "vp": 3000}]}
-    job["boundaries"]["free_surface"] = True
-    job["receivers"] = {"line": {"start": [125.5, 150.0, 15.0], "end": [275.5, 190.0, 15.0],
-                                 "count": 7},
-                        "points": [[200.0, 180.0, 118.7], [210.3, 170.1, 120.0],
-                                   [190.0, 150.0, 240.5], [230.0, 175.0, 355.0],
-                                   [180.0, 160.0, 345.2]]}
-    return job
-
-
-def test_rank_invariance_with_uneven_and_thin_slabs(tmp):
-    """1, 2, 3 (uneven) and 4 ranks (the z absorbing layer spans two slabs)
-    give the same gather to 1e-6 of its peak."""
-    gathers = {}
-    for ranks in (1, 2, 3, 4):
-        job = invariance_job()
-        job["output"]["gather"] = f"gather{ranks}.h5"
-        run_job(tmp, job, name=f"job{ranks}", ranks=ranks)
-        gathers[ranks] = read_gather(os.path.join(tmp, f"gather{ranks}.h5"))["traces"]
-    reference = gathers[1]
-    peak = np.abs(reference).max()
-    check(peak > 0, "the reference gather is empty")
-    worst = 0.0
-    for ranks in (2, 3, 4):
-        diff = np.abs(gathers[ranks] - reference).max() / peak
-        check(diff <= 1e-6, f"{ranks} ranks differ from 1 rank by {diff:.3g} of the peak")
-        worst = max(worst, diff)
-    return f"largest difference {worst:.2g} of the peak (limit 1e-6)"
 
 
 # The reflection of a 20-point CPML is pinned to the levels the code of
@@ -286,36 +250,3 @@ def test_free_surface_ghost(tmp):
     check(trace[i_direct] > 0, "the direct arrival should be a positive peak")
     return (f"misfit {100 * m:.2f}%, ghost trough {1000 * (t_min - t_ghost):+.1f} ms from the "
             f"image time, amplitude ratio {ratio:.3f}")
-
-
-def test_receivers_a_hair_outside_the_grid_sit_on_its_edge(tmp):
-    """The job's checks let a position lie up to 1e-9 of a spacing past
-    the grid's edge; such a receiver records what one on the edge does:
-    bit for bit on the pressure's lattice (clamped onto the edge), within
-    1e-6 on the elastic staggered lattices (which reach half a cell past
-    the nodes anyway, so the point is used as it is)."""
-    h = 10.0
-    edge = [[0.0, 301.3, 255.1], [-1e-9 * h, 301.3, 255.1],
-            [190.0, 99.7, 0.0], [190.0, 99.7, -1e-9 * h]]
-    worst = 0.0
-    for physics in ("acoustic", "elastic"):
-        job = base_job(n=(40, 40, 40), h=h, vp=V, cpml=8, duration=0.15, dt=0.001,
-                       source=[200.3, 198.1, 201.7], receivers=edge)
-        if physics == "elastic":
-            job["physics"] = {"type": "elastic"}
-            job["model"] = {"type": "homogeneous", "vp": V, "vs": 1150.0, "rho": 2000.0}
-            job["receivers"]["components"] = ["vx", "vz", "p"]
-        run_job(tmp, job, name=physics)
-        traces = read_gather(os.path.join(tmp, "gather.h5"))["traces"]
-        traces = traces if physics == "elastic" else traces[None]
-        for c in range(traces.shape[0]):
-            for on, past in ((0, 1), (2, 3)):
-                check(np.abs(traces[c, on]).max() > 0, f"{physics}: a silent edge receiver")
-                d = float(np.abs(traces[c, past] - traces[c, on]).max() /
-                          np.abs(traces[c, on]).max())
-                limit = 0.0 if physics == "acoustic" else 1e-6
-                check(d <= limit, f"{physics} component {c}: receiver {past} a hair outside "
-                                  f"differs from the one on the edge by {d:.2e}")
-                worst = max(worst, d)
-    return (f"acoustic: equal bit for bit; elastic: largest difference {worst:.1e} of the edge "
-            f"receiver's peak (staggered axes reach past the nodes)")

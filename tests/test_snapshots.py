@@ -47,19 +47,15 @@ def read_xdmf(path):
     return out
 
 
-def test_snapshots_xdmf_and_serial_equality(tmp):
-    """The XDMF index parses and matches the HDF5 file; 1 and 3 ranks write
-    the same values; a snapshot value equals the receiver on that node."""
-    snaps = {}
-    for ranks in (1, 3):
-        job = snapshot_job()
-        job["output"]["snapshots"]["path"] = f"snaps/run{ranks}.h5"
-        job["output"]["gather"] = f"gather{ranks}.h5"
-        run_job(tmp, job, name=f"snap{ranks}", ranks=ranks)
-        snaps[ranks] = os.path.join(tmp, "snaps", f"run{ranks}.h5")
-    grids = read_xdmf(os.path.join(tmp, "snaps", "run3.xdmf"))
-    gather = read_gather(os.path.join(tmp, "gather1.h5"))
-    with h5py.File(snaps[1], "r") as serial, h5py.File(snaps[3], "r") as parallel:
+def test_snapshots_xdmf_and_receiver_equality(tmp):
+    """The XDMF index of a run on 3 ranks parses and matches the HDF5
+    file; a snapshot value equals the receiver on that node. (That 1 and 3
+    ranks write the same values is the conformance suite's.)"""
+    run_job(tmp, snapshot_job(), name="snap3", ranks=3)
+    snaps = os.path.join(tmp, "snaps", "run.h5")
+    grids = read_xdmf(os.path.join(tmp, "snaps", "run.xdmf"))
+    gather = read_gather(os.path.join(tmp, "gather.h5"))
+    with h5py.File(snaps, "r") as parallel:
         group = parallel["snapshots"]
         steps = list(group.attrs["steps"])
         check(steps == [10, 20, 30, 40], f"snapshot steps {steps}")
@@ -67,7 +63,7 @@ def test_snapshots_xdmf_and_serial_equality(tmp):
         check(len(grids) == len(steps), f"{len(grids)} XDMF grids for {len(steps)} snapshots")
         for grid, step, t in zip(grids, steps, group.attrs["times"]):
             name = f"{step:08d}"
-            check(grid["ref"] == f"run3.h5:/snapshots/p/{name}", f"XDMF points at {grid['ref']}")
+            check(grid["ref"] == f"run.h5:/snapshots/p/{name}", f"XDMF points at {grid['ref']}")
             data = group["p"][name]
             shape = " ".join(str(n) for n in data.shape)
             check(grid["dims"] == shape and grid["topology"] == shape,
@@ -75,19 +71,17 @@ def test_snapshots_xdmf_and_serial_equality(tmp):
             check(abs(grid["time"] - t) < 1e-9 and abs(data.attrs["time"] - t) < 1e-12,
                   f"time of step {step}")
             check(grid["geometry"][1] == ["30", "10", "20"], f"spacing {grid['geometry'][1]}")
-            check(np.array_equal(data[:], serial["snapshots"]["p"][name][:]),
-                  f"step {step}: 3 ranks differ from 1 rank")
             check(np.abs(data[:]).max() > 0, f"step {step} is empty")
             node = data[18 // 3, 13, 8 // 2]
             trace = gather["traces"][0][step]
             check(abs(node - trace) <= 1e-6 * np.abs(gather["traces"]).max(),
                   f"step {step}: snapshot {node} but the receiver on that node {trace}")
     png = os.path.join(tmp, "slices.png")
-    plot = subprocess.run([sys.executable, PLOT, "snapshot", snaps[3], png, "--step", "30"],
+    plot = subprocess.run([sys.executable, PLOT, "snapshot", snaps, png, "--step", "30"],
                           capture_output=True, text=True)
     check(plot.returncode == 0 and open(png, "rb").read(8) == b"\x89PNG\r\n\x1a\n",
           f"the plot tool did not draw the snapshot:\n{plot.stderr}")
-    return f"{len(steps)} snapshots, XDMF consistent, 1 == 3 ranks, plotted"
+    return f"{len(steps)} snapshots on 3 ranks, XDMF consistent, equal to the receiver, plotted"
 
 
 def digest(path):

@@ -4,9 +4,12 @@ import contextlib
 import json
 import math
 import os
+import re
 import resource
+import shutil
 import signal
 import subprocess
+import tempfile
 import time
 
 import h5py
@@ -266,3 +269,86 @@ def base_job(n=(60, 60, 60), h=10.0, vp=2000.0, cpml=10, duration=0.3, dt=0.001,
                                                h * (nz // 2) + 0.7]]},
         "output": {"gather": gather, "overwrite": True},
     }
+
+
+# The media of the tests that run every physics: values by parameter, not
+# by physics, so that each physics the program declares gets its medium
+# from the parameters it says it takes (physics_parameters). Three layers:
+# a fluid on top where a physics has shear waves (vs 0), tilt and
+# anisotropy changing across them (delta negative in the last); and one
+# point for homogeneous models.
+LAYER_VALUES = {"vp": (1800.0, 2400.0, 3000.0), "vs": (0.0, 1300.0, 1700.0),
+                "rho": (1000.0, 2100.0, 2400.0), "epsilon": (0.1, 0.25, 0.15),
+                "delta": (0.05, 0.1, -0.05), "theta": (30.0, 50.0, -20.0),
+                "phi": (20.0, -40.0, 75.0)}
+POINT_VALUES = {"vp": 3000.0, "vs": 1700.0, "rho": 2200.0, "epsilon": 0.2, "delta": 0.1,
+                "theta": 30.0, "phi": 20.0}
+_declared = {}
+_parameters = {}
+
+
+def declared_physics(backend="cpu"):
+    """The physics seisfd has kernels for on a backend, in the program's
+    order, as `seisfd --version` lists them ("physics   cpu: acoustic,
+    elastic, vti, tti"); none for a backend this build lacks."""
+    if not _declared:
+        rc, out, err = run(["--version"])
+        check(rc == 0, f"seisfd --version failed:\n{err}")
+        for name, physics in re.findall(r"^\s*physics\s+(\w+): (.*)$", out, re.M):
+            _declared[name] = [p.strip() for p in physics.split(",") if p.strip()]
+        check(_declared.get("cpu"), f"seisfd --version lists no physics on the CPU:\n{out}")
+    return list(_declared.get(backend, []))
+
+
+def physics_parameters(physics):
+    """The model parameters a physics takes, as `seisfd check` names them
+    missing from a model that gives none."""
+    if physics not in _parameters:
+        job = base_job(n=(24, 24, 24), cpml=4, duration=0.01)
+        job["physics"] = {"type": physics}
+        job["model"] = {"type": "homogeneous"}
+        folder = tempfile.mkdtemp(prefix="seisfd-parameters-")
+        try:
+            rc, out, err = run(["check", write_job(os.path.join(folder, "job.yaml"), job)],
+                               cwd=folder)
+        finally:
+            shutil.rmtree(folder, ignore_errors=True)
+        names = re.findall(r"model\.(\w+): required key is missing", err)
+        check(rc != 0 and names, f"{physics}: seisfd check names no parameter it needs:\n{err}")
+        unknown = [n for n in names if n not in POINT_VALUES]
+        check(not unknown, f"{physics} takes {', '.join(unknown)}, which testlib's LAYER_VALUES "
+                           f"and POINT_VALUES give no value: add them there")
+        _parameters[physics] = names
+    return list(_parameters[physics])
+
+
+def medium(physics, tops=None):
+    """A model the physics runs: homogeneous (POINT_VALUES), or layered
+    with a layer at each depth of tops (LAYER_VALUES, at most three)."""
+    names = physics_parameters(physics)
+    if tops is None:
+        return {"type": "homogeneous", **{n: POINT_VALUES[n] for n in names}}
+    check(len(tops) <= 3, f"{len(tops)} layers asked for, LAYER_VALUES has 3")
+    return {"type": "layered",
+            "layers": [{"top": top, **{n: LAYER_VALUES[n][i] for n in names}}
+                       for i, top in enumerate(tops)]}
+
+
+# How far two runs that must agree may differ, as a fraction of the
+# reference's peak, for each precision of the fields and records (float32
+# today). On the CPU every rank count and every shot of a survey adds the
+# same terms in the same order: bit for bit. A receiver 1e-9 of a spacing
+# outside the grid on a staggered lattice (not moved onto the edge) gets
+# weights that differ in their last bits ("edge"). The GPU's kernels sum in
+# other orders (and fuse multiply-adds), so it agrees with the CPU, and
+# with itself on other rank counts (other tiles at the slab ends), to the
+# rounding of a few hundred steps.
+TOLERANCES = {"float32": {"ranks": 0.0, "shots": 0.0, "edge": 1e-6, "gpu": 1e-5,
+                          "gpu ranks": 1e-5}}
+
+
+def tolerance(kind, dtype=np.float32):
+    """The TOLERANCES entry of a kind for data of dtype."""
+    name = np.dtype(dtype).name
+    check(name in TOLERANCES, f"no tolerances for {name} data: add them to testlib's TOLERANCES")
+    return TOLERANCES[name][kind]
