@@ -20,7 +20,6 @@ typedef struct {
     long z0;
     int radius, free_surface_here;
     float *p_prev, *p_cur, *vdt2;
-    float *coef[4][3];              /* a, b, a_half, b_half per axis */
     float *psi[3][2], *zeta[3][2];  /* [axis][side] */
     long half_hi[3][2];             /* one past the last stored half point (z: local) */
     sf_cuda_step step;              /* kernel arguments; fields set per launch */
@@ -92,9 +91,6 @@ static void plan_arrays(acoustic_state *b, const sf_problem *p)
     sf_cuda_want_state(arrays, &b->p_prev, L->field_size, sizeof(float), "the wavefield");
     sf_cuda_want_state(arrays, &b->p_cur, L->field_size, sizeof(float), "the wavefield");
     sf_cuda_want(arrays, &b->vdt2, L->plane_size, sizeof(float), "the velocity term v^2 dt^2");
-    for (int a = 0; a < 3; ++a)
-        for (int c = 0; c < 4; ++c)
-            sf_cuda_want(arrays, &b->coef[c][a], (size_t)p->cpml[a].n, sizeof(float), "CPML coefficients");
     for (int side = 0; side < 2; ++side) {
         plan_layer_xy(b, p, 0, side);
         plan_layer_xy(b, p, 1, side);
@@ -120,16 +116,12 @@ static void upload_model(acoustic_state *b, const sf_problem *p)
     free(plane);
 }
 
-static void upload_cpml(void *state, const sf_problem *p)
+/* The stencil's CPML arguments. */
+static void setup_layers(acoustic_state *b)
 {
-    acoustic_state *b = (acoustic_state *)state;
     for (int a = 0; a < 3; ++a) {
-        const sf_cpml_axis *ax = &p->cpml[a];
-        const float *host[4] = {ax->a, ax->b, ax->a_half, ax->b_half};
-        for (int c = 0; c < 4; ++c)
-            sf_cuda_upload(b->coef[c][a], host[c], (size_t)ax->n * sizeof(float), "uploading CPML coefficients");
-        b->step.a[a] = b->coef[0][a];
-        b->step.b[a] = b->coef[1][a];
+        b->step.a[a] = b->c->cpml[a].a;
+        b->step.b[a] = b->c->cpml[a].b;
         for (int s = 0; s < 2; ++s) {
             b->step.layer[a][s].psi = b->psi[a][s];
             b->step.layer[a][s].zeta = b->zeta[a][s];
@@ -189,7 +181,7 @@ static void acoustic_upload(void *state, const sf_problem *p)
 {
     acoustic_state *b = (acoustic_state *)state;
     upload_model(b, p);
-    upload_cpml(b, p);
+    setup_layers(b);
     b->step.grid = b->c->grid;
     b->step.z0 = (int)p->z0;
     b->step.zero_plane0 = b->free_surface_here;
@@ -299,8 +291,8 @@ static void update_cpml_memory(acoustic_state *b, long k0, long k1, cudaStream_t
             else if (!memory_box_z(b, side, k0, k1, box))
                 continue;
             box->psi = b->psi[axis][side];
-            box->a_half = b->coef[2][axis];
-            box->b_half = b->coef[3][axis];
+            box->a_half = b->c->cpml[axis].a_half;
+            box->b_half = b->c->cpml[axis].b_half;
             memcpy(box->first, b->step.c.first[axis], sizeof box->first);
             ++count;
         }
@@ -360,7 +352,7 @@ static const float *component(const void *state, sf_component c)
 
 static const sf_cuda_physics KERNELS = {
     "acoustic", SF_ACOUSTIC_STAGES, 0, 0,
-    acoustic_create, acoustic_upload, setup_frame_stream, acoustic_destroy, upload_cpml,
+    acoustic_create, acoustic_upload, setup_frame_stream, acoustic_destroy,
     update, finish_stage, mirror,
     place_source, source_arrays, NULL,
     halo_arrays, halo_planes, NULL,

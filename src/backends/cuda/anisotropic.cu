@@ -49,7 +49,6 @@ typedef struct {
     float dt2;
     float *prev[FIELDS], *cur[FIELDS];
     float *medium[MEDIUM_ARRAYS];          /* owned planes in the field layout */
-    float *coef[AXES][4];                  /* a, b, a_half, b_half (global axes) */
     int *half_slot[AXES], *point_slot[AXES], *point_at[AXES];
     float *psi[FIELDS][AXES], *zeta[FIELDS][AXES];
     float *mixed[FIELDS][SF_MIXED_PAIRS][SF_MIXED_OWNERS][SF_MIXED_VARIABLES];   /* tti */
@@ -105,7 +104,7 @@ static size_t cross_section(const anisotropic_state *b, int a)
 
 /* ---- set-up ------------------------------------------------------------- */
 
-static void plan_arrays(anisotropic_state *b, const sf_problem *p)
+static void plan_arrays(anisotropic_state *b)
 {
     const sf_layout *L = &b->c->L;
     sf_cuda_arrays *arrays = &b->c->arrays;
@@ -118,8 +117,6 @@ static void plan_arrays(anisotropic_state *b, const sf_problem *p)
     for (int a = 0; a < AXES; ++a) {
         const sf_cpml_slots *ax = &b->axis[a].slots;
         const size_t table = (size_t)(ax->n + 2 * SF_CPML_SLOT_SLACK);
-        for (int c = 0; c < 4; ++c)
-            sf_cuda_want(arrays, &b->coef[a][c], (size_t)p->cpml[a].n, sizeof(float), "CPML coefficients");
         sf_cuda_want(arrays, &b->half_slot[a], table, sizeof(int), "CPML slots");
         sf_cuda_want(arrays, &b->point_slot[a], table, sizeof(int), "CPML slots");
         sf_cuda_want(arrays, &b->point_at[a], (size_t)ax->points, sizeof(int), "CPML slots");
@@ -183,18 +180,6 @@ static void upload_layers(anisotropic_state *b)
     }
 }
 
-static void upload_cpml(void *state, const sf_problem *p)
-{
-    anisotropic_state *b = (anisotropic_state *)state;
-    for (int a = 0; a < AXES; ++a) {
-        const sf_cpml_axis *ax = &p->cpml[a];
-        const float *host[4] = {ax->a, ax->b, ax->a_half, ax->b_half};
-        for (int c = 0; c < 4; ++c)
-            sf_cuda_upload(b->coef[a][c], host[c], (size_t)ax->n * sizeof(float),
-                           "uploading CPML coefficients");
-    }
-}
-
 /* The planes that read psi_z as disjoint runs: where the two layers'
  * reaches overlap (thin grids) or meet, one run, so that the z correction
  * visits each plane once. */
@@ -242,8 +227,8 @@ static void setup_step(anisotropic_state *b, const sf_problem *p)
         ax->half_slot = b->half_slot[a];
         ax->point_slot = b->point_slot[a];
         ax->point_at = b->point_at[a];
-        ax->a = b->coef[a][0];
-        ax->b = b->coef[a][1];
+        ax->a = b->c->cpml[a].a;
+        ax->b = b->c->cpml[a].b;
         for (int f = 0; f < FIELDS; ++f) {
             ax->psi[f] = b->psi[f][a];
             ax->zeta[f] = b->zeta[f][a];
@@ -275,7 +260,7 @@ static void *anisotropic_create(sf_cuda_common *c, const sf_problem *p)
     b->free_surface_here = p->free_surface && p->z0 == 0;
     b->dt2 = (float)(p->dt * p->dt);
     number_layers(b, p);
-    plan_arrays(b, p);
+    plan_arrays(b);
     return b;
 }
 
@@ -284,7 +269,6 @@ static void anisotropic_upload(void *state, const sf_problem *p)
     anisotropic_state *b = (anisotropic_state *)state;
     upload_medium(b, p);
     upload_layers(b);
-    upload_cpml(b, p);
     setup_step(b, p);
 }
 
@@ -341,8 +325,8 @@ static int memory_box(const anisotropic_state *b, int f, int a, const slot_run *
     memset(box, 0, sizeof *box);
     box->axis = a;
     box->psi = b->psi[f][a];
-    box->a_half = b->coef[a][2];
-    box->b_half = b->coef[a][3];
+    box->a_half = b->c->cpml[a].a_half;
+    box->b_half = b->c->cpml[a].b_half;
     memcpy(box->first, b->step.first[a], sizeof box->first);
     box->psi_stride[0] = 1;
     if (a == 0) {
@@ -440,7 +424,7 @@ static const float *component(const void *state, sf_component c)
 
 static const sf_cuda_physics KERNELS = {
     "anisotropic", SF_ACOUSTIC_STAGES, 0, 0,
-    anisotropic_create, anisotropic_upload, NULL, anisotropic_destroy, upload_cpml,
+    anisotropic_create, anisotropic_upload, NULL, anisotropic_destroy,
     update, finish_stage, mirror,
     place_source, source_arrays, NULL,
     halo_arrays, halo_planes, NULL,

@@ -29,7 +29,7 @@ static void require(const sf_cuda_physics *k, int present, const char *what)
 static void check_kernels(const sf_cuda_physics *k)
 {
     require(k, k->create != NULL, "create"), require(k, k->upload != NULL, "upload");
-    require(k, k->reload_cpml != NULL, "reload_cpml"), require(k, k->update != NULL, "update");
+    require(k, k->update != NULL, "update");
     require(k, k->finish_stage != NULL, "finish_stage"), require(k, k->mirror != NULL, "mirror");
     require(k, k->place_source != NULL, "place_source");
     require(k, k->inject || k->source_arrays, "source_arrays");
@@ -59,6 +59,7 @@ sf_backend *sf_cuda_backend_create(const sf_cuda_physics *physics, const sf_prob
     b->state = physics->create(&b->c, p);
     plan_halos(b);
     sf_cuda_common_allocate(&b->c);
+    sf_cuda_common_upload_cpml(&b->c, p);
     physics->upload(b->state, p);
     sf_cuda_common_setup_acquisition(&b->c, b->state, p);
     sf_cuda_common_start(&b->c, p->halo_transport);

@@ -1,5 +1,5 @@
-/* The plumbing every CUDA backend shares, whatever its physics: arrays,
- * streams, the acquisition tables and what reads them back. */
+/* The CUDA backend's plumbing that needs no physics: arrays, the CPML
+ * coefficients, streams, the acquisition tables and what reads them back. */
 #include "cuda_common.h"
 #include "cuda_physics.h"
 
@@ -23,6 +23,12 @@ void sf_cuda_common_init(sf_cuda_common *c, const sf_problem *p, const sf_cuda_p
     c->grid.sx = c->L.sx;
     c->grid.sp = c->L.sp;
     c->physics = physics;
+    for (int a = 0; a < 3; ++a) {
+        sf_cuda_cpml_coefficients *k = &c->cpml[a];
+        float **arrays[4] = {&k->a, &k->b, &k->a_half, &k->b_half};
+        for (int q = 0; q < 4; ++q)
+            sf_cuda_want(&c->arrays, arrays[q], (size_t)p->cpml[a].n, sizeof(float), "CPML coefficients");
+    }
 }
 
 void sf_cuda_common_plan(sf_cuda_common *c, const size_t halo_count[SF_MAX_HALO_GROUPS])
@@ -37,6 +43,18 @@ void sf_cuda_common_plan(sf_cuda_common *c, const size_t halo_count[SF_MAX_HALO_
 void sf_cuda_common_allocate(sf_cuda_common *c)
 {
     sf_cuda_allocate(&c->arrays, c->L.nx, c->L.ny, c->L.nz);
+}
+
+void sf_cuda_common_upload_cpml(sf_cuda_common *c, const sf_problem *p)
+{
+    for (int a = 0; a < 3; ++a) {
+        const sf_cpml_axis *ax = &p->cpml[a];
+        const sf_cuda_cpml_coefficients *k = &c->cpml[a];
+        float *device[4] = {k->a, k->b, k->a_half, k->b_half};
+        const float *host[4] = {ax->a, ax->b, ax->a_half, ax->b_half};
+        for (int q = 0; q < 4; ++q)
+            sf_cuda_upload(device[q], host[q], (size_t)ax->n * sizeof(float), "uploading CPML coefficients");
+    }
 }
 
 /* ---- acquisition ---------------------------------------------------------- */
@@ -180,7 +198,7 @@ void sf_cuda_common_reset(sf_cuda_common *c, void *state, const sf_problem *p)
     sf_cuda_halo_synchronize(&c->xfer);
     sf_cuda_zero_state(&c->arrays, c->xfer.compute);
     SF_CUDA_CHECK(cudaStreamSynchronize(c->xfer.compute), "zeroing the state of the last shot");
-    c->physics->reload_cpml(state, p);
+    sf_cuda_common_upload_cpml(c, p);
     free_acquisition(c);
     sf_cuda_common_setup_acquisition(c, state, p);
     /* The uploads ran on the legacy stream, which the non-blocking streams

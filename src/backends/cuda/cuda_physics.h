@@ -2,8 +2,8 @@
  * launches and the few facts about its device arrays that the backend's
  * plumbing needs (CUDA sources only). The backend owns the layout, the
  * streams and events, the halo buffers, the source and receiver tables,
- * the timers and the guard; a physics owns its fields, its medium and its
- * CPML, whose device arrays it requests through the common arrays
+ * the CPML coefficients, the timers and the guard; a physics owns its
+ * fields, its medium and its CPML memory, whose device arrays it requests through the common arrays
  * (sf_cuda_want_state for the per-shot ones) so that reset's zeroing,
  * amplify and memory_bytes need no physics. Stages and halo groups are
  * the physics' (sf_physics_plugin). */
@@ -28,18 +28,15 @@ struct sf_cuda_physics {
      * requests its device arrays from c->arrays (allocated after create
      * returns, with the backend's). */
     void *(*create)(sf_cuda_common *c, const sf_problem *p);
-    /* Once the arrays are allocated: the medium, the CPML coefficients and
-     * the kernels' arguments, uploaded before the source table is built. */
+    /* Once the arrays are allocated and the CPML coefficients (c->cpml)
+     * uploaded: the medium and the kernels' arguments, before the source
+     * table is built. */
     void (*upload)(void *state, const sf_problem *p);
     /* Once the streams exist (NULL: nothing more). */
     void (*start)(void *state);
     /* What else the state holds (NULL: the state is one allocation,
      * freed with free); called after the common arrays are freed. */
     void (*destroy)(void *state);
-    /* A reset's new CPML coefficients (another dominant frequency gives
-     * another frequency shift), uploaded after the state is zeroed and
-     * before the shot's source table is built. */
-    void (*reload_cpml)(void *state, const sf_problem *shot);
 
     /* Stage over owned planes [k0, k1), k0 < k1, timed as the stencil. */
     void (*update)(void *state, int stage, long k0, long k1, cudaStream_t stream);

@@ -18,7 +18,6 @@ typedef struct {
     sf_cuda_elastic_step step;       /* kernel arguments, device pointers */
     double h[3], dt;
     float *fields, *medium, *before, *weights;
-    float *coef[4][3];               /* a, b, a_half, b_half per axis */
     sf_cuda_energy_weights energy_weights;
     double *energy_sums;
     float *host_block;               /* during create only (NULL afterwards): the medium the */
@@ -77,8 +76,6 @@ static void plan_arrays(elastic_state *b, const sf_problem *p)
         sf_cuda_want(arrays, &b->energy_sums, 2, sizeof(double), "the energy diagnostic");
     }
     for (int a = 0; a < 3; ++a) {
-        for (int c = 0; c < 4; ++c)
-            sf_cuda_want(arrays, &b->coef[c][a], (size_t)p->cpml[a].n, sizeof(float), "CPML coefficients");
         for (int s = 0; s < 2; ++s) plan_layer(b, p, a, s);
     }
     plan_halos(b, p);
@@ -156,18 +153,6 @@ static void upload_energy_weights(elastic_state *b, float *const *m)
     for (int q = 0; q < 6; ++q) b->step.before[q] = b->before + L->plane_size * (size_t)q;
 }
 
-static void upload_cpml(void *state, const sf_problem *p)
-{
-    elastic_state *b = (elastic_state *)state;
-    for (int a = 0; a < 3; ++a) {
-        const sf_cpml_axis *ax = &p->cpml[a];
-        const float *host[4] = {ax->a, ax->b, ax->a_half, ax->b_half};
-        for (int c = 0; c < 4; ++c)
-            sf_cuda_upload(b->coef[c][a], host[c], (size_t)ax->n * sizeof(float), "uploading CPML coefficients");
-        b->step.a[a] = b->coef[0][a], b->step.b[a] = b->coef[1][a];
-        b->step.a_half[a] = b->coef[2][a], b->step.b_half[a] = b->coef[3][a];
-    }
-}
 
 static int is_velocity(sf_elastic_field f) { return f <= SF_FIELD_VZ; }
 
@@ -213,6 +198,10 @@ static void setup_step(elastic_state *b, const sf_problem *p)
     s->dt = (float)p->dt;
     s->free_surface_here = p->free_surface && p->z0 == 0;
     s->gx = b->c->L.gx, s->sx = b->c->L.sx, s->sp = b->c->L.sp;
+    for (int a = 0; a < 3; ++a) {
+        const sf_cuda_cpml_coefficients *k = &b->c->cpml[a];
+        s->a[a] = k->a, s->b[a] = k->b, s->a_half[a] = k->a_half, s->b_half[a] = k->b_half;
+    }
     for (int a = 0; a < 3; ++a)
         for (int m = 0; m <= SF_MAX_RADIUS; ++m) s->d1[a][m] = (float)(p->stencil.first[m] / p->h[a]);
     static const sf_elastic_field velocity[] = {SF_FIELD_VX, SF_FIELD_VY, SF_FIELD_VZ};
@@ -243,7 +232,6 @@ static void elastic_upload(void *state, const sf_problem *p)
     upload_nodes(b, p);
     host_medium(b, p);
     if (p->energy) upload_energy_weights(b, b->host_medium);
-    upload_cpml(b, p);
 }
 
 static void drop_host_medium(void *state)
@@ -344,7 +332,7 @@ static void energy(void *state, double out[2])
 
 static const sf_cuda_physics KERNELS = {
     "elastic", SF_HALF_STEPS, 1, 1,
-    elastic_create, elastic_upload, drop_host_medium, NULL, upload_cpml,
+    elastic_create, elastic_upload, drop_host_medium, NULL,
     update, finish_stage, mirror,
     place_source, NULL, inject,
     halo_arrays, NULL, move_halo,
