@@ -3,10 +3,10 @@
  * plumbing needs (CUDA sources only). The backend owns the layout, the
  * streams and events, the halo buffers, the source and receiver tables,
  * the CPML coefficients, the timers and the guard; a physics owns its
- * fields, its medium and its CPML memory, whose device arrays it requests through the common arrays
- * (sf_cuda_want_state for the per-shot ones) so that reset's zeroing,
- * amplify and memory_bytes need no physics. Stages and halo groups are
- * the physics' (sf_physics_plugin). */
+ * fields, its medium and its CPML memory variables, whose device arrays
+ * it requests through the common arrays (sf_cuda_want_state for the
+ * per-shot ones) so that reset's zeroing, amplify and memory_bytes need
+ * no physics. Stages and halo groups are the physics' (sf_physics_plugin). */
 #ifndef SF_CUDA_PHYSICS_H
 #define SF_CUDA_PHYSICS_H
 
@@ -34,8 +34,9 @@ struct sf_cuda_physics {
     void (*upload)(void *state, const sf_problem *p);
     /* Once the streams exist (NULL: nothing more). */
     void (*start)(void *state);
-    /* What else the state holds (NULL: the state is one allocation,
-     * freed with free); called after the common arrays are freed. */
+    /* Frees the state and what else it holds (NULL: the state is one
+     * allocation, freed with free); called after the common arrays are
+     * freed and the device is idle. */
     void (*destroy)(void *state);
 
     /* Stage over owned planes [k0, k1), k0 < k1, timed as the stencil. */
