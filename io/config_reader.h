@@ -7,6 +7,7 @@
 #include "sf_config.h"
 #include "yaml_tree.h"
 
+#include <math.h>
 #include <stdarg.h>
 
 typedef struct {
@@ -32,7 +33,16 @@ typedef struct {
     int lo_open, hi_open;
 } cfg_range;
 
-/* Ranges several keys share (the README's key list gives each key's). */
+/* "lo <= x <= hi" (or "> lo" without an upper end), as messages tell it. */
+void cfg_describe_range(char *buf, size_t len, cfg_range range);
+
+/* Ranges several keys share (the README's key list gives each key's), as
+ * initializers for key tables and as objects. */
+#define CFG_RANGE_SCALE {-INFINITY, INFINITY, 0, 0}
+#define CFG_RANGE_COORDINATE {-1e8, 1e8, 0, 0}
+#define CFG_RANGE_SPACING {1e-4, 1e5, 0, 0}
+#define CFG_RANGE_FREQUENCY {1e-3, 1e6, 0, 0}
+#define CFG_RANGE_DELAY {0, 1e5, 0, 0}
 extern const cfg_range CFG_SCALE;       /* amplitude, force, moment: any finite number */
 extern const cfg_range CFG_COORDINATE;  /* positions, m: beyond any survey on the Earth */
 extern const cfg_range CFG_SPACING;     /* spacings and steps, m: 0.1 mm (a lab) to 100 km */
