@@ -64,9 +64,7 @@ static const cfg_key SECTION_ROWS[] = {
     SECTION("source", 1, NULL,
             "the source and its wavelet; its keys are not yet in this reference: see the "
             "user guide, \"The job file\" and \"Source signatures\""),
-    SECTION("receivers", 1, NULL,
-            "where traces are recorded; its keys are not yet in this reference: see the user "
-            "guide, \"The job file\""),
+    SECTION("receivers", 1, &CFG_RECEIVER_KEYS, "where traces are recorded"),
     SECTION("survey", 0, NULL,
             "many shots in one job; its keys are not yet in this reference: see surveys.md"),
     SECTION("output", 1, &CFG_OUTPUT_KEYS, "the files written (a survey's: below)"),

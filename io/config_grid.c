@@ -102,7 +102,7 @@ static const cfg_key CPML_FACE_ROWS[] = {
     CPML_FACE("xmin", 0), CPML_FACE("xmax", 1), CPML_FACE("ymin", 2),
     CPML_FACE("ymax", 3), CPML_FACE("zmin", 4), CPML_FACE("zmax", 5),
 };
-const cfg_table CFG_CPML_FACE_KEYS =
+static const cfg_table CFG_CPML_FACE_KEYS =
     CFG_TABLE("boundaries.cpml", "boundaries.cpml, as a mapping of faces",
               "Faces left out keep 20 points (zmin: 0 with free_surface: true).", CPML_FACE_ROWS);
 

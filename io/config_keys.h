@@ -64,10 +64,11 @@ struct cfg_table {
     const char *about;            /* a sentence for the reference, or NULL */
     const cfg_key *keys;
     int count;
+    const cfg_table *alternative; /* the same mapping's other form (output in a survey) */
 };
 
 #define CFG_TABLE(path, title, about, rows) \
-    {path, title, about, rows, (int)(sizeof rows / sizeof rows[0])}
+    {path, title, about, rows, (int)(sizeof rows / sizeof rows[0]), NULL}
 
 /* Reads every key of table the job c offers from map into place; got,
  * when not NULL, receives each row's getter result (table->count of them). */
@@ -80,9 +81,7 @@ void cfg_reject_unknown_keys(cfg_reader *r, const sf_yaml_node *map, const cfg_t
 /* The result in got of the row named name. */
 int cfg_key_result(const cfg_table *table, const int *got, const char *name);
 
-/* The tables, for the reference, in the order it prints them. */
-extern const cfg_table CFG_ROOT_KEYS, CFG_GRID_KEYS, CFG_TIME_KEYS, CFG_BOUNDARY_KEYS,
-    CFG_CPML_FACE_KEYS, CFG_PHYSICS_KEYS, CFG_RUN_KEYS, CFG_OUTPUT_KEYS, CFG_SNAPSHOT_KEYS,
-    CFG_SURVEY_OUTPUT_KEYS;
+/* The top level: its rows' tables and theirs are the whole reference. */
+extern const cfg_table CFG_ROOT_KEYS;
 
 #endif

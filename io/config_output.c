@@ -66,12 +66,31 @@ static const cfg_key SNAPSHOT_ROWS[] = {
      .form = "list of distinct names out of vx, vy, vz, p",
      .fallback = "every component the physics has", .help = "the wavefield components stored"},
 };
-const cfg_table CFG_SNAPSHOT_KEYS =
+static const cfg_table CFG_SNAPSHOT_KEYS =
     CFG_TABLE("output.snapshots", NULL, "Optional; single-shot jobs only.", SNAPSHOT_ROWS);
 
 /* Only a physics that declares an energy series takes output.energy. */
 static int offers_energy(const sf_config *c) { return sf_config_physics(c)->energy; }
 static void energy_physics(char *out, size_t len) { cfg_physics_taking(takes_energy, 0, out, len); }
+
+/* A survey's segy is a switch; the mark is the directory's. */
+static const cfg_key SURVEY_OUTPUT_ROWS[] = {
+    {.name = "directory", .type = CFG_KEY_TEXT, .required = 1,
+     .help = "directory of the shots' gathers (shot_NNNN.h5) and the manifest",
+     .form = "path", .value = CFG_AT(sf_config, output_directory),
+     .mark = CFG_AT(sf_config, output_directory_mark)},
+    {.name = "segy", .type = CFG_KEY_BOOLEAN, .fallback = "false",
+     .help = "write each shot's gather as SEG-Y rev 1 too",
+     .value = CFG_AT(sf_config, survey_segy)},
+    {.name = "overwrite", .type = CFG_KEY_BOOLEAN, .fallback = "false",
+     .help = "replace existing output files instead of refusing to",
+     .value = CFG_AT(sf_config, overwrite)},
+    {.name = "report", .type = CFG_KEY_TEXT, .fallback = "in the directory",
+     .help = "the run report (JSON)", .form = "path", .value = CFG_AT(sf_config, report_path),
+     .mark = CFG_AT(sf_config, report_mark)},
+};
+static const cfg_table SURVEY_OUTPUT_KEYS =
+    CFG_TABLE("output", "output, a survey", "Required.", SURVEY_OUTPUT_ROWS);
 
 static const cfg_key OUTPUT_ROWS[] = {
     {.name = "gather", .type = CFG_KEY_TEXT, .required = 1,
@@ -95,27 +114,9 @@ static const cfg_key OUTPUT_ROWS[] = {
      .help = "the run report (JSON)", .form = "path", .value = CFG_AT(sf_config, report_path),
      .mark = CFG_AT(sf_config, report_mark)},
 };
-const cfg_table CFG_OUTPUT_KEYS =
-    CFG_TABLE("output", "output, a single shot", "Required.", OUTPUT_ROWS);
-
-/* A survey's segy is a switch; the mark is the directory's. */
-static const cfg_key SURVEY_OUTPUT_ROWS[] = {
-    {.name = "directory", .type = CFG_KEY_TEXT, .required = 1,
-     .help = "directory of the shots' gathers (shot_NNNN.h5) and the manifest",
-     .form = "path", .value = CFG_AT(sf_config, output_directory),
-     .mark = CFG_AT(sf_config, output_directory_mark)},
-    {.name = "segy", .type = CFG_KEY_BOOLEAN, .fallback = "false",
-     .help = "write each shot's gather as SEG-Y rev 1 too",
-     .value = CFG_AT(sf_config, survey_segy)},
-    {.name = "overwrite", .type = CFG_KEY_BOOLEAN, .fallback = "false",
-     .help = "replace existing output files instead of refusing to",
-     .value = CFG_AT(sf_config, overwrite)},
-    {.name = "report", .type = CFG_KEY_TEXT, .fallback = "in the directory",
-     .help = "the run report (JSON)", .form = "path", .value = CFG_AT(sf_config, report_path),
-     .mark = CFG_AT(sf_config, report_mark)},
-};
-const cfg_table CFG_SURVEY_OUTPUT_KEYS =
-    CFG_TABLE("output", "output, a survey", "Required.", SURVEY_OUTPUT_ROWS);
+const cfg_table CFG_OUTPUT_KEYS = {"output", "output, a single shot", "Required.", OUTPUT_ROWS,
+                                   (int)(sizeof OUTPUT_ROWS / sizeof OUTPUT_ROWS[0]),
+                                   &SURVEY_OUTPUT_KEYS};
 
 /* A survey writes each shot into output.directory under names of its
  * own; the single-shot keys that name files are not for it. */
@@ -141,9 +142,9 @@ void cfg_read_output(cfg_reader *r, sf_yaml_node *root, sf_config *c)
     if (!o) return;
     if (c->survey.enabled) {
         reject_single_shot_keys(r, o);
-        cfg_read_keys(r, o, &CFG_SURVEY_OUTPUT_KEYS, c, c, NULL);
+        cfg_read_keys(r, o, &SURVEY_OUTPUT_KEYS, c, c, NULL);
         c->segy_mark = c->output_directory_mark;
-        cfg_reject_unknown_keys(r, o, &CFG_SURVEY_OUTPUT_KEYS, c);
+        cfg_reject_unknown_keys(r, o, &SURVEY_OUTPUT_KEYS, c);
         return;
     }
     const sf_yaml_node *dir = sf_yaml_take(o, "directory");

@@ -76,12 +76,17 @@ static void print_table(FILE *out, const cfg_table *t)
     for (int i = 0; i < t->count; ++i) print_row(out, &t->keys[i]);
 }
 
+/* A table, then the tables of its rows and its other form, depth first. */
+static void print_tables(FILE *out, const cfg_table *t)
+{
+    print_table(out, t);
+    for (int i = 0; i < t->count; ++i)
+        if (t->keys[i].keys) print_tables(out, t->keys[i].keys);
+    if (t->alternative) print_tables(out, t->alternative);
+}
+
 void sf_job_keys_print(FILE *out)
 {
-    static const cfg_table *const tables[] = {
-        &CFG_ROOT_KEYS,   &CFG_GRID_KEYS,    &CFG_TIME_KEYS,     &CFG_BOUNDARY_KEYS,
-        &CFG_CPML_FACE_KEYS, &CFG_PHYSICS_KEYS, &CFG_RUN_KEYS,   &CFG_OUTPUT_KEYS,
-        &CFG_SNAPSHOT_KEYS, &CFG_SURVEY_OUTPUT_KEYS};
     fprintf(out,
             "# Job-file keys\n"
             "\n"
@@ -92,5 +97,5 @@ void sf_job_keys_print(FILE *out)
             "them with: a key not listed in a section's table is an error there. Ranges are "
             "inclusive unless written with `<` or `>`. See the [user guide](user-guide.md#the-"
             "job-file) for what the keys do together.\n");
-    for (size_t t = 0; t < sizeof tables / sizeof tables[0]; ++t) print_table(out, tables[t]);
+    print_tables(out, &CFG_ROOT_KEYS);
 }

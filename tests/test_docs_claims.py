@@ -188,14 +188,20 @@ def test_every_key_the_reader_takes_is_in_the_reference(tmp):
         shot = f.read()
     with open(os.path.join(ROOT, "configs/survey.yaml"), encoding="utf-8") as f:
         survey = f.read()
+    shot = re.sub(r"^  cpml: .*\n", "", shot, flags=re.M)
+    shot = re.sub(r"^(    count: .*)$", rf"\1\n    {UNKNOWN}: 1", shot, count=1, flags=re.M)
     cases = [
-        (with_unknown_keys(re.sub(r"^  cpml: .*\n", "", shot, flags=re.M),
+        (with_unknown_keys(shot,
                            ["grid", "time", "physics", "run"],
                            {"boundaries": ("cpml", ["xmin: 20"]),
+                            "receivers": ("grid", ["origin: [0, 0, 0]", "spacing: [10, 10]",
+                                                   "count: [2, 2]"]),
                             "output": ("snapshots", ["path: s.h5", "every: 10"])}),
          {"": "The sections", "grid": "grid", "time": "time", "physics": "physics",
           "run": "run", "boundaries": "boundaries",
           "boundaries.cpml": "boundaries.cpml, as a mapping of faces",
+          "receivers": "receivers", "receivers.line": "receivers.line",
+          "receivers.grid": "receivers.grid",
           "output": "output, a single shot", "output.snapshots": "output.snapshots"}),
         (with_unknown_keys(survey, ["output"], {}), {"output": "output, a survey"}),
     ]
