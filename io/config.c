@@ -48,8 +48,8 @@ const char *sf_component_name(sf_component c)
 
 
 /* The sections, in the order they are read; those whose keys are not yet
- * read from a table (model, source, receivers, survey) are left out of
- * the reference's tables and point at the guides instead. */
+ * read from a table (model, survey) have none here, and the reference
+ * points at the guides for them instead. */
 #define SECTION(section, is_required, table, what)                                             \
     {.name = section, .type = CFG_KEY_MAPPING, .required = is_required,                        \
      .fallback = is_required ? NULL : "none", .keys = table, .help = what}
@@ -61,9 +61,7 @@ static const cfg_key SECTION_ROWS[] = {
             "the medium; its keys are not yet in this reference: see the user guide, "
             "\"The job file\" and \"Model files\""),
     SECTION("boundaries", 0, &CFG_BOUNDARY_KEYS, "the absorbing layers and the free surface"),
-    SECTION("source", 1, NULL,
-            "the source and its wavelet; its keys are not yet in this reference: see the "
-            "user guide, \"The job file\" and \"Source signatures\""),
+    SECTION("source", 1, &CFG_SOURCE_KEYS, "the source and its wavelet"),
     SECTION("receivers", 1, &CFG_RECEIVER_KEYS, "where traces are recorded"),
     SECTION("survey", 0, NULL,
             "many shots in one job; its keys are not yet in this reference: see surveys.md"),

@@ -86,16 +86,26 @@ void cfg_read_keys(cfg_reader *r, sf_yaml_node *map, const cfg_table *table, voi
     }
 }
 
+void cfg_key_names(const cfg_table *table, const sf_config *c, char *out, size_t len)
+{
+    out[0] = '\0';
+    for (int i = 0; i < table->count; ++i) {
+        const cfg_key *k = &table->keys[i];
+        if (!offered(k, c)) continue;
+        size_t used = strlen(out);
+        if (k->group)
+            cfg_key_names(k->keys, c, out + used + (used ? 2 : 0), len - used - (used ? 2 : 0));
+        else
+            snprintf(out + used + (used ? 2 : 0), len - used - (used ? 2 : 0), "%s", k->name);
+        if (used) memcpy(out + used, ", ", 2);
+    }
+}
+
 void cfg_reject_unknown_keys(cfg_reader *r, const sf_yaml_node *map, const cfg_table *table,
                              const sf_config *c)
 {
-    char allowed[1024] = "";
-    for (int i = 0; i < table->count; ++i) {
-        if (!offered(&table->keys[i], c)) continue;
-        size_t used = strlen(allowed);
-        snprintf(allowed + used, sizeof allowed - used, "%s%s", used ? ", " : "",
-                 table->keys[i].name);
-    }
+    char allowed[1024];
+    cfg_key_names(table, c, allowed, sizeof allowed);
     cfg_reject_unknown(r, map, table->path, allowed);
 }
 

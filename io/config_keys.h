@@ -48,7 +48,10 @@ struct cfg_key {
     const char *unit;             /* "" when none */
     const char *help;             /* one line */
     long value, mark;             /* CFG_AT(...), or 0 */
-    const cfg_table *keys;        /* mapping: its keys */
+    const cfg_table *keys;        /* mapping, group: its keys */
+    /* The keys of table keys are this mapping's own, read together by read
+     * (source's wavelet keys): they are listed in its place. */
+    int group;
     cfg_key_reader read;          /* special */
     const char *form;             /* special: what it takes, for the reference */
     /* Does the job being read take this key? NULL: every job. The record
@@ -78,10 +81,14 @@ void cfg_read_keys(cfg_reader *r, sf_yaml_node *map, const cfg_table *table, voi
  * job c offers. */
 void cfg_reject_unknown_keys(cfg_reader *r, const sf_yaml_node *map, const cfg_table *table,
                              const sf_config *c);
+/* The names of the keys of table the job c offers, joined by ", ". */
+void cfg_key_names(const cfg_table *table, const sf_config *c, char *out, size_t len);
 /* The result in got of the row named name. */
 int cfg_key_result(const cfg_table *table, const int *got, const char *name);
 
 /* The top level: its rows' tables and theirs are the whole reference. */
 extern const cfg_table CFG_ROOT_KEYS;
+/* The wavelet keys of the source and of a survey's shots (wavelet_config.c). */
+extern const cfg_table CFG_WAVELET_KEYS;
 
 #endif

@@ -85,9 +85,6 @@ int cfg_is_auto(const sf_yaml_node *node);
  * "survey.shots[3]") into spec: base is what they change (a shot's wavelet
  * starts as the source's; keys of its kind are kept unless given), NULL
  * for the source. Returns 1 when map gave any wavelet key. */
-#define CFG_WAVELET_KEYS                                                                      \
-    "wavelet, frequency, frequencies, sweep_length, sweep_taper, length, file, dataset, trace, "  \
-    "format"
 int cfg_read_wavelet(cfg_reader *r, sf_yaml_node *map, const char *path,
                      const sf_wavelet_spec *base, sf_wavelet_spec *spec);
 /* Reads the signature files of a parsed job (rank 0, broadcast), builds

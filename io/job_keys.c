@@ -43,10 +43,12 @@ static void choice_words(const cfg_key *k, char *out, size_t len)
 static void allowed_values(const cfg_key *k, char *out, size_t len)
 {
     out[0] = '\0';
-    if (k->type == CFG_KEY_CHOICE)
+    if (k->choices || k->list_choices)
         choice_words(k, out, len);
     else if (k->lo || k->hi)
         snprintf(out, len, "%ld .. %ld", k->lo, k->hi);
+    else if (isinf(k->range.lo) && isinf(k->range.hi))
+        snprintf(out, len, "any finite number");
     else if (k->range.lo || k->range.hi)
         cfg_describe_range(out, len, k->range);
 }

@@ -4,6 +4,7 @@
  * with the source. Checks that need the whole job (positions against the
  * grid, moving receivers) come after parsing, from config_geometry.c. */
 #include "survey_config.h"
+#include "config_keys.h"
 
 #include "grid_bounds.h"
 #include "sf_error.h"
@@ -86,7 +87,16 @@ static void read_listed_position(cfg_reader *r, sf_yaml_node *entry, const char 
         shot->position[2] = depth;
 }
 
-#define SHOT_KEYS CFG_WAVELET_KEYS ", delay, amplitude"
+/* The keys of a shot entry: its place (position or shot), depth, and
+ * the wavelet keys, delay and amplitude it may change. */
+static void reject_unknown_shot_keys(cfg_reader *r, const sf_yaml_node *entry, const char *path,
+                                     const char *place, const sf_config *c)
+{
+    char wavelet[512], allowed[640];
+    cfg_key_names(&CFG_WAVELET_KEYS, c, wavelet, sizeof wavelet);
+    snprintf(allowed, sizeof allowed, "%s, depth, %s, delay, amplitude", place, wavelet);
+    cfg_reject_unknown(r, entry, path, allowed);
+}
 
 static void read_shot_list(cfg_reader *r, sf_yaml_node *list, sf_config *c, long *cap)
 {
@@ -111,7 +121,7 @@ static void read_shot_list(cfg_reader *r, sf_yaml_node *list, sf_config *c, long
         double depth = 0.0;
         read_overrides(r, entry, path, c, shot, &depth_given, &depth);
         read_listed_position(r, entry, path, shot, depth_given, depth);
-        cfg_reject_unknown(r, entry, path, "position, depth, " SHOT_KEYS);
+        reject_unknown_shot_keys(r, entry, path, "position", c);
     }
 }
 
@@ -168,7 +178,7 @@ static void read_override_list(cfg_reader *r, sf_yaml_node *list, sf_config *c)
         int depth_given = 0;
         double depth = 0.0;
         read_overrides(r, entry, path, c, &given, &depth_given, &depth);
-        cfg_reject_unknown(r, entry, path, "shot, depth, " SHOT_KEYS);
+        reject_unknown_shot_keys(r, entry, path, "shot", c);
         if (given.wavelet != shot->wavelet) {
             /* The replaced wavelet, or the new one of an entry that names no shot. */
             sf_wavelet_spec *unused = ok ? shot->wavelet : given.wavelet;
