@@ -47,8 +47,8 @@ const char *sf_component_name(sf_component c)
 }
 
 
-/* The sections, in the order they are read; those whose keys are not yet
- * read from a table (model, survey) have none here, and the reference
+/* The sections, in the order they are read; one whose keys are not yet
+ * read from a table (survey) has none here, and the reference
  * points at the guides for them instead. */
 #define SECTION(section, is_required, table, what)                                             \
     {.name = section, .type = CFG_KEY_MAPPING, .required = is_required,                        \
@@ -57,9 +57,7 @@ static const cfg_key SECTION_ROWS[] = {
     SECTION("grid", 1, &CFG_GRID_KEYS, "the grid's points and spacings"),
     SECTION("time", 1, &CFG_TIME_KEYS, "the time step and the record's length"),
     SECTION("physics", 0, &CFG_PHYSICS_KEYS, "the wave equation and the stencil's order"),
-    SECTION("model", 1, NULL,
-            "the medium; its keys are not yet in this reference: see the user guide, "
-            "\"The job file\" and \"Model files\""),
+    SECTION("model", 1, &CFG_MODEL_KEYS, "the medium"),
     SECTION("boundaries", 0, &CFG_BOUNDARY_KEYS, "the absorbing layers and the free surface"),
     SECTION("source", 1, &CFG_SOURCE_KEYS, "the source and its wavelet"),
     SECTION("receivers", 1, &CFG_RECEIVER_KEYS, "where traces are recorded"),

@@ -3,6 +3,8 @@
  * is told are the table's. */
 #include "config_keys.h"
 
+#include "sf_physics_registry.h"
+
 #include <stdio.h>
 #include <string.h>
 
@@ -71,6 +73,7 @@ static int read_key(cfg_reader *r, sf_yaml_node *map, const char *path, const cf
     case CFG_KEY_MAPPING:
         return read_mapping(r, map, path, k, place, c);
     case CFG_KEY_SPECIAL:
+    case CFG_KEY_PARAMETERS:
         return k->read(r, map, path, k, place);
     }
     return 0;
@@ -86,6 +89,17 @@ void cfg_read_keys(cfg_reader *r, sf_yaml_node *map, const cfg_table *table, voi
     }
 }
 
+/* "vp, vs, rho" (with suffix after each): the parameters of c's physics. */
+static void parameter_names(const sf_config *c, const char *suffix, char *out, size_t len)
+{
+    const sf_physics_declaration *d = sf_config_physics(c);
+    out[0] = '\0';
+    for (int n = 0; n < d->nparams; ++n) {
+        size_t used = strlen(out);
+        snprintf(out + used, len - used, "%s%s%s", n ? ", " : "", d->param[n]->name, suffix);
+    }
+}
+
 void cfg_key_names(const cfg_table *table, const sf_config *c, char *out, size_t len)
 {
     out[0] = '\0';
@@ -95,6 +109,9 @@ void cfg_key_names(const cfg_table *table, const sf_config *c, char *out, size_t
         size_t used = strlen(out);
         if (k->group)
             cfg_key_names(k->keys, c, out + used + (used ? 2 : 0), len - used - (used ? 2 : 0));
+        else if (k->type == CFG_KEY_PARAMETERS)
+            parameter_names(c, k->suffix, out + used + (used ? 2 : 0),
+                            len - used - (used ? 2 : 0));
         else
             snprintf(out + used + (used ? 2 : 0), len - used - (used ? 2 : 0), "%s", k->name);
         if (used) memcpy(out + used, ", ", 2);

@@ -19,7 +19,8 @@ typedef enum {
     CFG_KEY_TEXT,       /* char *, a copy */
     CFG_KEY_VECTOR,     /* double[count] */
     CFG_KEY_MAPPING,    /* a mapping of the keys of table, read into the same place */
-    CFG_KEY_SPECIAL     /* read by read: a key whose form varies */
+    CFG_KEY_SPECIAL,    /* read by read: a key whose form varies */
+    CFG_KEY_PARAMETERS  /* a key per parameter of the job's physics, named with suffix */
 } cfg_key_type;
 
 typedef struct cfg_key cfg_key;
@@ -54,6 +55,7 @@ struct cfg_key {
     int group;
     cfg_key_reader read;          /* special */
     const char *form;             /* special: what it takes, for the reference */
+    const char *suffix;           /* parameters: after each parameter's name ("_range") */
     /* Does the job being read take this key? NULL: every job. The record
      * read into is the job (sf_config) when this is set. */
     int (*offered)(const sf_config *c);

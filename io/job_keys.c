@@ -4,6 +4,7 @@
 #include "sf_job_keys.h"
 
 #include "config_keys.h"
+#include "sf_physics_registry.h"
 
 #include <math.h>
 #include <string.h>
@@ -78,10 +79,32 @@ static void print_table(FILE *out, const cfg_table *t)
     for (int i = 0; i < t->count; ++i) print_row(out, &t->keys[i]);
 }
 
+/* The parameters each physics declares in its folder: the keys of a
+ * homogeneous model or a layer, and of <name>_range. */
+static void print_parameters(FILE *out)
+{
+    fprintf(out, "\n## model: the parameters of each physics\n\n"
+                 "Declared by each physics; a key of another physics' is an error.\n\n"
+                 "| key | physics | allowed | a model file's values (default of `<parameter>_range`) "
+                 "| unit | meaning |\n|---|---|---|---|---|---|\n");
+    for (int p = 0; p < SF_PHYSICS_KINDS; ++p) {
+        const sf_physics_declaration *d = sf_physics_declared((sf_physics)p);
+        for (int n = 0; n < d->nparams; ++n) {
+            const sf_parameter_declaration *q = d->param[n];
+            fprintf(out, "| `%s` | %s | %g <= x <= %g | %g .. %g | %s | %s |\n", q->name,
+                    d->name, q->limits[0], q->limits[1], q->range[0], q->range[1], q->unit,
+                    q->values);
+        }
+    }
+}
+
 /* A table, then the tables of its rows and its other form, depth first. */
 static void print_tables(FILE *out, const cfg_table *t)
 {
     print_table(out, t);
+    for (int i = 0; i < t->count; ++i)
+        if (t->keys[i].type == CFG_KEY_PARAMETERS && t->keys[i].suffix[0] == '\0')
+            print_parameters(out);
     for (int i = 0; i < t->count; ++i)
         if (t->keys[i].keys) print_tables(out, t->keys[i].keys);
     if (t->alternative) print_tables(out, t->alternative);
