@@ -47,9 +47,7 @@ const char *sf_component_name(sf_component c)
 }
 
 
-/* The sections, in the order they are read; one whose keys are not yet
- * read from a table (survey) has none here, and the reference
- * points at the guides for them instead. */
+/* The sections, in the order they are read. */
 #define SECTION(section, is_required, table, what)                                             \
     {.name = section, .type = CFG_KEY_MAPPING, .required = is_required,                        \
      .fallback = is_required ? NULL : "none", .keys = table, .help = what}
@@ -61,8 +59,7 @@ static const cfg_key SECTION_ROWS[] = {
     SECTION("boundaries", 0, &CFG_BOUNDARY_KEYS, "the absorbing layers and the free surface"),
     SECTION("source", 1, &CFG_SOURCE_KEYS, "the source and its wavelet"),
     SECTION("receivers", 1, &CFG_RECEIVER_KEYS, "where traces are recorded"),
-    SECTION("survey", 0, NULL,
-            "many shots in one job; its keys are not yet in this reference: see surveys.md"),
+    SECTION("survey", 0, &CFG_SURVEY_KEYS, "many shots in one job"),
     SECTION("output", 1, &CFG_OUTPUT_KEYS, "the files written (a survey's: below)"),
     SECTION("run", 0, &CFG_RUN_KEYS, "the device, progress lines and instability checks"),
 };

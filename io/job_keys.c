@@ -98,16 +98,26 @@ static void print_parameters(FILE *out)
     }
 }
 
+/* The tables printed so far: one several rows name (the wavelet keys) is
+ * printed once. */
+typedef struct {
+    const cfg_table *table[64];
+    int count;
+} printed_tables;
+
 /* A table, then the tables of its rows and its other form, depth first. */
-static void print_tables(FILE *out, const cfg_table *t)
+static void print_tables(FILE *out, const cfg_table *t, printed_tables *done)
 {
+    for (int i = 0; i < done->count; ++i)
+        if (done->table[i] == t) return;
+    if (done->count < 64) done->table[done->count++] = t;
     print_table(out, t);
     for (int i = 0; i < t->count; ++i)
         if (t->keys[i].type == CFG_KEY_PARAMETERS && t->keys[i].suffix[0] == '\0')
             print_parameters(out);
     for (int i = 0; i < t->count; ++i)
-        if (t->keys[i].keys) print_tables(out, t->keys[i].keys);
-    if (t->alternative) print_tables(out, t->alternative);
+        if (t->keys[i].keys) print_tables(out, t->keys[i].keys, done);
+    if (t->alternative) print_tables(out, t->alternative, done);
 }
 
 void sf_job_keys_print(FILE *out)
@@ -122,5 +132,6 @@ void sf_job_keys_print(FILE *out)
             "them with: a key not listed in a section's table is an error there. Ranges are "
             "inclusive unless written with `<` or `>`. See the [user guide](user-guide.md#the-"
             "job-file) for what the keys do together.\n");
-    print_tables(out, &CFG_ROOT_KEYS);
+    printed_tables done = {.count = 0};
+    print_tables(out, &CFG_ROOT_KEYS, &done);
 }

@@ -151,7 +151,7 @@ def keys_told(tmp, text):
                        timeout=time_limit(120))
     check(p.returncode != 0, f"check accepted unknown keys:\n{p.stdout}")
     told = {}
-    for where, allowed in re.findall(rf"^job\.yaml:\d+:\d+: ((?:[a-z_.]+\.)?){UNKNOWN}: unknown "
+    for where, allowed in re.findall(rf"^job\.yaml:\d+:\d+: ((?:[a-z_.\[\]0-9]+\.)?){UNKNOWN}: unknown "
                                      rf"key(?:, did you mean '[^']*'\?)? \(allowed here: "
                                      rf"([^)]*)\)$", p.stderr, re.M):
         told[where.rstrip(".")] = allowed.split(", ")
@@ -182,7 +182,8 @@ def with_unknown_keys(text, sections, nested):
 def test_every_key_the_reader_takes_is_in_the_reference(tmp):
     """An unknown key in each table-driven mapping is told the keys that
     mapping takes; they are the reference's table for it, in its order (a
-    single elastic shot, which takes every output key, and a survey)."""
+    single elastic shot, which takes every output key, and surveys with a
+    grid and with a list of shots)."""
     docs = documented_keys()
     with open(os.path.join(ROOT, "configs/elastic-seafloor.yaml"), encoding="utf-8") as f:
         shot = f.read()
@@ -203,12 +204,21 @@ def test_every_key_the_reader_takes_is_in_the_reference(tmp):
           "receivers": "receivers", "receivers.line": "receivers.line",
           "receivers.grid": "receivers.grid",
           "output": "output, a single shot", "output.snapshots": "output.snapshots"}),
-        (with_unknown_keys(survey, ["output"], {}), {"output": "output, a survey"}),
+        (with_unknown_keys(
+            re.sub(r"^(    count: .*)$", rf"\1\n    {UNKNOWN}: 1",
+                   survey.replace("{shot: 4,", f"{{{UNKNOWN}: 1, shot: 4,"), flags=re.M),
+            ["output", "survey"], {}),
+         {"output": "output, a survey", "survey": "survey", "survey.grid": "survey.grid",
+          "survey.overrides[0]": "survey.overrides[N]"}),
+        (re.sub(r"^  grid:.*\n(    .*\n)*", f"  shots:\n    - {{{UNKNOWN}: 1, position: [150, 250, 10]}}\n",
+                survey, flags=re.M),
+         {"survey.shots[0]": "survey.shots[N]"}),
     ]
-    # The source lists the wavelet keys, a table of their own, in place of
-    # its row `wavelet`.
-    docs["source"] = [k for key in docs["source"]
-                      for k in (docs["source: the wavelet keys"] if key == "wavelet" else [key])]
+    # The source and a survey's shots list the wavelet keys, a table of
+    # their own, in place of their row `wavelet`.
+    for heading in ["source", "survey.shots[N]", "survey.overrides[N]"]:
+        docs[heading] = [k for key in docs[heading]
+                         for k in (docs["source: the wavelet keys"] if key == "wavelet" else [key])]
     compared = 0
     for text, expected in cases:
         told, err = keys_told(tmp, text)
