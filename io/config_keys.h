@@ -1,9 +1,13 @@
 /* The key tables of a job file: each section (and each mapping inside
  * one) declares its keys once, with type, range, default, unit and
- * meaning. The same table drives the reader (cfg_read_keys), the list of
- * keys an unknown key is told (cfg_reject_unknown_keys) and the reference
- * `seisfd help keys` prints (job_keys.c), so the three cannot disagree.
- * Private to io/. */
+ * meaning. The same table gives the list of keys an unknown key is told
+ * (cfg_reject_unknown_keys) and the reference `seisfd help keys` prints
+ * (job_keys.c), and reads the keys: grid, time, boundaries, physics,
+ * source, receivers, output and run by cfg_read_keys, which walks the
+ * table; model, survey and the wavelet keys by readers of their own that
+ * take each key's name, range and choices from its row, since which keys
+ * apply depends on the model type, the wavelet kind or the shot. Private
+ * to io/. */
 #ifndef SF_CONFIG_KEYS_H
 #define SF_CONFIG_KEYS_H
 
@@ -20,7 +24,8 @@ typedef enum {
     CFG_KEY_VECTOR,     /* double[count] */
     CFG_KEY_MAPPING,    /* a mapping of the keys of table, read into the same place */
     CFG_KEY_SPECIAL,    /* read by read: a key whose form varies */
-    CFG_KEY_PARAMETERS  /* a key per parameter of the job's physics, named with suffix */
+    CFG_KEY_PARAMETERS  /* a key per parameter of the job's physics, named with suffix;
+                           read by read when walked */
 } cfg_key_type;
 
 typedef struct cfg_key cfg_key;
