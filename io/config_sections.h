@@ -4,9 +4,14 @@
 #ifndef SF_CONFIG_SECTIONS_H
 #define SF_CONFIG_SECTIONS_H
 
+#include "config_keys.h"
 #include "config_reader.h"
 
 #include <stddef.h>
+
+/* The sections' key tables (config_keys.h), for the top level's. */
+extern const cfg_table CFG_GRID_KEYS, CFG_TIME_KEYS, CFG_BOUNDARY_KEYS, CFG_PHYSICS_KEYS,
+    CFG_MODEL_KEYS, CFG_SOURCE_KEYS, CFG_RECEIVER_KEYS, CFG_OUTPUT_KEYS, CFG_RUN_KEYS;
 
 /* config_grid.c */
 void cfg_read_grid(cfg_reader *r, sf_yaml_node *root, sf_config *c);
