@@ -40,13 +40,6 @@ void sf_config_sample_medium(sf_model_config *m, sf_physics p)
     for (int q = 0; q < d->nparams; ++q) m->value[q] = d->param[q]->typical;
 }
 
-const char *sf_component_name(sf_component c)
-{
-    static const char *const names[SF_COMPONENTS] = {"vx", "vy", "vz", "p"};
-    return (unsigned)c < SF_COMPONENTS ? names[c] : "?";
-}
-
-
 /* The sections, in the order they are read. */
 #define SECTION(section, is_required, table, what)                                             \
     {.name = section, .type = CFG_KEY_MAPPING, .required = is_required,                        \

@@ -1,5 +1,6 @@
 /* The receivers section of a job file: points, a line or a grid of
- * positions, the sampling, and the components they record. */
+ * positions, the sampling, and the components they record, with the
+ * components' names as jobs and outputs spell them. */
 #include "config_keys.h"
 #include "config_sections.h"
 
@@ -10,6 +11,12 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+
+const char *sf_component_name(sf_component c)
+{
+    static const char *const names[SF_COMPONENTS] = {"vx", "vy", "vz", "p"};
+    return (unsigned)c < SF_COMPONENTS ? names[c] : "?";
+}
 
 static int takes_component(sf_physics p, int k)
 {
