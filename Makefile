@@ -203,7 +203,8 @@ $(FLAGS_STAMP): FORCE
 $(BIN):
 	@mkdir -p $(BIN)
 
--include $(CORE_OBJ:.o=.d) $(MAIN_OBJ:.o=.d) $(UNIT_OBJ:.o=.d) $(FUZZ_OBJ:.o=.d) $(CPML_OBJ:.o=.d)
+-include $(CORE_OBJ:.o=.d) $(MAIN_OBJ:.o=.d) $(UNIT_OBJ:.o=.d) $(FUZZ_OBJ:.o=.d) $(CPML_OBJ:.o=.d) \
+         $(TTI_STEPS_OBJ:.o=.d)
 
 # The Debian/Ubuntu packages are listed once, in setup.sh, which needs no
 # make (the README's first command on a bare system).

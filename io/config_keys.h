@@ -51,6 +51,7 @@ struct cfg_key {
     int count;                    /* vector: how many numbers */
     int required;
     const char *fallback;         /* the default, a value or a sentence (required: NULL) */
+    void (*list_fallback)(char *out, size_t len); /* the default, when the physics decide it */
     const char *unit;             /* "" when none */
     const char *help;             /* one line */
     long value, mark;             /* CFG_AT(...), or 0 */

@@ -11,11 +11,16 @@
 
 static void physics_choices(char *out, size_t len) { sf_physics_names("|", out, len); }
 
+static void default_physics(char *out, size_t len)
+{
+    snprintf(out, len, "%s", sf_physics_declared(SF_PHYSICS_DEFAULT)->name);
+}
+
 static const int ORDERS[] = {2, 4, 8};
 
 static const cfg_key PHYSICS_ROWS[] = {
     {.name = "type", .type = CFG_KEY_CHOICE, .list_choices = physics_choices,
-     .fallback = "acoustic", .help = "the wave equation solved (physics.md)",
+     .list_fallback = default_physics, .help = "the wave equation solved (physics.md)",
      .value = CFG_AT(sf_config, physics), .mark = CFG_AT(sf_config, physics_mark)},
     {.name = "order", .type = CFG_KEY_CHOICE, .choices = "2|4|8", .values = ORDERS,
      .fallback = "8", .help = "spatial order of the finite-difference stencil",
@@ -48,6 +53,36 @@ void cfg_physics_taking(cfg_physics_takes takes, int what, char *out, size_t len
         snprintf(out + used, len - used, "%s%s", n == 0 ? "" : n == total - 1 ? " or " : ", ",
                  sf_physics_declared((sf_physics)p)->name);
         ++n;
+    }
+}
+
+/* Does physics q describe the default as text does? */
+static int alike(cfg_physics_default describe, int q, const char *text)
+{
+    char other[96];
+    describe((sf_physics)q, other, sizeof other);
+    return !strcmp(other, text);
+}
+
+void cfg_physics_defaults(cfg_physics_default describe, char *out, size_t len)
+{
+    out[0] = '\0';
+    for (int p = 0; p < SF_PHYSICS_KINDS; ++p) {
+        char text[96];
+        describe((sf_physics)p, text, sizeof text);
+        int first = 1;
+        for (int q = 0; q < p; ++q) first = first && !alike(describe, q, text);
+        if (!first) continue;
+        size_t used = strlen(out);
+        snprintf(out + used, len - used, "%s%s (", *out ? "; " : "", text);
+        for (int q = p, n = 0; q < SF_PHYSICS_KINDS; ++q) {
+            if (!alike(describe, q, text)) continue;
+            used = strlen(out);
+            snprintf(out + used, len - used, "%s%s", n++ ? ", " : "",
+                     sf_physics_declared((sf_physics)q)->name);
+        }
+        used = strlen(out);
+        snprintf(out + used, len - used, ")");
     }
 }
 

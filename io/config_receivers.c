@@ -231,13 +231,26 @@ static int read_sampling(cfg_reader *r, sf_yaml_node *rs, const char *path, cons
     return 1;
 }
 
+static void physics_components(sf_physics p, char *out, size_t len)
+{
+    const unsigned taken = sf_physics_declared(p)->default_receivers;
+    out[0] = '\0';
+    for (int k = 0; k < SF_COMPONENTS; ++k) {
+        if (!((taken >> k) & 1)) continue;
+        size_t used = strlen(out);
+        snprintf(out + used, len - used, "%s%s", *out ? ", " : "", sf_component_name((sf_component)k));
+    }
+}
+
+static void default_components(char *out, size_t len) { cfg_physics_defaults(physics_components, out, len); }
+
 static const cfg_key RECEIVER_ROWS[] = {
     {.name = "sampling", .type = CFG_KEY_SPECIAL, .read = read_sampling,
      .form = "number or `auto`", .range = {1e-10, 10, 0, 0}, .fallback = "`auto`: dt",
      .unit = "s", .help = "interval between the recorded samples"},
     {.name = "components", .type = CFG_KEY_SPECIAL, .read = read_receiver_components,
      .form = "list of distinct names out of vx, vy, vz, p",
-     .fallback = "vx, vy, vz in an elastic job; p otherwise", .help = "what each receiver records"},
+     .list_fallback = default_components, .help = "what each receiver records"},
     {.name = "points", .type = CFG_KEY_SPECIAL, .read = read_receiver_points,
      .form = "list of [x, y, z] positions", .range = CFG_RANGE_COORDINATE, .unit = "m",
      .fallback = "none", .help = "receivers at these positions"},

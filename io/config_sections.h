@@ -25,6 +25,10 @@ const char *cfg_article(const char *word);
 /* Does physics p take the key `what` stands for? */
 typedef int (*cfg_physics_takes)(sf_physics p, int what);
 void cfg_physics_taking(cfg_physics_takes takes, int what, char *out, size_t len);
+/* A default each physics decides, as "p (acoustic, vti, tti); vx, vy, vz
+ * (elastic)": describe(p) writes physics p's; physics alike share one. */
+typedef void (*cfg_physics_default)(sf_physics p, char *out, size_t len);
+void cfg_physics_defaults(cfg_physics_default describe, char *out, size_t len);
 void cfg_reject_foreign_key(cfg_reader *r, sf_yaml_node *map, const char *path, const char *key,
                             const sf_config *c, cfg_physics_takes takes, int what);
 

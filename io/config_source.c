@@ -145,10 +145,17 @@ static void moment_physics(char *out, size_t len)
     cfg_physics_taking(takes_source, SF_SOURCE_MOMENT, out, len);
 }
 
+static void physics_source(sf_physics p, char *out, size_t len)
+{
+    snprintf(out, len, "%s", SOURCE_TYPE_NAMES[sf_physics_declared(p)->default_source]);
+}
+
+static void default_source_type(char *out, size_t len) { cfg_physics_defaults(physics_source, out, len); }
+
 static const cfg_key SOURCE_ROWS[] = {
     {.name = "type", .type = CFG_KEY_SPECIAL, .read = read_source_type, .form = "one of",
      .choices = "pressure|explosive|force|moment",
-     .fallback = "the physics' own (pressure; explosive in an elastic job)",
+     .list_fallback = default_source_type,
      .help = "what the source injects; each physics takes some types"},
     {.name = "position", .type = CFG_KEY_SPECIAL, .read = read_position, .count = 3,
      .range = CFG_RANGE_COORDINATE, .form = "list of 3 numbers", .required = 1, .unit = "m",

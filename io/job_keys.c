@@ -64,10 +64,12 @@ static void print_row(FILE *out, const cfg_key *k)
         size_t used = strlen(meaning);
         snprintf(meaning + used, sizeof meaning - used, " (physics.type: %s only)", who);
     }
+    char fallback[256];
+    snprintf(fallback, sizeof fallback, "%s",
+             k->required ? "required" : k->fallback ? k->fallback : "");
+    if (k->list_fallback) k->list_fallback(fallback, sizeof fallback);
     fprintf(out, "| `%s` | %s | %s | %s | %s | %s |\n", k->name,
-            type_name(k, type, sizeof type), allowed,
-            k->required ? "required" : k->fallback ? k->fallback : "", k->unit ? k->unit : "",
-            meaning);
+            type_name(k, type, sizeof type), allowed, fallback, k->unit ? k->unit : "", meaning);
 }
 
 static void print_table(FILE *out, const cfg_table *t)
