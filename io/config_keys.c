@@ -3,6 +3,7 @@
  * is told are the table's. */
 #include "config_keys.h"
 
+#include "sf_error.h"
 #include "sf_physics_registry.h"
 
 #include <stdio.h>
@@ -36,6 +37,21 @@ static int read_mapping(cfg_reader *r, sf_yaml_node *map, const char *path, cons
     if (!inner) return 0;
     cfg_read_keys(r, inner, k->keys, place, c, NULL);
     cfg_reject_unknown_keys(r, inner, k->keys, c);
+    return 1;
+}
+
+int cfg_read_whole_mapping(cfg_reader *r, sf_yaml_node *map, const char *path, const cfg_key *k,
+                           void *place, const sf_config *c)
+{
+    enum { MOST_ROWS = 32 };
+    if (k->keys->count > MOST_ROWS) sf_fatal("internal: %s has more than %d keys", k->name, MOST_ROWS);
+    sf_yaml_node *inner = cfg_section(r, map, k->name, path, 0);
+    if (!inner) return 0;
+    int got[MOST_ROWS];
+    cfg_read_keys(r, inner, k->keys, place, c, got);
+    cfg_reject_unknown_keys(r, inner, k->keys, c);
+    for (int row = 0; row < k->keys->count; ++row)
+        if (got[row] <= 0) return -1;
     return 1;
 }
 

@@ -85,6 +85,11 @@ struct cfg_table {
  * when not NULL, receives each row's getter result (table->count of them). */
 void cfg_read_keys(cfg_reader *r, sf_yaml_node *map, const cfg_table *table, void *place,
                    const sf_config *c, int *got);
+/* Reads the mapping of key k (a mapping row of the table map belongs
+ * to) into place with its table, rejecting unknown keys: 0 when absent,
+ * -1 when any of its keys is missing or invalid, 1 when all were read. */
+int cfg_read_whole_mapping(cfg_reader *r, sf_yaml_node *map, const char *path, const cfg_key *k,
+                           void *place, const sf_config *c);
 /* Reports every key of map no reader took, telling the keys of table the
  * job c offers. */
 void cfg_reject_unknown_keys(cfg_reader *r, const sf_yaml_node *map, const cfg_table *table,

@@ -92,14 +92,9 @@ static int read_receiver_line(cfg_reader *r, sf_yaml_node *rs, const char *path,
                               const cfg_key *key, void *place)
 {
     sf_config *c = place;
-    sf_yaml_node *line = cfg_section(r, rs, key->name, path, 0);
-    if (!line) return 0;
     receiver_line l;
-    int got[sizeof LINE_ROWS / sizeof LINE_ROWS[0]];
-    cfg_read_keys(r, line, key->keys, &l, c, got);
-    cfg_reject_unknown_keys(r, line, key->keys, c);
-    for (int k = 0; k < key->keys->count; ++k)
-        if (got[k] <= 0) return -1;
+    const int read = cfg_read_whole_mapping(r, rs, path, key, &l, c);
+    if (read <= 0) return read;
     if (!receivers_fit(r, c, (double)l.count, l.count_mark, "receivers.line.count")) return -1;
     c->receivers.line = sf_receiver_line_make(c->receivers.count, l.count, l.start, l.end);
     for (long i = 0; i < l.count; ++i) {
@@ -132,14 +127,9 @@ static int read_receiver_grid(cfg_reader *r, sf_yaml_node *rs, const char *path,
                               const cfg_key *key, void *place)
 {
     sf_config *c = place;
-    sf_yaml_node *g = cfg_section(r, rs, key->name, path, 0);
-    if (!g) return 0;
     receiver_grid q;
-    int got[sizeof GRID_ROWS / sizeof GRID_ROWS[0]];
-    cfg_read_keys(r, g, key->keys, &q, c, got);
-    cfg_reject_unknown_keys(r, g, key->keys, c);
-    for (int k = 0; k < key->keys->count; ++k)
-        if (got[k] <= 0) return -1;
+    const int read = cfg_read_whole_mapping(r, rs, path, key, &q, c);
+    if (read <= 0) return read;
     if (q.count[0] != floor(q.count[0]) || q.count[1] != floor(q.count[1])) {
         cfg_problem(r, q.count_mark.line, q.count_mark.column, "receivers.grid.count",
                     "counts must be whole numbers");
