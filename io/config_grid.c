@@ -29,10 +29,7 @@ const cfg_table CFG_GRID_KEYS = CFG_TABLE("grid", NULL, "Required.", GRID_ROWS);
 
 void cfg_read_grid(cfg_reader *r, sf_yaml_node *root, sf_config *c)
 {
-    sf_yaml_node *g = cfg_section(r, root, "grid", "", 1);
-    if (!g) return;
-    cfg_read_keys(r, g, &CFG_GRID_KEYS, c, c, NULL);
-    cfg_reject_unknown_keys(r, g, &CFG_GRID_KEYS, c);
+    cfg_read_mapping(r, root, "grid", "", 1, &CFG_GRID_KEYS, c, c, NULL);
 }
 
 /* time.dt: a number, or `auto` (also when absent) for the stable step

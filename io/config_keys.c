@@ -30,14 +30,21 @@ static int read_choice(cfg_reader *r, sf_yaml_node *map, const char *path, const
     return got;
 }
 
+sf_yaml_node *cfg_read_mapping(cfg_reader *r, sf_yaml_node *map, const char *name,
+                               const char *path, int required, const cfg_table *table,
+                               void *place, const sf_config *c, int *got)
+{
+    sf_yaml_node *inner = cfg_section(r, map, name, path, required);
+    if (!inner) return NULL;
+    cfg_read_keys(r, inner, table, place, c, got);
+    cfg_reject_unknown_keys(r, inner, table, c);
+    return inner;
+}
+
 static int read_mapping(cfg_reader *r, sf_yaml_node *map, const char *path, const cfg_key *k,
                         void *place, const sf_config *c)
 {
-    sf_yaml_node *inner = cfg_section(r, map, k->name, path, k->required);
-    if (!inner) return 0;
-    cfg_read_keys(r, inner, k->keys, place, c, NULL);
-    cfg_reject_unknown_keys(r, inner, k->keys, c);
-    return 1;
+    return cfg_read_mapping(r, map, k->name, path, k->required, k->keys, place, c, NULL) != NULL;
 }
 
 int cfg_read_whole_mapping(cfg_reader *r, sf_yaml_node *map, const char *path, const cfg_key *k,
@@ -45,11 +52,8 @@ int cfg_read_whole_mapping(cfg_reader *r, sf_yaml_node *map, const char *path, c
 {
     enum { MOST_ROWS = 32 };
     if (k->keys->count > MOST_ROWS) sf_fatal("internal: %s has more than %d keys", k->name, MOST_ROWS);
-    sf_yaml_node *inner = cfg_section(r, map, k->name, path, 0);
-    if (!inner) return 0;
     int got[MOST_ROWS];
-    cfg_read_keys(r, inner, k->keys, place, c, got);
-    cfg_reject_unknown_keys(r, inner, k->keys, c);
+    if (!cfg_read_mapping(r, map, k->name, path, 0, k->keys, place, c, got)) return 0;
     for (int row = 0; row < k->keys->count; ++row)
         if (got[row] <= 0) return -1;
     return 1;

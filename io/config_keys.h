@@ -85,6 +85,12 @@ struct cfg_table {
  * when not NULL, receives each row's getter result (table->count of them). */
 void cfg_read_keys(cfg_reader *r, sf_yaml_node *map, const cfg_table *table, void *place,
                    const sf_config *c, int *got);
+/* Reads the mapping map[name] (a problem when required and absent) with
+ * table into place, got as cfg_read_keys, and rejects its unknown keys;
+ * returns it, or NULL when absent. */
+sf_yaml_node *cfg_read_mapping(cfg_reader *r, sf_yaml_node *map, const char *name,
+                               const char *path, int required, const cfg_table *table,
+                               void *place, const sf_config *c, int *got);
 /* Reads the mapping of key k (a mapping row of the table map belongs
  * to) into place with its table, rejecting unknown keys: 0 when absent,
  * -1 when any of its keys is missing or invalid, 1 when all were read. */

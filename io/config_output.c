@@ -40,16 +40,8 @@ static int read_snapshot_fields(cfg_reader *r, sf_yaml_node *snap, const char *p
                                 const cfg_key *key, void *place)
 {
     sf_config *c = place;
-    int n = cfg_read_components(r, snap, key->name, path, c, c->snapshot_field);
-    if (n > 0) {
-        c->snapshot_nfields = n;
-        return 1;
-    }
-    c->snapshot_nfields = 0;
-    for (int k = 0; k < SF_COMPONENTS; ++k)
-        if ((sf_config_physics(c)->components >> k) & 1)
-            c->snapshot_field[c->snapshot_nfields++] = (sf_component)k;
-    return n;
+    return cfg_read_components(r, snap, key->name, path, c, sf_config_physics(c)->components,
+                               c->snapshot_field, &c->snapshot_nfields);
 }
 
 static const cfg_key SNAPSHOT_ROWS[] = {
@@ -190,8 +182,5 @@ _Static_assert(sizeof(sf_device_kind) == sizeof(int) &&
 
 void cfg_read_run(cfg_reader *r, sf_yaml_node *root, sf_config *c)
 {
-    sf_yaml_node *u = cfg_section(r, root, "run", "", 0);
-    if (!u) return;
-    cfg_read_keys(r, u, &CFG_RUN_KEYS, c, c, NULL);
-    cfg_reject_unknown_keys(r, u, &CFG_RUN_KEYS, c);
+    cfg_read_mapping(r, root, "run", "", 0, &CFG_RUN_KEYS, c, c, NULL);
 }

@@ -33,10 +33,7 @@ _Static_assert(sizeof(sf_physics) == sizeof(int), "physics.type is read as an in
 
 void cfg_read_physics(cfg_reader *r, sf_yaml_node *root, sf_config *c)
 {
-    sf_yaml_node *p = cfg_section(r, root, "physics", "", 0);
-    if (!p) return;
-    cfg_read_keys(r, p, &CFG_PHYSICS_KEYS, c, c, NULL);
-    cfg_reject_unknown_keys(r, p, &CFG_PHYSICS_KEYS, c);
+    cfg_read_mapping(r, root, "physics", "", 0, &CFG_PHYSICS_KEYS, c, c, NULL);
 }
 
 const char *cfg_article(const char *word) { return strchr("aeiou", word[0]) ? "an" : "a"; }

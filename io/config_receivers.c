@@ -148,8 +148,11 @@ static int read_receiver_grid(cfg_reader *r, sf_yaml_node *rs, const char *path,
 
 /* A list of distinct components (or snapshot fields); an acoustic job
  * has pressure only. Returns how many were read, 0 when the key is absent. */
-int cfg_read_components(cfg_reader *r, sf_yaml_node *map, const char *key, const char *path,
-                        const sf_config *c, sf_component out[SF_COMPONENTS])
+/* The listed components into out: how many were taken (0 when absent,
+ * -1 when not a list). */
+static int read_component_list(cfg_reader *r, sf_yaml_node *map, const char *key,
+                               const char *path, const sf_config *c,
+                               sf_component out[SF_COMPONENTS])
 {
     char full[64];
     snprintf(full, sizeof full, "%s.%s", path, key);
@@ -188,6 +191,21 @@ int cfg_read_components(cfg_reader *r, sf_yaml_node *map, const char *key, const
     return count;
 }
 
+int cfg_read_components(cfg_reader *r, sf_yaml_node *map, const char *key, const char *path,
+                        const sf_config *c, unsigned fallback, sf_component out[SF_COMPONENTS],
+                        int *count)
+{
+    const int n = read_component_list(r, map, key, path, c, out);
+    if (n > 0) {
+        *count = n;
+        return 1;
+    }
+    *count = 0;
+    for (int k = 0; k < SF_COMPONENTS; ++k)
+        if ((fallback >> k) & 1) out[(*count)++] = (sf_component)k;
+    return n;
+}
+
 /* Receivers record what the physics declares by default (vx, vy and vz
  * in an elastic job, p otherwise). */
 static int read_receiver_components(cfg_reader *r, sf_yaml_node *rs, const char *path,
@@ -195,16 +213,8 @@ static int read_receiver_components(cfg_reader *r, sf_yaml_node *rs, const char 
 {
     sf_config *c = place;
     sf_receiver_config *rc = &c->receivers;
-    int n = cfg_read_components(r, rs, key->name, path, c, rc->component);
-    if (n > 0) {
-        rc->ncomponents = n;
-        return 1;
-    }
-    rc->ncomponents = 0;
-    for (int k = 0; k < SF_COMPONENTS; ++k)
-        if ((sf_config_physics(c)->default_receivers >> k) & 1)
-            rc->component[rc->ncomponents++] = (sf_component)k;
-    return n;
+    return cfg_read_components(r, rs, key->name, path, c, sf_config_physics(c)->default_receivers,
+                               rc->component, &rc->ncomponents);
 }
 
 /* receivers.sampling: a number, or `auto` (also when absent) for dt. */

@@ -36,10 +36,14 @@ void cfg_reject_foreign_key(cfg_reader *r, sf_yaml_node *map, const char *path, 
 void cfg_read_model(cfg_reader *r, sf_yaml_node *root, sf_config *c);
 void cfg_read_source(cfg_reader *r, sf_yaml_node *root, sf_config *c);
 
-/* config_receivers.c; the snapshot fields are read as components too. */
+/* config_receivers.c; the snapshot fields are read as components too:
+ * the listed ones into out, or where the key is absent or holds none,
+ * those of the mask fallback; their count in *count. Returns 1 when read,
+ * else 0 (absent) or -1 (not a list). */
 void cfg_read_receivers(cfg_reader *r, sf_yaml_node *root, sf_config *c);
 int cfg_read_components(cfg_reader *r, sf_yaml_node *map, const char *key, const char *path,
-                        const sf_config *c, sf_component out[SF_COMPONENTS]);
+                        const sf_config *c, unsigned fallback, sf_component out[SF_COMPONENTS],
+                        int *count);
 
 /* config_output.c */
 void cfg_read_output(cfg_reader *r, sf_yaml_node *root, sf_config *c);
