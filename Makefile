@@ -122,7 +122,7 @@ MPIRUN_FLAGS ?= --oversubscribe
 endif
 export MPIRUN MPIRUN_FLAGS PYTHON
 
-.PHONY: all deps demo install run test test-gpu test-long test-long-gpu test-sanitize bench clean FORCE
+.PHONY: all deps demo install job-keys run test test-gpu test-long test-long-gpu test-sanitize bench clean FORCE
 all: $(BIN)/seisfd
 
 $(BIN)/seisfd: $(CORE_OBJ) $(MAIN_OBJ) | $(BIN)
@@ -189,6 +189,13 @@ $(BUILD)/plane_costs_table.c: docs/plane-costs.csv
 $(BUILD)/plane_costs_table.o: $(BUILD)/plane_costs_table.c $(FLAGS_STAMP)
 	$(MPICC) $(CFLAGS) -c $< -o $@
 
+# The job-key reference the docs ship, printed by seisfd from the key
+# tables its job reader reads with (tests/test_docs_claims.py compares).
+docs/job-keys.md: $(BIN)/seisfd
+	$(BIN)/seisfd help keys > $@.tmp && mv $@.tmp $@
+
+job-keys: docs/job-keys.md
+
 $(FLAGS_STAMP): FORCE
 	@mkdir -p $(BUILD)
 	@echo '$(BUILD_FLAGS)' | cmp -s - $@ || echo '$(BUILD_FLAGS)' > $@
@@ -196,7 +203,8 @@ $(FLAGS_STAMP): FORCE
 $(BIN):
 	@mkdir -p $(BIN)
 
--include $(CORE_OBJ:.o=.d) $(MAIN_OBJ:.o=.d) $(UNIT_OBJ:.o=.d) $(FUZZ_OBJ:.o=.d) $(CPML_OBJ:.o=.d)
+-include $(CORE_OBJ:.o=.d) $(MAIN_OBJ:.o=.d) $(UNIT_OBJ:.o=.d) $(FUZZ_OBJ:.o=.d) $(CPML_OBJ:.o=.d) \
+         $(TTI_STEPS_OBJ:.o=.d)
 
 # The Debian/Ubuntu packages are listed once, in setup.sh, which needs no
 # make (the README's first command on a bare system).

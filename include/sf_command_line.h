@@ -12,6 +12,7 @@ typedef enum {
     SF_COMMAND_CHECK,
     SF_COMMAND_BENCH,
     SF_COMMAND_HELP,      /* help [COMMAND], --help, -h, COMMAND --help */
+    SF_COMMAND_KEYS,      /* help keys: the job-key reference */
     SF_COMMAND_VERSION,
     SF_COMMAND_MISUSED    /* a mistake: why, then the usage of topic */
 } sf_command_kind;

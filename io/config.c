@@ -1,6 +1,7 @@
 /* The job reader's entry points: defaults, the sections in order (each
  * read in the file named for it, config_sections.h), the checks that need
  * the whole job, and freeing a parsed job. */
+#include "config_keys.h"
 #include "config_sections.h"
 #include "survey_config.h"
 #include "sf_config.h"
@@ -39,12 +40,24 @@ void sf_config_sample_medium(sf_model_config *m, sf_physics p)
     for (int q = 0; q < d->nparams; ++q) m->value[q] = d->param[q]->typical;
 }
 
-const char *sf_component_name(sf_component c)
-{
-    static const char *const names[SF_COMPONENTS] = {"vx", "vy", "vz", "p"};
-    return (unsigned)c < SF_COMPONENTS ? names[c] : "?";
-}
-
+/* The sections, in the order they are read. */
+#define SECTION(section, is_required, table, what)                                             \
+    {.name = section, .type = CFG_KEY_MAPPING, .required = is_required,                        \
+     .fallback = is_required ? NULL : "none", .keys = table, .help = what}
+static const cfg_key SECTION_ROWS[] = {
+    SECTION("grid", 1, &CFG_GRID_KEYS, "the grid's points and spacings"),
+    SECTION("time", 1, &CFG_TIME_KEYS, "the time step and the record's length"),
+    SECTION("physics", 0, &CFG_PHYSICS_KEYS, "the wave equation and the stencil's order"),
+    SECTION("model", 1, &CFG_MODEL_KEYS, "the medium"),
+    SECTION("boundaries", 0, &CFG_BOUNDARY_KEYS, "the absorbing layers and the free surface"),
+    SECTION("source", 1, &CFG_SOURCE_KEYS, "the source and its wavelet"),
+    SECTION("receivers", 1, &CFG_RECEIVER_KEYS, "where traces are recorded"),
+    SECTION("survey", 0, &CFG_SURVEY_KEYS, "many shots in one job"),
+    SECTION("output", 1, &CFG_OUTPUT_KEYS, "the files written (a survey's: below)"),
+    SECTION("run", 0, &CFG_RUN_KEYS, "the device, progress lines and instability checks"),
+};
+const cfg_table CFG_ROOT_KEYS =
+    CFG_TABLE("", "The sections", "A job file is a mapping of these sections.", SECTION_ROWS);
 
 typedef void (*section_reader)(cfg_reader *r, sf_yaml_node *root, sf_config *c);
 
@@ -95,9 +108,7 @@ int sf_config_parse(const char *text, size_t length, const char *path, sf_config
     ok.survey = read_cleanly(&r, root, c, cfg_read_survey);
     cfg_read_output(&r, root, c);
     cfg_read_run(&r, root, c);
-    cfg_reject_unknown(&r, root, "",
-                       "grid, time, physics, model, boundaries, source, receivers, survey, output, "
-                       "run");
+    cfg_reject_unknown_keys(&r, root, &CFG_ROOT_KEYS, c);
     cfg_check_geometry(&r, c, &ok);
     sf_yaml_free(root);
     return r.problems;

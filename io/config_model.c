@@ -1,6 +1,7 @@
 /* The model section of a job file: a homogeneous medium, layers, or
  * model files (raw, HDF5, SEG-Y) with their grid and accepted ranges;
  * the parameters each physics takes. */
+#include "config_keys.h"
 #include "config_sections.h"
 
 #include "sf_error.h"
@@ -59,6 +60,83 @@ static int compare_layers(const void *a, const void *b)
     return (ta > tb) - (ta < tb);
 }
 
+/* Which model types take a key, and whether the physics has several
+ * parameters (one file or dataset each). */
+static int file_kind(const sf_config *c) { return c->model.kind >= SF_MODEL_RAW; }
+static int several(const sf_config *c) { return sf_config_physics(c)->nparams > 1; }
+static int offers_parameters(const sf_config *c) { return c->model.kind == SF_MODEL_HOMOGENEOUS; }
+static int offers_layers(const sf_config *c) { return c->model.kind == SF_MODEL_LAYERED; }
+static int offers_path(const sf_config *c)
+{
+    return file_kind(c) && (!several(c) || c->model.kind == SF_MODEL_HDF5);
+}
+static int offers_paths(const sf_config *c)
+{
+    return file_kind(c) && several(c) && c->model.kind != SF_MODEL_HDF5;
+}
+static int offers_dataset(const sf_config *c) { return c->model.kind == SF_MODEL_HDF5 && !several(c); }
+static int offers_datasets(const sf_config *c) { return c->model.kind == SF_MODEL_HDF5 && several(c); }
+static int offers_dims(const sf_config *c)
+{
+    return c->model.kind == SF_MODEL_RAW || c->model.kind == SF_MODEL_SEGY;
+}
+static int offers_endian(const sf_config *c) { return c->model.kind == SF_MODEL_RAW; }
+
+/* The model's keys, in the order an unknown key is told them. The readers
+ * below take each key's name, range and choices from its row; which keys
+ * a model type takes is each row's offered. */
+enum { TYPE, PARAMETERS, LAYERS, PATH, PATHS, DATASET, DATASETS, DIMS, ENDIAN, ORIGIN, SPACING,
+       INTERPOLATION, EXTEND, RANGES };
+
+static const cfg_key MODEL_ROWS[] = {
+    [TYPE] = {.name = "type", .type = CFG_KEY_CHOICE, .choices = "homogeneous|layered|raw|hdf5|segy",
+              .required = 1, .help = "a homogeneous medium, layers, or a model file"},
+    [PARAMETERS] = {.name = "<parameter>", .type = CFG_KEY_PARAMETERS, .suffix = "",
+                    .offered = offers_parameters, .form = "number", .required = 1,
+                    .help = "homogeneous: each parameter of the job's physics (below)"},
+    [LAYERS] = {.name = "layers", .type = CFG_KEY_SPECIAL, .offered = offers_layers,
+                .form = "list of {top: depth, <parameter>: value, ...}", .required = 1,
+                .range = CFG_RANGE_COORDINATE, .unit = "m",
+                .help = "layered: each layer from its top down to the next top; tops increase and "
+                        "the first covers the grid's top"},
+    [PATH] = {.name = "path", .type = CFG_KEY_TEXT, .form = "path", .offered = offers_path,
+              .required = 1, .help = "raw, hdf5, segy: the model file"},
+    [PATHS] = {.name = "paths", .type = CFG_KEY_SPECIAL, .offered = offers_paths, .required = 1,
+               .form = "mapping {<parameter>: FILE}",
+               .help = "raw, segy with several parameters: a file each"},
+    [DATASET] = {.name = "dataset", .type = CFG_KEY_TEXT, .offered = offers_dataset,
+                 .fallback = "the parameter's name", .help = "hdf5: the dataset"},
+    [DATASETS] = {.name = "datasets", .type = CFG_KEY_SPECIAL, .offered = offers_datasets,
+                  .form = "mapping {<parameter>: NAME}", .fallback = "the parameters' names",
+                  .help = "hdf5 with several parameters: a dataset each"},
+    [DIMS] = {.name = "dims", .type = CFG_KEY_VECTOR, .count = 3, .offered = offers_dims,
+              .range = {1, SF_MAX_AXIS_POINTS, 0, 0}, .fallback = "raw: required; segy: the headers'",
+              .unit = "points", .help = "raw, segy: the model's points along x, y, z (whole numbers)"},
+    [ENDIAN] = {.name = "endian", .type = CFG_KEY_CHOICE, .choices = "little|big",
+                .offered = offers_endian, .fallback = "little", .help = "raw: the byte order"},
+    [ORIGIN] = {.name = "origin", .type = CFG_KEY_VECTOR, .count = 3, .offered = file_kind,
+                .range = CFG_RANGE_COORDINATE, .fallback = "the file's attribute, else the grid's",
+                .unit = "m", .help = "raw, hdf5, segy: the model grid's first point"},
+    [SPACING] = {.name = "spacing", .type = CFG_KEY_VECTOR, .count = 3, .offered = file_kind,
+                 .range = CFG_RANGE_SPACING, .fallback = "segy: required; else the file's "
+                 "attribute, else the grid's", .unit = "m",
+                 .help = "raw, hdf5, segy: the model grid's spacings"},
+    [INTERPOLATION] = {.name = "interpolation", .type = CFG_KEY_CHOICE, .choices = "linear|nearest",
+                       .offered = file_kind, .fallback = "linear",
+                       .help = "raw, hdf5, segy: how the model reaches the grid's points"},
+    [EXTEND] = {.name = "extend", .type = CFG_KEY_BOOLEAN, .offered = file_kind,
+                .fallback = "false",
+                .help = "raw, hdf5, segy: repeat edge values where the grid reaches past the model"},
+    [RANGES] = {.name = "<parameter>_range", .type = CFG_KEY_PARAMETERS, .suffix = "_range",
+                .offered = file_kind, .form = "list of 2 numbers, min < max",
+                .fallback = "the parameter's (below)",
+                .help = "raw, hdf5, segy: the values the file may hold, within the limits"},
+};
+const cfg_table CFG_MODEL_KEYS =
+    CFG_TABLE("model", NULL, "Required. Each type takes the keys its meaning names.", MODEL_ROWS);
+
+#define NAME(k) (MODEL_ROWS[k].name)
+
 /* Any value a job may give parameter n: its declared limits. */
 static cfg_range parameter_limits(const sf_config *c, int n)
 {
@@ -111,7 +189,7 @@ static void read_layers(cfg_reader *r, sf_yaml_node *m, sf_config *c)
     snprintf(entry, sizeof entry, "{top: depth, %s}", values);
     parameter_list(c, "", ", ", 0, values, sizeof values);
     snprintf(keys, sizeof keys, "top, %s", values);
-    sf_yaml_node *list = sf_yaml_take(m, "layers");
+    sf_yaml_node *list = sf_yaml_take(m, NAME(LAYERS));
     if (!list) {
         cfg_problem(r, m->line, m->column, "model.layers", "required key is missing");
         return;
@@ -134,7 +212,7 @@ static void read_layers(cfg_reader *r, sf_yaml_node *m, sf_config *c)
             continue;
         }
         /* Only tops that were read are compared: a bad one is reported once. */
-        int top_ok = cfg_number(r, item, "top", path, CFG_COORDINATE, 1,
+        int top_ok = cfg_number(r, item, "top", path, MODEL_ROWS[LAYERS].range, 1,
                                 &c->model.layers[i].top, NULL) > 0;
         read_parameters(r, item, path, c, c->model.layers[i].value);
         cfg_reject_unknown(r, item, path, keys);
@@ -181,7 +259,7 @@ static void read_model_grid(cfg_reader *r, sf_yaml_node *m, sf_config *c)
     double dims[3] = {0, 0, 0};
     /* HDF5 datasets carry their shape; raw files cannot; SEG-Y may need it. */
     if (mc->kind != SF_MODEL_HDF5 &&
-        cfg_vector_key(r, m, "dims", "model", 3, (cfg_range){1, SF_MAX_AXIS_POINTS, 0, 0},
+        cfg_vector_key(r, m, NAME(DIMS), "model", 3, MODEL_ROWS[DIMS].range,
                        mc->kind == SF_MODEL_RAW, dims, &mc->dims_mark) > 0) {
         for (int a = 0; a < 3; ++a) {
             mc->dims[a] = (long)dims[a];
@@ -190,15 +268,16 @@ static void read_model_grid(cfg_reader *r, sf_yaml_node *m, sf_config *c)
                             "dimensions must be whole numbers");
         }
     }
-    mc->origin_given = cfg_vector_key(r, m, "origin", "model", 3, CFG_COORDINATE, 0, mc->origin,
-                                      &mc->origin_mark) > 0;
-    mc->spacing_given = cfg_vector_key(r, m, "spacing", "model", 3, CFG_SPACING,
+    mc->origin_given = cfg_vector_key(r, m, NAME(ORIGIN), "model", 3, MODEL_ROWS[ORIGIN].range, 0,
+                                      mc->origin, &mc->origin_mark) > 0;
+    mc->spacing_given = cfg_vector_key(r, m, NAME(SPACING), "model", 3, MODEL_ROWS[SPACING].range,
                                        mc->kind == SF_MODEL_SEGY, mc->spacing,
                                        &mc->spacing_mark) > 0;
     int nearest = 0;
-    cfg_choice(r, m, "interpolation", "model", "linear|nearest", 0, &nearest, NULL);
+    cfg_choice(r, m, NAME(INTERPOLATION), "model", MODEL_ROWS[INTERPOLATION].choices, 0, &nearest,
+               NULL);
     mc->interpolation = nearest ? SF_INTERP_NEAREST : SF_INTERP_LINEAR;
-    cfg_boolean(r, m, "extend", "model", &mc->extend);
+    cfg_boolean(r, m, NAME(EXTEND), "model", &mc->extend);
     read_ranges(r, m, c);
 }
 
@@ -212,8 +291,8 @@ static void read_model_paths(cfg_reader *r, sf_yaml_node *m, sf_config *c)
     parameter_list(c, "", ", ", 0, keys, sizeof keys);
     snprintf(advice, sizeof advice, "%s %s model in raw or SEG-Y files has one file per parameter: "
              "give model.paths: {%s}", cfg_article(d->name), d->name, files);
-    reject_misplaced(r, m, "path", "model.path", advice);
-    sf_yaml_node *paths = cfg_section(r, m, "paths", "model", 1);
+    reject_misplaced(r, m, NAME(PATH), "model.path", advice);
+    sf_yaml_node *paths = cfg_section(r, m, NAME(PATHS), "model", 1);
     if (!paths) return;
     for (int n = 0; n < d->nparams; ++n)
         cfg_string(r, paths, d->param[n]->name, "model.paths", 1, &mc->path[n],
@@ -231,8 +310,8 @@ static void read_model_datasets(cfg_reader *r, sf_yaml_node *m, sf_config *c)
     parameter_list(c, "", ", ", 0, keys, sizeof keys);
     snprintf(advice, sizeof advice, "%s %s model reads one dataset per parameter: give "
              "model.datasets: {%s} (default: %s)", cfg_article(d->name), d->name, names, keys);
-    reject_misplaced(r, m, "dataset", "model.dataset", advice);
-    sf_yaml_node *given = cfg_section(r, m, "datasets", "model", 0);
+    reject_misplaced(r, m, NAME(DATASET), "model.dataset", advice);
+    sf_yaml_node *given = cfg_section(r, m, NAME(DATASETS), "model", 0);
     for (int n = 0; n < d->nparams; ++n) {
         const char *name = d->param[n]->name;
         if (!given || cfg_string(r, given, name, "model.datasets", 0, &mc->dataset[n], NULL) <= 0)
@@ -246,12 +325,12 @@ static void read_model_file(cfg_reader *r, sf_yaml_node *m, sf_config *c)
     const sf_physics_declaration *d = sf_config_physics(c);
     const int several = d->nparams > 1;
     sf_model_config *mc = &c->model;
-    cfg_reject_foreign_key(r, m, "model", "paths", c, takes_files, 0);
-    cfg_reject_foreign_key(r, m, "model", "datasets", c, takes_files, 0);
+    cfg_reject_foreign_key(r, m, "model", NAME(PATHS), c, takes_files, 0);
+    cfg_reject_foreign_key(r, m, "model", NAME(DATASETS), c, takes_files, 0);
     if (several && mc->kind != SF_MODEL_HDF5) {
         read_model_paths(r, m, c);
     } else {
-        cfg_string(r, m, "path", "model", 1, &mc->path[0], &mc->path_mark[0]);
+        cfg_string(r, m, NAME(PATH), "model", 1, &mc->path[0], &mc->path_mark[0]);
         for (int n = 1; n < d->nparams && mc->path[0]; ++n) {
             mc->path[n] = sf_strdup(mc->path[0]);
             mc->path_mark[n] = mc->path_mark[0];
@@ -260,37 +339,14 @@ static void read_model_file(cfg_reader *r, sf_yaml_node *m, sf_config *c)
     if (mc->kind == SF_MODEL_HDF5 && several)
         read_model_datasets(r, m, c);
     else if (mc->kind == SF_MODEL_HDF5 &&
-             cfg_string(r, m, "dataset", "model", 0, &mc->dataset[0], NULL) <= 0)
+             cfg_string(r, m, NAME(DATASET), "model", 0, &mc->dataset[0], NULL) <= 0)
         mc->dataset[0] = sf_strdup(d->param[0]->name);
     if (mc->kind == SF_MODEL_RAW) {
         int endian = 0;
-        cfg_choice(r, m, "endian", "model", "little|big", 0, &endian, NULL);
+        cfg_choice(r, m, NAME(ENDIAN), "model", MODEL_ROWS[ENDIAN].choices, 0, &endian, NULL);
         mc->endian = endian ? SF_ENDIAN_BIG : SF_ENDIAN_LITTLE;
     }
     read_model_grid(r, m, c);
-}
-
-/* The keys a model type takes, for the unknown-key message. */
-static void model_keys(const sf_config *c, char *out, size_t len)
-{
-    const int several = sf_config_physics(c)->nparams > 1;
-    char params[160], ranges[192];
-    parameter_list(c, "", ", ", 0, params, sizeof params);
-    parameter_list(c, "_range", ", ", 0, ranges, sizeof ranges);
-    const char *grid = "origin, spacing, interpolation, extend";
-    switch (c->model.kind) {
-    case SF_MODEL_HOMOGENEOUS: snprintf(out, len, "type, %s", params); break;
-    case SF_MODEL_LAYERED: snprintf(out, len, "type, layers"); break;
-    case SF_MODEL_RAW:
-        snprintf(out, len, "type, %s, dims, endian, %s, %s", several ? "paths" : "path", grid,
-                 ranges);
-        break;
-    case SF_MODEL_HDF5:
-        snprintf(out, len, "type, path, %s, %s, %s", several ? "datasets" : "dataset", grid, ranges);
-        break;
-    default:
-        snprintf(out, len, "type, %s, dims, %s, %s", several ? "paths" : "path", grid, ranges);
-    }
 }
 
 void cfg_read_model(cfg_reader *r, sf_yaml_node *root, sf_config *c)
@@ -299,7 +355,7 @@ void cfg_read_model(cfg_reader *r, sf_yaml_node *root, sf_config *c)
     if (!m) return;
     c->model.mark = cfg_mark(m);
     int kind = 0;
-    if (cfg_choice(r, m, "type", "model", "homogeneous|layered|raw|hdf5|segy", 1, &kind, NULL) <= 0)
+    if (cfg_choice(r, m, NAME(TYPE), "model", MODEL_ROWS[TYPE].choices, 1, &kind, NULL) <= 0)
         return;
     c->model.kind = (sf_model_kind)kind;
     switch (c->model.kind) {
@@ -307,7 +363,5 @@ void cfg_read_model(cfg_reader *r, sf_yaml_node *root, sf_config *c)
     case SF_MODEL_LAYERED: read_layers(r, m, c); break;
     default: read_model_file(r, m, c);
     }
-    char keys[320];
-    model_keys(c, keys, sizeof keys);
-    cfg_reject_unknown(r, m, "model", keys);
+    cfg_reject_unknown_keys(r, m, &CFG_MODEL_KEYS, c);
 }

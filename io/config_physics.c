@@ -1,6 +1,7 @@
 /* The physics section of a job file (the physics and the stencil order),
  * and the messages for a key that only other physics take: they name
  * the physics that take it. */
+#include "config_keys.h"
 #include "config_sections.h"
 
 #include "sf_physics_registry.h"
@@ -8,19 +9,31 @@
 #include <stdio.h>
 #include <string.h>
 
+static void physics_choices(char *out, size_t len) { sf_physics_names("|", out, len); }
+
+static void default_physics(char *out, size_t len)
+{
+    snprintf(out, len, "%s", sf_physics_declared(SF_PHYSICS_DEFAULT)->name);
+}
+
+static const int ORDERS[] = {2, 4, 8};
+
+static const cfg_key PHYSICS_ROWS[] = {
+    {.name = "type", .type = CFG_KEY_CHOICE, .list_choices = physics_choices,
+     .list_fallback = default_physics, .help = "the wave equation solved (physics.md)",
+     .value = CFG_AT(sf_config, physics), .mark = CFG_AT(sf_config, physics_mark)},
+    {.name = "order", .type = CFG_KEY_CHOICE, .choices = "2|4|8", .values = ORDERS,
+     .fallback = "8", .help = "spatial order of the finite-difference stencil",
+     .value = CFG_AT(sf_config, order), .mark = CFG_AT(sf_config, order_mark)},
+};
+const cfg_table CFG_PHYSICS_KEYS = CFG_TABLE("physics", NULL, "Optional.", PHYSICS_ROWS);
+
+/* The table stores a choice as an int. */
+_Static_assert(sizeof(sf_physics) == sizeof(int), "physics.type is read as an int");
+
 void cfg_read_physics(cfg_reader *r, sf_yaml_node *root, sf_config *c)
 {
-    sf_yaml_node *p = cfg_section(r, root, "physics", "", 0);
-    if (!p) return;
-    int type = 0;
-    char physics[256];
-    sf_physics_names("|", physics, sizeof physics);
-    if (cfg_choice(r, p, "type", "physics", physics, 0, &type, &c->physics_mark) > 0)
-        c->physics = (sf_physics)type;
-    int order_index = 2;
-    if (cfg_choice(r, p, "order", "physics", "2|4|8", 0, &order_index, &c->order_mark) > 0)
-        c->order = 2 << order_index;
-    cfg_reject_unknown(r, p, "physics", "type, order");
+    cfg_read_mapping(r, root, "physics", "", 0, &CFG_PHYSICS_KEYS, c, c, NULL);
 }
 
 const char *cfg_article(const char *word) { return strchr("aeiou", word[0]) ? "an" : "a"; }
@@ -37,6 +50,36 @@ void cfg_physics_taking(cfg_physics_takes takes, int what, char *out, size_t len
         snprintf(out + used, len - used, "%s%s", n == 0 ? "" : n == total - 1 ? " or " : ", ",
                  sf_physics_declared((sf_physics)p)->name);
         ++n;
+    }
+}
+
+/* Does physics q describe the default as text does? */
+static int alike(cfg_physics_default describe, int q, const char *text)
+{
+    char other[96];
+    describe((sf_physics)q, other, sizeof other);
+    return !strcmp(other, text);
+}
+
+void cfg_physics_defaults(cfg_physics_default describe, char *out, size_t len)
+{
+    out[0] = '\0';
+    for (int p = 0; p < SF_PHYSICS_KINDS; ++p) {
+        char text[96];
+        describe((sf_physics)p, text, sizeof text);
+        int first = 1;
+        for (int q = 0; q < p; ++q) first = first && !alike(describe, q, text);
+        if (!first) continue;
+        size_t used = strlen(out);
+        snprintf(out + used, len - used, "%s%s (", *out ? "; " : "", text);
+        for (int q = p, n = 0; q < SF_PHYSICS_KINDS; ++q) {
+            if (!alike(describe, q, text)) continue;
+            used = strlen(out);
+            snprintf(out + used, len - used, "%s%s", n++ ? ", " : "",
+                     sf_physics_declared((sf_physics)q)->name);
+        }
+        used = strlen(out);
+        snprintf(out + used, len - used, ")");
     }
 }
 

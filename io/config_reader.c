@@ -11,11 +11,11 @@
 
 /* The wavefield scales with these; beyond float32 a run overflows, which
  * the instability guard reports, so they are only required finite. */
-const cfg_range CFG_SCALE = {-INFINITY, INFINITY, 0, 0};
-const cfg_range CFG_COORDINATE = {-1e8, 1e8, 0, 0};
-const cfg_range CFG_SPACING = {1e-4, 1e5, 0, 0};
-const cfg_range CFG_FREQUENCY = {1e-3, 1e6, 0, 0};
-const cfg_range CFG_DELAY = {0, 1e5, 0, 0};
+const cfg_range CFG_SCALE = CFG_RANGE_SCALE;
+const cfg_range CFG_COORDINATE = CFG_RANGE_COORDINATE;
+const cfg_range CFG_SPACING = CFG_RANGE_SPACING;
+const cfg_range CFG_FREQUENCY = CFG_RANGE_FREQUENCY;
+const cfg_range CFG_DELAY = CFG_RANGE_DELAY;
 
 /* The length of a line break or control character at p (ASCII controls,
  * and NEL, LINE and PARAGRAPH SEPARATOR in UTF-8), 0 for anything else. */
@@ -103,7 +103,7 @@ sf_yaml_node *cfg_section(cfg_reader *r, sf_yaml_node *map, const char *key, con
     return n;
 }
 
-static void describe_range(char *buf, size_t len, cfg_range g)
+void cfg_describe_range(char *buf, size_t len, cfg_range g)
 {
     if (isinf(g.hi))
         snprintf(buf, len, "%s %g", g.lo_open ? ">" : ">=", g.lo);
@@ -153,7 +153,7 @@ static int number_node(cfg_reader *r, const sf_yaml_node *n, const char *full, c
     }
     if (!in_range(v, g)) {
         char allowed[128];
-        describe_range(allowed, sizeof allowed, g);
+        cfg_describe_range(allowed, sizeof allowed, g);
         cfg_problem(r, n->line, n->column, full, "%g is out of range (allowed: %s)", v, allowed);
         return -1;
     }

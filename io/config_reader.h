@@ -7,6 +7,7 @@
 #include "sf_config.h"
 #include "yaml_tree.h"
 
+#include <math.h>
 #include <stdarg.h>
 
 typedef struct {
@@ -32,7 +33,16 @@ typedef struct {
     int lo_open, hi_open;
 } cfg_range;
 
-/* Ranges several keys share (the README's key list gives each key's). */
+/* "lo <= x <= hi" (or "> lo" without an upper end), as messages tell it. */
+void cfg_describe_range(char *buf, size_t len, cfg_range range);
+
+/* Ranges several keys share (the README's key list gives each key's), as
+ * initializers for key tables and as objects. */
+#define CFG_RANGE_SCALE {-INFINITY, INFINITY, 0, 0}
+#define CFG_RANGE_COORDINATE {-1e8, 1e8, 0, 0}
+#define CFG_RANGE_SPACING {1e-4, 1e5, 0, 0}
+#define CFG_RANGE_FREQUENCY {1e-3, 1e6, 0, 0}
+#define CFG_RANGE_DELAY {0, 1e5, 0, 0}
 extern const cfg_range CFG_SCALE;       /* amplitude, force, moment: any finite number */
 extern const cfg_range CFG_COORDINATE;  /* positions, m: beyond any survey on the Earth */
 extern const cfg_range CFG_SPACING;     /* spacings and steps, m: 0.1 mm (a lab) to 100 km */
@@ -75,9 +85,6 @@ int cfg_is_auto(const sf_yaml_node *node);
  * "survey.shots[3]") into spec: base is what they change (a shot's wavelet
  * starts as the source's; keys of its kind are kept unless given), NULL
  * for the source. Returns 1 when map gave any wavelet key. */
-#define CFG_WAVELET_KEYS                                                                      \
-    "wavelet, frequency, frequencies, sweep_length, sweep_taper, length, file, dataset, trace, "  \
-    "format"
 int cfg_read_wavelet(cfg_reader *r, sf_yaml_node *map, const char *path,
                      const sf_wavelet_spec *base, sf_wavelet_spec *spec);
 /* Reads the signature files of a parsed job (rank 0, broadcast), builds

@@ -16,6 +16,81 @@
 
 enum { MAX_SHOTS = 1000000 };
 
+/* The keys of a survey, of its grid and of its shot and overrides
+ * entries, in the order an unknown key is told them. The readers below
+ * take each key's name, range and choices from its row. */
+enum { PLACE, DEPTH, WAVELET_KEYS, DELAY, AMPLITUDE };
+
+/* What a shot entry may change, after its place (position or shot). */
+#define SHOT_CHANGES                                                                           \
+    [DEPTH] = {.name = "depth", .type = CFG_KEY_NUMBER, .range = CFG_RANGE_COORDINATE,        \
+               .fallback = "its position's z", .unit = "m",                                   \
+               .help = "the shot's z; with a position of [x, y], required"},                  \
+    [WAVELET_KEYS] = {.name = "wavelet", .type = CFG_KEY_SPECIAL, .group = 1,                  \
+                      .keys = &CFG_WAVELET_KEYS, .form = "the wavelet keys (above)",          \
+                      .fallback = "the source's",                                             \
+                      .help = "another kind with its keys, or keys of the source's kind"},    \
+    [DELAY] = {.name = "delay", .type = CFG_KEY_SPECIAL, .form = "number or `auto`",          \
+               .range = CFG_RANGE_DELAY, .fallback = "the source's", .unit = "s",             \
+               .help = "where the wavelet's time zero lies; `auto`: the shot wavelet's own"}, \
+    [AMPLITUDE] = {.name = "amplitude", .type = CFG_KEY_NUMBER, .range = CFG_RANGE_SCALE,      \
+                   .fallback = "the source's", .help = "scale of the injected wavelet"}
+
+static const cfg_key SHOT_ROWS[] = {
+    [PLACE] = {.name = "position", .type = CFG_KEY_SPECIAL, .range = CFG_RANGE_COORDINATE,
+               .form = "list of 3, or of 2 with depth", .required = 1, .unit = "m",
+               .help = "[x, y, z], or [x, y] with depth"},
+    SHOT_CHANGES,
+};
+static const cfg_table SHOT_KEYS =
+    CFG_TABLE("survey.shots[N]", NULL, "Each entry of survey.shots, numbered 1, 2, ... in order.",
+              SHOT_ROWS);
+
+static const cfg_key OVERRIDE_ROWS[] = {
+    [PLACE] = {.name = "shot", .type = CFG_KEY_SPECIAL, .form = "whole number", .required = 1,
+               .help = "the number of the shot it changes (1 .. the number of shots)"},
+    SHOT_CHANGES,
+};
+static const cfg_table OVERRIDE_KEYS =
+    CFG_TABLE("survey.overrides[N]", NULL, "Each entry changes only the keys it gives.",
+              OVERRIDE_ROWS);
+
+enum { START, STEP, COUNT };
+
+static const cfg_key SHOT_GRID_ROWS[] = {
+    [START] = {.name = "start", .type = CFG_KEY_VECTOR, .count = 3, .range = CFG_RANGE_COORDINATE,
+               .required = 1, .unit = "m", .help = "the first shot [x, y, z]"},
+    [STEP] = {.name = "step", .type = CFG_KEY_VECTOR, .count = 2, .range = CFG_RANGE_SPACING,
+              .required = 1, .unit = "m", .help = "[x, y] between shots"},
+    [COUNT] = {.name = "count", .type = CFG_KEY_VECTOR, .count = 2, .range = {1, MAX_SHOTS, 0, 0},
+               .required = 1, .unit = "shots",
+               .help = "[x, y] whole numbers of shots, 1000000 in all at most; x runs fastest"},
+};
+static const cfg_table SHOT_GRID_KEYS = CFG_TABLE("survey.grid", NULL, NULL, SHOT_GRID_ROWS);
+
+enum { RANKS_PER_SHOT, MOTION, SHOTS, GRID, OVERRIDES };
+
+static const cfg_key SURVEY_ROWS[] = {
+    [RANKS_PER_SHOT] = {.name = "ranks_per_shot", .type = CFG_KEY_INTEGER, .lo = 1, .hi = 1 << 20,
+                        .fallback = "all ranks, one group", .unit = "ranks",
+                        .help = "ranks computing each shot; must divide the rank count"},
+    [MOTION] = {.name = "receivers", .type = CFG_KEY_CHOICE, .choices = "fixed|moving",
+                .fallback = "fixed", .help = "moving: receivers' x and y are offsets from the shot"},
+    [SHOTS] = {.name = "shots", .type = CFG_KEY_SPECIAL, .keys = &SHOT_KEYS,
+               .form = "list of shots (survey.shots[N])", .fallback = "give shots or grid",
+               .help = "the shots, numbered 1, 2, ... in order"},
+    [GRID] = {.name = "grid", .type = CFG_KEY_SPECIAL, .keys = &SHOT_GRID_KEYS,
+              .form = "mapping (survey.grid)", .fallback = "give shots or grid",
+              .help = "a regular grid of shots"},
+    [OVERRIDES] = {.name = "overrides", .type = CFG_KEY_SPECIAL, .keys = &OVERRIDE_KEYS,
+                   .form = "list of changes (survey.overrides[N])", .fallback = "none",
+                   .help = "changes to numbered shots"},
+};
+const cfg_table CFG_SURVEY_KEYS =
+    CFG_TABLE("survey", NULL, "Optional: a job with it is a survey (surveys.md).", SURVEY_ROWS);
+
+#define NAME(rows, k) (rows[k].name)
+
 static sf_shot_spec *add_shot(sf_survey_config *sv, long *capacity, sf_mark mark)
 {
     if (sv->count == *capacity) {
@@ -47,20 +122,21 @@ static void read_overrides(cfg_reader *r, sf_yaml_node *map, const char *path,
     } else {
         sf_wavelet_spec_free(&spec);
     }
-    const sf_yaml_node *delay = sf_yaml_peek(map, "delay");
+    const sf_yaml_node *delay = sf_yaml_peek(map, NAME(SHOT_ROWS, DELAY));
     if (cfg_is_auto(delay)) {
-        sf_yaml_take(map, "delay");
+        sf_yaml_take(map, NAME(SHOT_ROWS, DELAY));
         shot->delay_auto = 1;
         shot->has_delay = 0;
-    } else if (cfg_number(r, map, "delay", path, CFG_DELAY, 0, &shot->delay,
-                          NULL) > 0) {
+    } else if (cfg_number(r, map, NAME(SHOT_ROWS, DELAY), path, SHOT_ROWS[DELAY].range, 0,
+                          &shot->delay, NULL) > 0) {
         shot->has_delay = 1;
         shot->delay_auto = 0;
     }
-    if (cfg_number(r, map, "amplitude", path, CFG_SCALE, 0, &shot->amplitude,
-                   &shot->amplitude_mark) > 0)
+    if (cfg_number(r, map, NAME(SHOT_ROWS, AMPLITUDE), path, SHOT_ROWS[AMPLITUDE].range, 0,
+                   &shot->amplitude, &shot->amplitude_mark) > 0)
         shot->has_amplitude = 1;
-    *depth_given = cfg_number(r, map, "depth", path, CFG_COORDINATE, 0, depth, NULL) > 0;
+    *depth_given = cfg_number(r, map, NAME(SHOT_ROWS, DEPTH), path, SHOT_ROWS[DEPTH].range, 0,
+                              depth, NULL) > 0;
 }
 
 /* position [x, y, z], or [x, y] with depth. */
@@ -68,14 +144,14 @@ static void read_listed_position(cfg_reader *r, sf_yaml_node *entry, const char 
                                  sf_shot_spec *shot, int depth_given, double depth)
 {
     char full[96];
-    snprintf(full, sizeof full, "%s.position", path);
-    sf_yaml_node *p = sf_yaml_take(entry, "position");
+    snprintf(full, sizeof full, "%s.%s", path, NAME(SHOT_ROWS, PLACE));
+    sf_yaml_node *p = sf_yaml_take(entry, NAME(SHOT_ROWS, PLACE));
     if (!p) {
         cfg_problem(r, entry->line, entry->column, full, "required key is missing");
         return;
     }
     int n = p->kind == SF_YAML_SEQUENCE && p->count == 2 ? 2 : 3;
-    if (cfg_vector(r, p, full, n, CFG_COORDINATE, shot->position) <= 0) return;
+    if (cfg_vector(r, p, full, n, SHOT_ROWS[PLACE].range, shot->position) <= 0) return;
     if (n == 3 && depth_given)
         cfg_problem(r, p->line, p->column, full,
                     "gives z and the entry gives depth too; give [x, y, z], or [x, y] with depth");
@@ -86,7 +162,14 @@ static void read_listed_position(cfg_reader *r, sf_yaml_node *entry, const char 
         shot->position[2] = depth;
 }
 
-#define SHOT_KEYS CFG_WAVELET_KEYS ", delay, amplitude"
+/* An entry's keys: the table's, its path the entry's own ("survey.shots[3]"). */
+static void reject_unknown_entry_keys(cfg_reader *r, const sf_yaml_node *entry, const char *path,
+                                      const cfg_table *table, const sf_config *c)
+{
+    char allowed[640];
+    cfg_key_names(table, c, allowed, sizeof allowed);
+    cfg_reject_unknown(r, entry, path, allowed);
+}
 
 static void read_shot_list(cfg_reader *r, sf_yaml_node *list, sf_config *c, long *cap)
 {
@@ -111,7 +194,7 @@ static void read_shot_list(cfg_reader *r, sf_yaml_node *list, sf_config *c, long
         double depth = 0.0;
         read_overrides(r, entry, path, c, shot, &depth_given, &depth);
         read_listed_position(r, entry, path, shot, depth_given, depth);
-        cfg_reject_unknown(r, entry, path, "position, depth, " SHOT_KEYS);
+        reject_unknown_entry_keys(r, entry, path, &SHOT_KEYS, c);
     }
 }
 
@@ -120,11 +203,14 @@ static void read_shot_grid(cfg_reader *r, sf_yaml_node *g, sf_survey_config *sv,
 {
     double start[3], step[2], count[2];
     sf_mark cmark;
-    int ok = cfg_vector_key(r, g, "start", "survey.grid", 3, CFG_COORDINATE, 1, start, NULL) > 0;
-    ok &= cfg_vector_key(r, g, "step", "survey.grid", 2, CFG_SPACING, 1, step, NULL) > 0;
-    ok &= cfg_vector_key(r, g, "count", "survey.grid", 2, (cfg_range){1, MAX_SHOTS, 0, 0}, 1,
-                         count, &cmark) > 0;
-    cfg_reject_unknown(r, g, "survey.grid", "start, step, count");
+    const cfg_key *k = SHOT_GRID_ROWS;
+    int ok = cfg_vector_key(r, g, k[START].name, SHOT_GRID_KEYS.path, 3, k[START].range, 1, start,
+                            NULL) > 0;
+    ok &= cfg_vector_key(r, g, k[STEP].name, SHOT_GRID_KEYS.path, 2, k[STEP].range, 1, step,
+                         NULL) > 0;
+    ok &= cfg_vector_key(r, g, k[COUNT].name, SHOT_GRID_KEYS.path, 2, k[COUNT].range, 1, count,
+                         &cmark) > 0;
+    cfg_reject_unknown_keys(r, g, &SHOT_GRID_KEYS, NULL);
     if (!ok) return;
     if (count[0] != floor(count[0]) || count[1] != floor(count[1]) ||
         count[0] * count[1] > MAX_SHOTS) {
@@ -161,14 +247,14 @@ static void read_override_list(cfg_reader *r, sf_yaml_node *list, sf_config *c)
             continue;
         }
         long number = 0;
-        int ok = cfg_integer(r, entry, "shot", path, 1, sv->count > 0 ? sv->count : 1, 1, &number,
-                             NULL) > 0 && sv->count > 0;
+        int ok = cfg_integer(r, entry, NAME(OVERRIDE_ROWS, PLACE), path, 1,
+                             sv->count > 0 ? sv->count : 1, 1, &number, NULL) > 0 && sv->count > 0;
         sf_shot_spec scratch = {0}, *shot = ok ? &sv->shots[number - 1] : &scratch;
         sf_shot_spec given = *shot;
         int depth_given = 0;
         double depth = 0.0;
         read_overrides(r, entry, path, c, &given, &depth_given, &depth);
-        cfg_reject_unknown(r, entry, path, "shot, depth, " SHOT_KEYS);
+        reject_unknown_entry_keys(r, entry, path, &OVERRIDE_KEYS, c);
         if (given.wavelet != shot->wavelet) {
             /* The replaced wavelet, or the new one of an entry that names no shot. */
             sf_wavelet_spec *unused = ok ? shot->wavelet : given.wavelet;
@@ -188,7 +274,8 @@ static void read_override_list(cfg_reader *r, sf_yaml_node *list, sf_config *c)
 static void read_ranks_per_shot(cfg_reader *r, sf_yaml_node *s, sf_survey_config *sv)
 {
     long g = 0;
-    if (cfg_integer(r, s, "ranks_per_shot", "survey", 1, 1 << 20, 0, &g, &sv->ranks_mark) > 0)
+    const cfg_key *k = &SURVEY_ROWS[RANKS_PER_SHOT];
+    if (cfg_integer(r, s, k->name, "survey", k->lo, k->hi, 0, &g, &sv->ranks_mark) > 0)
         sv->ranks_per_shot = (int)g;
 }
 
@@ -201,11 +288,12 @@ void cfg_read_survey(cfg_reader *r, sf_yaml_node *root, sf_config *c)
     sv->mark = cfg_mark(s);
     read_ranks_per_shot(r, s, sv);
     int motion = 0;
-    if (cfg_choice(r, s, "receivers", "survey", "fixed|moving", 0, &motion, NULL) > 0)
+    if (cfg_choice(r, s, NAME(SURVEY_ROWS, MOTION), "survey", SURVEY_ROWS[MOTION].choices, 0,
+                   &motion, NULL) > 0)
         sv->receivers = (sf_receiver_motion)motion;
     long capacity = 0;
-    sf_yaml_node *list = sf_yaml_take(s, "shots");
-    sf_yaml_node *grid = cfg_section(r, s, "grid", "survey", 0);
+    sf_yaml_node *list = sf_yaml_take(s, NAME(SURVEY_ROWS, SHOTS));
+    sf_yaml_node *grid = cfg_section(r, s, NAME(SURVEY_ROWS, GRID), "survey", 0);
     if (list && grid)
         cfg_problem(r, grid->line, grid->column, "survey.grid",
                     "give the shots either as a list (shots) or as a grid, not both");
@@ -213,12 +301,12 @@ void cfg_read_survey(cfg_reader *r, sf_yaml_node *root, sf_config *c)
         read_shot_list(r, list, c, &capacity);
     else if (grid)
         read_shot_grid(r, grid, sv, &capacity);
-    else if (!sf_yaml_peek(s, "grid"))
+    else if (!sf_yaml_peek(s, NAME(SURVEY_ROWS, GRID)))
         cfg_problem(r, s->line, s->column, "survey",
                     "give the shots, as a list (shots) or as a grid (start, step, count)");
-    sf_yaml_node *overrides = sf_yaml_take(s, "overrides");
+    sf_yaml_node *overrides = sf_yaml_take(s, NAME(SURVEY_ROWS, OVERRIDES));
     if (overrides) read_override_list(r, overrides, c);
-    cfg_reject_unknown(r, s, "survey", "ranks_per_shot, receivers, shots, grid, overrides");
+    cfg_reject_unknown_keys(r, s, &CFG_SURVEY_KEYS, c);
 }
 
 void sf_survey_receiver_position(const sf_config *job, const sf_shot_spec *shot, long q,

@@ -1,6 +1,7 @@
 /* The wavelet keys of the source section and of a survey's shot entries,
  * and the loading of a parsed job's wavelets: signature files read by
  * rank 0 and broadcast, every wavelet built, the auto delay resolved. */
+#include "config_keys.h"
 #include "config_reader.h"
 #include "sf_error.h"
 #include "fingerprint.h"
@@ -12,9 +13,51 @@
 #include <stdlib.h>
 #include <string.h>
 
-static const cfg_range SECONDS = {0.0, 1e4, 1, 0};   /* sweep and window lengths */
-static const cfg_range TAPER = {0.0, 1e4, 0, 0};
-static const cfg_range BAND = {0.0, 1e6, 0, 0};
+/* The wavelet keys, in the order they are read: the readers below take
+ * each key's name, range and choices from its row. Which kinds take a
+ * key, and what it inherits in a survey shot, the readers decide. */
+enum { WAVELET, FREQUENCY, FREQUENCIES, SWEEP_LENGTH, SWEEP_TAPER, LENGTH, FILE_KEY, DATASET,
+       TRACE, FORMAT };
+
+static const cfg_key WAVELET_ROWS[] = {
+    [WAVELET] = {.name = "wavelet", .type = CFG_KEY_CHOICE,
+                 .choices = "ricker|gaussian|gaussian_derivative|ormsby|klauder|file",
+                 .fallback = "ricker", .help = "the kind of signature (user guide, \"Source "
+                 "signatures\")"},
+    [FREQUENCY] = {.name = "frequency", .type = CFG_KEY_NUMBER, .range = CFG_RANGE_FREQUENCY,
+                   .fallback = "required for ricker, gaussian, gaussian_derivative", .unit = "Hz",
+                   .help = "ricker: the peak frequency; the gaussians: their f (user guide)"},
+    [FREQUENCIES] = {.name = "frequencies", .type = CFG_KEY_SPECIAL, .range = {0.0, 1e6, 0, 0},
+                     .form = "list of 4 (ormsby) or 2 (klauder) numbers",
+                     .fallback = "required for ormsby, klauder", .unit = "Hz",
+                     .help = "ormsby: corners f1 < f2 <= f3 < f4; klauder: the sweep's [start, end]"},
+    [SWEEP_LENGTH] = {.name = "sweep_length", .type = CFG_KEY_NUMBER, .range = {0.0, 1e4, 1, 0},
+                      .fallback = "required for klauder", .unit = "s",
+                      .help = "klauder: the sweep's length, at least one period of its lower "
+                              "frequency"},
+    [SWEEP_TAPER] = {.name = "sweep_taper", .type = CFG_KEY_NUMBER, .range = {0.0, 1e4, 0, 0},
+                     .fallback = "0.25, or a quarter of a sweep shorter than 1 s", .unit = "s",
+                     .help = "klauder: the cosine tapers at both ends of the sweep"},
+    [LENGTH] = {.name = "length", .type = CFG_KEY_SPECIAL, .range = {0.0, 1e4, 1, 0},
+                .form = "number or `auto`", .fallback = "`auto`: twice the time to stay below 1% "
+                "of the peak", .unit = "s", .help = "ormsby, klauder: the Hann window's length"},
+    [FILE_KEY] = {.name = "file", .type = CFG_KEY_TEXT, .form = "path",
+                  .fallback = "required for file", .help = "file: the signature file"},
+    [DATASET] = {.name = "dataset", .type = CFG_KEY_TEXT, .fallback = "wavelet",
+                 .help = "file: the HDF5 dataset of the samples"},
+    [TRACE] = {.name = "trace", .type = CFG_KEY_INTEGER, .lo = 0, .hi = 2147483646L,
+               .fallback = "0", .help = "file: the SEG-Y trace, counted from 0"},
+    [FORMAT] = {.name = "format", .type = CFG_KEY_CHOICE, .choices = "auto|hdf5|segy|text",
+                .fallback = "auto: from the file name's extension",
+                .help = "file: the signature file's format"},
+};
+const cfg_table CFG_WAVELET_KEYS =
+    CFG_TABLE("source", "source: the wavelet keys",
+              "A survey shot takes them too, changing the source's. Each key is for the kinds "
+              "its meaning names.", WAVELET_ROWS);
+
+#define NAME(k) (WAVELET_ROWS[k].name)
+#define RANGE(k) (WAVELET_ROWS[k].range)
 
 /* Which kinds take each key. */
 enum { RICKERS = 1 << SF_WAVELET_RICKER | 1 << SF_WAVELET_GAUSSIAN |
@@ -64,29 +107,29 @@ static void set_band_key(wavelet_reader *w, const char *key, sf_mark mark)
     w->spec->line = mark.line, w->spec->column = mark.column;
 }
 
-static void read_number(wavelet_reader *w, const char *key, int mask, cfg_range range,
-                        int required, double *out, int band)
+static void read_number(wavelet_reader *w, int key, int mask, int required, double *out, int band)
 {
-    if (!takes(w, key, mask)) return;
+    if (!takes(w, NAME(key), mask)) return;
     sf_mark mark;
-    int rc = cfg_number(w->r, w->map, key, w->path, range, required && !w->inherited, out, &mark);
+    int rc = cfg_number(w->r, w->map, NAME(key), w->path, RANGE(key), required && !w->inherited,
+                        out, &mark);
     w->given |= rc != 0;
-    if (rc > 0 && band) set_band_key(w, key, mark);
+    if (rc > 0 && band) set_band_key(w, NAME(key), mark);
 }
 
 static void read_band(wavelet_reader *w)
 {
     sf_wavelet_spec *s = w->spec;
     int n = s->kind == SF_WAVELET_ORMSBY ? 4 : 2;
-    if (!takes(w, "frequencies", ORMSBY | KLAUDER)) return;
+    if (!takes(w, NAME(FREQUENCIES), ORMSBY | KLAUDER)) return;
     sf_mark mark;
     char full[128];
-    snprintf(full, sizeof full, "%s.frequencies", w->path);
-    int rc = cfg_vector_key(w->r, w->map, "frequencies", w->path, n, BAND, !w->inherited, s->band,
-                            &mark);
+    snprintf(full, sizeof full, "%s.%s", w->path, NAME(FREQUENCIES));
+    int rc = cfg_vector_key(w->r, w->map, NAME(FREQUENCIES), w->path, n, RANGE(FREQUENCIES),
+                            !w->inherited, s->band, &mark);
     w->given |= rc != 0;
     if (rc <= 0) return;
-    set_band_key(w, "frequencies", mark);
+    set_band_key(w, NAME(FREQUENCIES), mark);
     const double *f = s->band;
     if (n == 4 && !(f[0] < f[1] && f[1] <= f[2] && f[2] < f[3]))
         cfg_problem(w->r, mark.line, mark.column, full, "Ormsby corners [f1, f2, f3, f4] must "
@@ -100,15 +143,15 @@ static void read_band(wavelet_reader *w)
 /* length: a number, or auto (the default) for the 1% window. */
 static void read_length(wavelet_reader *w)
 {
-    if (!takes(w, "length", ORMSBY | KLAUDER)) return;
-    const sf_yaml_node *n = sf_yaml_peek(w->map, "length");
+    if (!takes(w, NAME(LENGTH), ORMSBY | KLAUDER)) return;
+    const sf_yaml_node *n = sf_yaml_peek(w->map, NAME(LENGTH));
     if (cfg_is_auto(n)) {
-        sf_yaml_take(w->map, "length");
+        sf_yaml_take(w->map, NAME(LENGTH));
         w->spec->length = 0.0;
         w->given = 1;
     } else if (n) {
         w->given = 1;
-        cfg_number(w->r, w->map, "length", w->path, SECONDS, 0, &w->spec->length, NULL);
+        cfg_number(w->r, w->map, NAME(LENGTH), w->path, RANGE(LENGTH), 0, &w->spec->length, NULL);
     } else if (!w->inherited) {
         w->spec->length = 0.0;
     }
@@ -121,37 +164,37 @@ static void read_sweep(wavelet_reader *w)
 {
     sf_wavelet_spec *s = w->spec;
     sf_mark length_mark = cfg_mark(w->map);
-    if (takes(w, "sweep_length", KLAUDER)) {
-        int rc = cfg_number(w->r, w->map, "sweep_length", w->path, SECONDS, !w->inherited,
-                            &s->sweep_length, &length_mark);
+    if (takes(w, NAME(SWEEP_LENGTH), KLAUDER)) {
+        int rc = cfg_number(w->r, w->map, NAME(SWEEP_LENGTH), w->path, RANGE(SWEEP_LENGTH),
+                            !w->inherited, &s->sweep_length, &length_mark);
         w->given |= rc != 0;
         double lowest = fmin(s->band[0], s->band[1]);
         if (rc > 0 && lowest > 0.0 && s->sweep_length * lowest < 1.0) {
             char full[128];
-            snprintf(full, sizeof full, "%s.sweep_length", w->path);
+            snprintf(full, sizeof full, "%s.%s", w->path, NAME(SWEEP_LENGTH));
             cfg_problem(w->r, length_mark.line, length_mark.column, full, "a sweep of %g s holds "
                         "less than one period of its lower frequency, %g Hz", s->sweep_length,
                         lowest);
         }
     }
-    if (!takes(w, "sweep_taper", KLAUDER)) return;
+    if (!takes(w, NAME(SWEEP_TAPER), KLAUDER)) return;
     sf_mark mark = cfg_mark(w->map);
-    int rc = cfg_number(w->r, w->map, "sweep_taper", w->path, TAPER, 0, &s->sweep_taper, &mark);
+    int rc = cfg_number(w->r, w->map, NAME(SWEEP_TAPER), w->path, RANGE(SWEEP_TAPER), 0,
+                        &s->sweep_taper, &mark);
     w->given |= rc != 0;
     if (rc == 0 && !w->inherited) s->sweep_taper = -1.0;
     if (rc > 0 && s->sweep_length > 0.0 && 2.0 * s->sweep_taper > s->sweep_length) {
         char full[128];
-        snprintf(full, sizeof full, "%s.sweep_taper", w->path);
+        snprintf(full, sizeof full, "%s.%s", w->path, NAME(SWEEP_TAPER));
         cfg_problem(w->r, mark.line, mark.column, full, "tapers of %g s at both ends do not fit "
                     "a sweep of %g s", s->sweep_taper, s->sweep_length);
     }
 }
 
-static void read_text_key(wavelet_reader *w, const char *key, int required, char **out,
-                          sf_mark *mark)
+static void read_text_key(wavelet_reader *w, int key, int required, char **out, sf_mark *mark)
 {
     char *value = NULL;
-    int rc = cfg_string(w->r, w->map, key, w->path, required && !w->inherited, &value, mark);
+    int rc = cfg_string(w->r, w->map, NAME(key), w->path, required && !w->inherited, &value, mark);
     w->given |= rc != 0;
     if (rc <= 0) return;
     free(*out);
@@ -164,27 +207,28 @@ static void read_file_keys(wavelet_reader *w)
 {
     sf_wavelet_spec *s = w->spec;
     sf_mark mark;
-    if (takes(w, "file", FILE_KIND)) {
+    if (takes(w, NAME(FILE_KEY), FILE_KIND)) {
         char *before = s->file;
-        read_text_key(w, "file", 1, &s->file, &mark);
-        if (s->file != before) set_band_key(w, "file", mark);
+        read_text_key(w, FILE_KEY, 1, &s->file, &mark);
+        if (s->file != before) set_band_key(w, NAME(FILE_KEY), mark);
     }
-    if (takes(w, "dataset", FILE_KIND)) {
+    if (takes(w, NAME(DATASET), FILE_KIND)) {
         char *before = s->dataset;
-        read_text_key(w, "dataset", 0, &s->dataset, &mark);
-        if (s->dataset != before) set_band_key(w, "dataset", mark);
+        read_text_key(w, DATASET, 0, &s->dataset, &mark);
+        if (s->dataset != before) set_band_key(w, NAME(DATASET), mark);
     }
-    if (takes(w, "trace", FILE_KIND)) {
-        int rc = cfg_integer(w->r, w->map, "trace", w->path, 0, 2147483646L, 0, &s->trace, &mark);
+    if (takes(w, NAME(TRACE), FILE_KIND)) {
+        const cfg_key *k = &WAVELET_ROWS[TRACE];
+        int rc = cfg_integer(w->r, w->map, k->name, w->path, k->lo, k->hi, 0, &s->trace, &mark);
         w->given |= rc != 0;
-        if (rc > 0) set_band_key(w, "trace", mark);
+        if (rc > 0) set_band_key(w, k->name, mark);
     }
-    if (takes(w, "format", FILE_KIND)) {
+    if (takes(w, NAME(FORMAT), FILE_KIND)) {
         int format = s->format;
-        int rc = cfg_choice(w->r, w->map, "format", w->path, "auto|hdf5|segy|text", 0, &format,
-                            &mark);
+        int rc = cfg_choice(w->r, w->map, NAME(FORMAT), w->path, WAVELET_ROWS[FORMAT].choices, 0,
+                            &format, &mark);
         w->given |= rc != 0;
-        if (rc > 0) s->format = (sf_signature_format)format, set_band_key(w, "format", mark);
+        if (rc > 0) s->format = (sf_signature_format)format, set_band_key(w, NAME(FORMAT), mark);
     }
 }
 
@@ -192,8 +236,7 @@ int cfg_read_wavelet(cfg_reader *r, sf_yaml_node *map, const char *path,
                      const sf_wavelet_spec *base, sf_wavelet_spec *spec)
 {
     int kind = base ? (int)base->kind : SF_WAVELET_RICKER;
-    int named = cfg_choice(r, map, "wavelet", path,
-                           "ricker|gaussian|gaussian_derivative|ormsby|klauder|file", 0, &kind,
+    int named = cfg_choice(r, map, NAME(WAVELET), path, WAVELET_ROWS[WAVELET].choices, 0, &kind,
                            NULL);
     wavelet_reader w = {.r = r, .map = map, .path = path, .spec = spec, .given = named != 0};
     memset(spec, 0, sizeof *spec);
@@ -206,10 +249,10 @@ int cfg_read_wavelet(cfg_reader *r, sf_yaml_node *map, const char *path,
     if (!w.inherited) {
         /* Messages about the band point at the wavelet's section. */
         sf_mark mark = cfg_mark(map);
-        snprintf(spec->key, sizeof spec->key, "%s.wavelet", path);
+        snprintf(spec->key, sizeof spec->key, "%s.%s", path, NAME(WAVELET));
         spec->line = mark.line, spec->column = mark.column;
     }
-    read_number(&w, "frequency", RICKERS, CFG_FREQUENCY, 1, &spec->frequency, 1);
+    read_number(&w, FREQUENCY, RICKERS, 1, &spec->frequency, 1);
     read_band(&w);
     read_sweep(&w);
     read_length(&w);

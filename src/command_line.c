@@ -16,6 +16,7 @@ static const char SEISFD_USAGE[] =
     "                     validate the job and print its set-up, without running it\n"
     "  bench [OPTIONS]    measure the copy bandwidth and the time step's throughput\n"
     "  help [COMMAND]     this text, or a command's usage and options\n"
+    "  help keys          every job-file key: its type, range, default and meaning\n"
     "  --version          the version, the backends built in with the physics each\n"
     "                     runs, and the GPUs visible\n"
     "\n"
@@ -47,9 +48,11 @@ static const char CHECK_USAGE[] =
     "              survey.ranks_per_shot), without mpirun\n";
 
 static const char HELP_USAGE[] =
-    "usage: seisfd help [COMMAND]\n"
+    "usage: seisfd help [COMMAND | keys]\n"
     "\n"
-    "Prints the usage of seisfd, or of COMMAND (run, check, bench, help).\n";
+    "Prints the usage of seisfd, or of COMMAND (run, check, bench, help).\n"
+    "'seisfd help keys' prints the reference of every job-file key as Markdown, from\n"
+    "the tables the job reader reads with (docs/job-keys.md is this output).\n";
 
 /* The commands, with their usage (bench prints its own, from its table of
  * options). */
@@ -167,6 +170,10 @@ static void parse_help(int argc, char **argv, sf_command *c)
     if (argc == 2) return;
     if (argc > 3) {
         misused(c, "help", "help takes one command, got '%.100s' and '%.100s'", argv[2], argv[3]);
+        return;
+    }
+    if (!strcmp(argv[2], "keys")) {
+        c->kind = SF_COMMAND_KEYS;
         return;
     }
     if (command_index(argv[2]) >= 0) {

@@ -8,6 +8,7 @@
 #include "sf_error.h"
 #include "sf_gpu_aware_mpi.h"
 #include "sf_interrupt.h"
+#include "sf_job_keys.h"
 #include "sf_jobs.h"
 #include "sf_output.h"
 #include "sf_rank_counts.h"
@@ -101,6 +102,9 @@ static int answer_without_mpi(const sf_command *command)
     switch (command->kind) {
     case SF_COMMAND_HELP:
         sf_command_usage(command->topic, stdout);
+        return 0;
+    case SF_COMMAND_KEYS:
+        sf_job_keys_print(stdout);
         return 0;
     case SF_COMMAND_VERSION:
         sf_info("seisfd %s", SEISFD_VERSION);

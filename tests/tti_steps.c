@@ -98,8 +98,9 @@ int main(int argc, char **argv)
         medium[q] = malloc((size_t)count * sizeof(float));
         for (long i = 0; i < count; ++i) medium[q][i] = value[q];
     }
-    p.vp = medium[0];
-    for (int q = 0; q < 4; ++q) p.anisotropy[q] = medium[q + 1];
+    const float *const param[5] = {medium[0], medium[1], medium[2], medium[3], medium[4]};
+    p.param = param;
+    p.nparams = 5;
     sf_cpml_axis cpml[3];
     const double kappa = sf_cpml_alpha_floor(&p.stencil);
     for (int d = 0; d < 3; ++d) {

@@ -1,0 +1,139 @@
+/* The job-key reference: each key table the reader reads with, printed
+ * as a Markdown table, so that docs/job-keys.md says what the reader
+ * does. */
+#include "sf_job_keys.h"
+
+#include "config_keys.h"
+#include "sf_physics_registry.h"
+
+#include <math.h>
+#include <string.h>
+
+static const char *type_name(const cfg_key *k, char *buf, size_t len)
+{
+    static const char *const names[] = {
+        [CFG_KEY_NUMBER] = "number",   [CFG_KEY_INTEGER] = "whole number",
+        [CFG_KEY_BOOLEAN] = "true or false", [CFG_KEY_CHOICE] = "one of",
+        [CFG_KEY_TEXT] = "text",       [CFG_KEY_MAPPING] = "mapping",
+        [CFG_KEY_SPECIAL] = "special"};
+    if (k->form) return k->form;
+    if (k->type != CFG_KEY_VECTOR) return names[k->type];
+    snprintf(buf, len, "list of %d numbers", k->count);
+    return buf;
+}
+
+/* The choices as `a`, `b`, `c`. */
+static void choice_words(const cfg_key *k, char *out, size_t len)
+{
+    char listed[512];
+    const char *c = k->choices;
+    if (k->list_choices) {
+        k->list_choices(listed, sizeof listed);
+        c = listed;
+    }
+    out[0] = '\0';
+    while (*c) {
+        const char *bar = strchr(c, '|');
+        int n = bar ? (int)(bar - c) : (int)strlen(c);
+        size_t used = strlen(out);
+        snprintf(out + used, len - used, "%s`%.*s`", used ? ", " : "", n, c);
+        c += n + (bar ? 1 : 0);
+    }
+}
+
+static void allowed_values(const cfg_key *k, char *out, size_t len)
+{
+    out[0] = '\0';
+    if (k->choices || k->list_choices)
+        choice_words(k, out, len);
+    else if (k->lo || k->hi)
+        snprintf(out, len, "%ld .. %ld", k->lo, k->hi);
+    else if (isinf(k->range.lo) && isinf(k->range.hi))
+        snprintf(out, len, "any finite number");
+    else if (k->range.lo || k->range.hi)
+        cfg_describe_range(out, len, k->range);
+}
+
+static void print_row(FILE *out, const cfg_key *k)
+{
+    char type[64], allowed[512], meaning[512], who[128];
+    allowed_values(k, allowed, sizeof allowed);
+    snprintf(meaning, sizeof meaning, "%s", k->help);
+    if (k->offered_to) {
+        k->offered_to(who, sizeof who);
+        size_t used = strlen(meaning);
+        snprintf(meaning + used, sizeof meaning - used, " (physics.type: %s only)", who);
+    }
+    char fallback[256];
+    snprintf(fallback, sizeof fallback, "%s",
+             k->required ? "required" : k->fallback ? k->fallback : "");
+    if (k->list_fallback) k->list_fallback(fallback, sizeof fallback);
+    fprintf(out, "| `%s` | %s | %s | %s | %s | %s |\n", k->name,
+            type_name(k, type, sizeof type), allowed, fallback, k->unit ? k->unit : "", meaning);
+}
+
+static void print_table(FILE *out, const cfg_table *t)
+{
+    fprintf(out, "\n## %s\n\n", t->title ? t->title : t->path);
+    if (t->about) fprintf(out, "%s\n\n", t->about);
+    fprintf(out, "| key | type | allowed | default | unit | meaning |\n");
+    fprintf(out, "|---|---|---|---|---|---|\n");
+    for (int i = 0; i < t->count; ++i) print_row(out, &t->keys[i]);
+}
+
+/* The parameters each physics declares in its folder: the keys of a
+ * homogeneous model or a layer, and of <name>_range. */
+static void print_parameters(FILE *out)
+{
+    fprintf(out, "\n## model: the parameters of each physics\n\n"
+                 "Declared by each physics; a key of another physics' is an error.\n\n"
+                 "| key | physics | allowed | a model file's values (default of `<parameter>_range`) "
+                 "| unit | meaning |\n|---|---|---|---|---|---|\n");
+    for (int p = 0; p < SF_PHYSICS_KINDS; ++p) {
+        const sf_physics_declaration *d = sf_physics_declared((sf_physics)p);
+        for (int n = 0; n < d->nparams; ++n) {
+            const sf_parameter_declaration *q = d->param[n];
+            fprintf(out, "| `%s` | %s | %g <= x <= %g | %g .. %g | %s | %s |\n", q->name,
+                    d->name, q->limits[0], q->limits[1], q->range[0], q->range[1], q->unit,
+                    q->values);
+        }
+    }
+}
+
+/* The tables printed so far: one several rows name (the wavelet keys) is
+ * printed once. */
+typedef struct {
+    const cfg_table *table[64];
+    int count;
+} printed_tables;
+
+/* A table, then the tables of its rows and its other form, depth first. */
+static void print_tables(FILE *out, const cfg_table *t, printed_tables *done)
+{
+    for (int i = 0; i < done->count; ++i)
+        if (done->table[i] == t) return;
+    if (done->count < 64) done->table[done->count++] = t;
+    print_table(out, t);
+    for (int i = 0; i < t->count; ++i)
+        if (t->keys[i].type == CFG_KEY_PARAMETERS && t->keys[i].suffix[0] == '\0')
+            print_parameters(out);
+    for (int i = 0; i < t->count; ++i)
+        if (t->keys[i].keys) print_tables(out, t->keys[i].keys, done);
+    if (t->alternative) print_tables(out, t->alternative, done);
+}
+
+void sf_job_keys_print(FILE *out)
+{
+    fprintf(out,
+            "# Job-file keys\n"
+            "\n"
+            "<!-- Generated by `seisfd help keys` (make docs/job-keys.md): edit the key tables in "
+            "io/, not this file. -->\n"
+            "\n"
+            "The keys seisfd reads from a job file, printed from the tables its reader reads "
+            "them with: a key not listed in a section's table is an error there. Ranges are "
+            "inclusive unless written with `<` or `>`. See the [user guide](user-guide.md#the-"
+            "job-file) for what the keys do together.\n");
+    printed_tables done = {.count = 0};
+    print_tables(out, &CFG_ROOT_KEYS, &done);
+}
