@@ -173,19 +173,6 @@ typedef struct {
     void (*take_timers)(sf_backend *b, double *seconds);
 } sf_backend_ops;
 
-/* A backend's table, from its operations named prefix_create,
- * prefix_destroy, ... prefix_send, prefix_recv (the halo buffers), ...
- * prefix_take_timers, in the order of sf_backend_ops; energy is the
- * physics' diagnostic or NULL. Every backend file names its operations
- * alike, so the table is written here once. */
-#define SF_BACKEND_OPS(name, prefix, energy)                                                     \
-    {name, prefix##_create, prefix##_destroy, prefix##_memory_bytes, prefix##_halo_count,      \
-     prefix##_send, prefix##_recv, prefix##_halo_pack, prefix##_halo_wait_packed,              \
-     prefix##_halo_unpack, prefix##_update, prefix##_inject_source, prefix##_finish_stage,     \
-     prefix##_sample_receivers, prefix##_fetch_receivers, prefix##_fetch_field, energy,        \
-     prefix##_reset, prefix##_find_nonfinite, prefix##_field_norms, prefix##_amplify,           \
-     prefix##_synchronize, prefix##_take_timers}
-
 /* Each physics on each backend; the CUDA ones in CUDA builds only
  * (SF_HAVE_CUDA), after sf_gpu_bind. */
 const sf_backend_ops *sf_backend_cpu_acoustic(void);

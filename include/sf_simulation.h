@@ -110,9 +110,9 @@ struct sf_physics_plugin {
 };
 
 #if SF_HAVE_CUDA
-#define SF_CUDA_BACKEND(ops) (ops)
+#define SF_CUDA_IF_BUILT(ops) (ops)
 #else
-#define SF_CUDA_BACKEND(ops) NULL
+#define SF_CUDA_IF_BUILT(ops) NULL
 #endif
 
 /* The acoustic lines of the set-up summary (source and receivers), which

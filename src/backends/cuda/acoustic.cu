@@ -1,13 +1,8 @@
-/* CUDA backend: every array of the slab (fields, model, CPML memory and
- * coefficients, acquisition) lives on one GPU for the whole run. Stencil
- * work runs in order on a compute stream; halo planes are packed, copied
- * and unpacked on a second, higher-priority stream that waits on events,
- * so the exchange overlaps the interior update. Only halo planes leave
- * the GPU every step (through the host, or device to device with GPU-aware
- * MPI); receiver samples come back in blocks. */
-#include "cuda_common.h"
+/* The acoustic kernels of the CUDA backend (backend.cu): two time levels
+ * of the pressure, v^2 dt^2, and the CPML memory variables inside the
+ * layers (psi z with the halo planes the next step's memory update reads). */
+#include "cuda_backend.h"
 
-#include <mpi.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -20,23 +15,22 @@ extern "C" {
  * (1000) 14% slower, its last wave of blocks part empty. */
 enum { Z_CHUNK = 128 };
 
-struct sf_backend {
-    sf_cuda_common c;               /* layout, arrays, streams, acquisition */
+typedef struct {
+    sf_cuda_common *c;              /* the backend's: layout, arrays, streams */
     long z0;
     int radius, free_surface_here;
     float *p_prev, *p_cur, *vdt2;
-    float *coef[4][3];              /* a, b, a_half, b_half per axis */
     float *psi[3][2], *zeta[3][2];  /* [axis][side] */
     long half_hi[3][2];             /* one past the last stored half point (z: local) */
     sf_cuda_step step;              /* kernel arguments; fields set per launch */
     sf_cuda_tiling tiling;
     sf_cuda_streams stencil;        /* compute as main, and a side stream for the frame tiles */
-};
+} acoustic_state;
 
 static long max_long(long a, long b) { return a > b ? a : b; }
 static long min_long(long a, long b) { return a < b ? a : b; }
 
-static void setup_coefficients(sf_backend *b, const sf_problem *p)
+static void setup_coefficients(acoustic_state *b, const sf_problem *p)
 {
     const sf_stencil *s = &p->stencil;
     b->radius = s->radius;
@@ -48,7 +42,7 @@ static void setup_coefficients(sf_backend *b, const sf_problem *p)
 }
 
 /* x and y layers: psi_width half points per line, lines in every plane. */
-static void plan_layer_xy(sf_backend *b, const sf_problem *p, int axis, int side)
+static void plan_layer_xy(acoustic_state *b, const sf_problem *p, int axis, int side)
 {
     sf_cpml_span span = sf_cpml_layer_span(&p->cpml[axis], side, b->radius);
     sf_cuda_layer *l = &b->step.layer[axis][side];
@@ -59,15 +53,15 @@ static void plan_layer_xy(sf_backend *b, const sf_problem *p, int axis, int side
     b->half_hi[axis][side] = span.hhi;
     if (span.fhi <= span.flo) return;
     size_t lines = (size_t)(p->nz * (axis == 0 ? p->ny : p->nx));
-    sf_cuda_want_state(&b->c.arrays, &b->psi[axis][side], lines * (size_t)l->psi_width, sizeof(float),
+    sf_cuda_want_state(&b->c->arrays, &b->psi[axis][side], lines * (size_t)l->psi_width, sizeof(float),
                        "CPML memory");
-    sf_cuda_want_state(&b->c.arrays, &b->zeta[axis][side], lines * (size_t)(l->hi - l->lo), sizeof(float),
+    sf_cuda_want_state(&b->c->arrays, &b->zeta[axis][side], lines * (size_t)(l->hi - l->lo), sizeof(float),
                        "CPML memory");
 }
 
 /* z layers in local planes, clipped to the owned planes (points) and to
  * the planes with halos (half points). */
-static void plan_layer_z(sf_backend *b, const sf_problem *p, int side)
+static void plan_layer_z(acoustic_state *b, const sf_problem *p, int side)
 {
     sf_cpml_span span = sf_cpml_layer_span(&p->cpml[2], side, b->radius);
     sf_cuda_layer *l = &b->step.layer[2][side];
@@ -83,38 +77,33 @@ static void plan_layer_z(sf_backend *b, const sf_problem *p, int side)
         return;
     }
     size_t plane = (size_t)(p->nx * p->ny);
-    sf_cuda_want_state(&b->c.arrays, &b->psi[2][side],
+    sf_cuda_want_state(&b->c->arrays, &b->psi[2][side],
                        plane * (size_t)(b->half_hi[2][side] - hlo + 2 * SF_PSI_PAD), sizeof(float),
                        "CPML memory");
-    sf_cuda_want_state(&b->c.arrays, &b->zeta[2][side], plane * (size_t)(l->hi - l->lo), sizeof(float),
+    sf_cuda_want_state(&b->c->arrays, &b->zeta[2][side], plane * (size_t)(l->hi - l->lo), sizeof(float),
                        "CPML memory");
 }
 
-static void plan_arrays(sf_backend *b, const sf_problem *p)
+static void plan_arrays(acoustic_state *b, const sf_problem *p)
 {
-    const sf_layout *L = &b->c.L;
-    sf_cuda_arrays *arrays = &b->c.arrays;
+    const sf_layout *L = &b->c->L;
+    sf_cuda_arrays *arrays = &b->c->arrays;
     sf_cuda_want_state(arrays, &b->p_prev, L->field_size, sizeof(float), "the wavefield");
     sf_cuda_want_state(arrays, &b->p_cur, L->field_size, sizeof(float), "the wavefield");
     sf_cuda_want(arrays, &b->vdt2, L->plane_size, sizeof(float), "the velocity term v^2 dt^2");
-    for (int a = 0; a < 3; ++a)
-        for (int c = 0; c < 4; ++c)
-            sf_cuda_want(arrays, &b->coef[c][a], (size_t)p->cpml[a].n, sizeof(float), "CPML coefficients");
     for (int side = 0; side < 2; ++side) {
         plan_layer_xy(b, p, 0, side);
         plan_layer_xy(b, p, 1, side);
         plan_layer_z(b, p, side);
     }
-    const size_t planes = (size_t)(SF_HALO * p->nx * p->ny), counts[SF_MAX_HALO_GROUPS] = {planes, planes};
-    sf_cuda_common_plan(&b->c, counts);
     sf_cuda_want(arrays, &b->tiling.tiles, (size_t)sf_cuda_tiling_room(p->nx, p->ny), sizeof(int4),
                  "the stencil's tile list");
 }
 
 /* v^2 dt^2 a plane at a time, in the field layout (zero padding). */
-static void upload_model(sf_backend *b, const sf_problem *p)
+static void upload_model(acoustic_state *b, const sf_problem *p)
 {
-    const sf_layout *L = &b->c.L;
+    const sf_layout *L = &b->c->L;
     float *plane = (float *)sf_calloc((size_t)L->sp, sizeof(float), "a plane of the model");
     for (long k = 0; k < L->nz; ++k) {
         for (long j = 0; j < L->ny; ++j)
@@ -127,15 +116,12 @@ static void upload_model(sf_backend *b, const sf_problem *p)
     free(plane);
 }
 
-static void upload_cpml(sf_backend *b, const sf_problem *p)
+/* The stencil's CPML arguments. */
+static void setup_layers(acoustic_state *b)
 {
     for (int a = 0; a < 3; ++a) {
-        const sf_cpml_axis *ax = &p->cpml[a];
-        const float *host[4] = {ax->a, ax->b, ax->a_half, ax->b_half};
-        for (int c = 0; c < 4; ++c)
-            sf_cuda_upload(b->coef[c][a], host[c], (size_t)ax->n * sizeof(float), "uploading CPML coefficients");
-        b->step.a[a] = b->coef[0][a];
-        b->step.b[a] = b->coef[1][a];
+        b->step.a[a] = b->c->cpml[a].a;
+        b->step.b[a] = b->c->cpml[a].b;
         for (int s = 0; s < 2; ++s) {
             b->step.layer[a][s].psi = b->psi[a][s];
             b->step.layer[a][s].zeta = b->zeta[a][s];
@@ -144,19 +130,20 @@ static void upload_cpml(sf_backend *b, const sf_problem *p)
 }
 
 /* The CPU backend's source coefficient, w v^2 dt^2 in double. */
-static int place_source(const sf_backend *b, const sf_problem *p, const sf_field_weight *w,
+static int place_source(const void *state, const sf_problem *p, const sf_field_weight *w,
                         sf_cuda_source_point *out)
 {
-    const sf_layout *L = &b->c.L;
+    const acoustic_state *b = (const acoustic_state *)state;
+    const sf_layout *L = &b->c->L;
     double v = p->param[SF_ACOUSTIC_PARAM_VP][((long)w->k * L->ny + w->j) * L->nx + w->i];
     out->index = (long)sf_field_index(L, w->i, w->j, w->k);
     out->coef = w->weight * (float)(v * v * p->dt * p->dt);
     return 1;
 }
 
-static void setup_tiling(sf_backend *b)
+static void setup_tiling(acoustic_state *b)
 {
-    const long room = sf_cuda_tiling_room((int)b->c.L.nx, (int)b->c.L.ny);
+    const long room = sf_cuda_tiling_room((int)b->c->L.nx, (int)b->c->L.ny);
     int4 *tiles = (int4 *)sf_malloc((size_t)room * sizeof(int4), "the stencil's tile list");
     sf_cuda_tiling_plan(&b->tiling, &b->step, tiles);
     sf_cuda_upload(b->tiling.tiles, tiles, (size_t)b->tiling.tile_count * sizeof(int4), "uploading the tile list");
@@ -166,148 +153,95 @@ static void setup_tiling(sf_backend *b)
 
 /* After the common streams: frame blocks, dispatched first on a stream of
  * their own, end with the interior's rather than after them. */
-static void setup_frame_stream(sf_backend *b)
+static void setup_frame_stream(void *state)
 {
+    acoustic_state *b = (acoustic_state *)state;
     int least = 0, greatest = 0;
     SF_CUDA_CHECK(cudaDeviceGetStreamPriorityRange(&least, &greatest), "creating streams");
     SF_CUDA_CHECK(cudaStreamCreateWithPriority(&b->stencil.side, cudaStreamNonBlocking, greatest),
                   "creating the frame stream");
-    b->stencil.main = b->c.xfer.compute;
+    b->stencil.main = b->c->xfer.compute;
     cudaEvent_t *events[2] = {&b->stencil.fork, &b->stencil.join};
     for (int e = 0; e < 2; ++e)
         SF_CUDA_CHECK(cudaEventCreateWithFlags(events[e], cudaEventDisableTiming), "creating events");
 }
 
-static const sf_cuda_physics PHYSICS = {place_source, upload_cpml, 0, 0};
-
-static sf_backend *cuda_create(const sf_problem *p)
+static void *acoustic_create(sf_cuda_common *c, const sf_problem *p)
 {
-    sf_backend *b = (sf_backend *)sf_calloc(1, sizeof *b, "the CUDA backend");
-    sf_cuda_common_init(&b->c, p, &PHYSICS);
+    acoustic_state *b = (acoustic_state *)sf_calloc(1, sizeof *b, "the acoustic CUDA kernels");
+    b->c = c;
     b->z0 = p->z0;
     b->free_surface_here = p->free_surface && p->z0 == 0;
     setup_coefficients(b, p);
     plan_arrays(b, p);
-    sf_cuda_common_allocate(&b->c);
+    return b;
+}
+
+static void acoustic_upload(void *state, const sf_problem *p)
+{
+    acoustic_state *b = (acoustic_state *)state;
     upload_model(b, p);
-    upload_cpml(b, p);
-    sf_cuda_common_setup_acquisition(&b->c, b, p);
-    b->step.grid = b->c.grid;
+    setup_layers(b);
+    b->step.grid = b->c->grid;
     b->step.z0 = (int)p->z0;
     b->step.zero_plane0 = b->free_surface_here;
     b->step.vdt2 = b->vdt2;
     setup_tiling(b);
-    sf_cuda_common_start(&b->c, p->halo_transport);
-    setup_frame_stream(b);
-    return b;
 }
 
-static void cuda_destroy(sf_backend *b)
+static void acoustic_destroy(void *state)
 {
-    if (!b) return;
-    sf_cuda_common_destroy(&b->c);
+    acoustic_state *b = (acoustic_state *)state;
     SF_CUDA_CHECK(cudaEventDestroy(b->stencil.fork), "destroying events");
     SF_CUDA_CHECK(cudaEventDestroy(b->stencil.join), "destroying events");
     SF_CUDA_CHECK(cudaStreamDestroy(b->stencil.side), "destroying streams");
     free(b);
 }
 
-static size_t cuda_memory_bytes(const sf_backend *b) { return sf_cuda_common_memory_bytes(&b->c); }
-
-/* ---- shots --------------------------------------------------------------- */
-
-static void cuda_reset(sf_backend *b, const sf_problem *p) { sf_cuda_common_reset(&b->c, b, p); }
-
-static int cuda_find_nonfinite(sf_backend *b, sf_nonfinite *where)
+/* The guard's one field. */
+static int guard_fields(const void *state, const float *fields[SF_GUARD_MAX_FIELDS])
 {
-    return sf_cuda_common_find_nonfinite(&b->c, &b->p_cur, 1, where);
-}
-
-static void cuda_amplify(sf_backend *b, float factor) { sf_cuda_common_amplify(&b->c, factor); }
-
-static int cuda_field_norms(sf_backend *b, const sf_regions *r, double sums[][SF_REGIONS])
-{
-    return sf_cuda_common_field_norms(&b->c, &b->p_cur, 1, r, sums);
+    fields[0] = ((const acoustic_state *)state)->p_cur;
+    return 1;
 }
 
 /* ---- halo planes ------------------------------------------------------ */
 
-static size_t cuda_halo_count(const sf_backend *b, int g) { return b->c.xfer.count[g]; }
-
-static float *cuda_send(sf_backend *b, int g, sf_side s)
+static int halo_arrays(const void *state, int g)
 {
-    return sf_cuda_halo_send_buffer(&b->c.xfer, g, s);
-}
-
-static float *cuda_recv(sf_backend *b, int g, sf_side s)
-{
-    return sf_cuda_halo_recv_buffer(&b->c.xfer, g, s);
+    (void)state, (void)g;
+    return 1;
 }
 
 /* The stored psi_z half-plane k (local), or NULL. */
-static float *psi_z_plane(const sf_backend *b, long k)
+static float *psi_z_plane(const acoustic_state *b, long k)
 {
     for (int s = 0; s < 2; ++s) {
         const sf_cuda_layer *l = &b->step.layer[2][s];
         if (b->psi[2][s] && k >= l->hlo && k < b->half_hi[2][s])
-            return b->psi[2][s] + (size_t)(SF_PSI_PAD + k - l->hlo) * (size_t)(b->c.L.nx * b->c.L.ny);
+            return b->psi[2][s] + (size_t)(SF_PSI_PAD + k - l->hlo) * (size_t)(b->c->L.nx * b->c->L.ny);
     }
     return NULL;
 }
 
 /* The group's SF_HALO planes from local plane k0 on; returns their row stride. */
-static long group_planes(const sf_backend *b, int g, long k0, float *plane[SF_HALO])
+static long halo_planes(const void *state, int g, int array, long k0, float *plane[SF_HALO])
 {
+    const acoustic_state *b = (const acoustic_state *)state;
+    (void)array;   /* one a group */
     for (long q = 0; q < SF_HALO; ++q)
-        plane[q] = g == SF_HALO_WAVEFIELD ? b->p_prev + sf_field_index(&b->c.L, 0, 0, k0 + q)
+        plane[q] = g == SF_HALO_WAVEFIELD ? b->p_prev + sf_field_index(&b->c->L, 0, 0, k0 + q)
                                           : psi_z_plane(b, k0 + q);
-    return g == SF_HALO_WAVEFIELD ? b->c.L.sx : b->c.L.nx;
-}
-
-static void cuda_halo_pack(sf_backend *b, int g, sf_side s)
-{
-    sf_cuda_plane_sources from;
-    float *plane[SF_HALO];
-    long stride = group_planes(b, g, s == SF_SIDE_LOWER ? 0 : b->c.L.nz - SF_HALO, plane);
-    for (int q = 0; q < SF_HALO; ++q) from.plane[q] = plane[q];
-    sf_cuda_halo_after_edges(&b->c.xfer);
-    sf_gpu_timers_begin(b->c.timers, SF_PHASE_HALO_PACK, b->c.xfer.halo);
-    sf_cuda_pack_planes(b->c.xfer.send[g][s], from, stride, b->c.grid.nx, b->c.grid.ny, b->c.xfer.halo);
-    sf_gpu_timers_end(b->c.timers, b->c.xfer.halo);
-    sf_cuda_halo_to_host(&b->c.xfer, b->c.timers, g, s);
-}
-
-static void cuda_halo_wait_packed(sf_backend *b) { sf_cuda_halo_wait_packed(&b->c.xfer); }
-
-static void cuda_halo_unpack(sf_backend *b, int g, sf_side s)
-{
-    sf_cuda_plane_targets to;
-    float *plane[SF_HALO];
-    long stride = group_planes(b, g, s == SF_SIDE_LOWER ? -SF_HALO : b->c.L.nz, plane);
-    for (int q = 0; q < SF_HALO; ++q) to.plane[q] = plane[q];
-    sf_cuda_halo_from_host(&b->c.xfer, b->c.timers, g, s);
-    sf_gpu_timers_begin(b->c.timers, SF_PHASE_HALO_UNPACK, b->c.xfer.halo);
-    sf_cuda_unpack_planes(to, stride, b->c.xfer.recv[g][s], b->c.grid.nx, b->c.grid.ny, b->c.xfer.halo);
-    sf_gpu_timers_end(b->c.timers, b->c.xfer.halo);
-    /* Later compute reads these halos. */
-    sf_cuda_halo_before_compute(&b->c.xfer);
-}
-
-static void cuda_mirror_free_surface(sf_backend *b)
-{
-    if (!b->free_surface_here) return;
-    sf_gpu_timers_begin(b->c.timers, SF_PHASE_STENCIL, b->c.xfer.compute);
-    sf_cuda_mirror_surface(b->p_cur, b->c.grid, b->c.xfer.compute);
-    sf_gpu_timers_end(b->c.timers, b->c.xfer.compute);
+    return g == SF_HALO_WAVEFIELD ? b->c->L.sx : b->c->L.nx;
 }
 
 /* ---- the time step ------------------------------------------------------ */
 
-static void memory_box_xy(const sf_backend *b, int axis, int side, long k0, long k1,
+static void memory_box_xy(const acoustic_state *b, int axis, int side, long k0, long k1,
                           sf_cuda_memory_box *box)
 {
     const sf_cuda_layer *l = &b->step.layer[axis][side];
-    const long nx = b->c.L.nx, ny = b->c.L.ny, width = l->psi_width, halves = b->half_hi[axis][side] - l->hlo;
+    const long nx = b->c->L.nx, ny = b->c->L.ny, width = l->psi_width, halves = b->half_hi[axis][side] - l->hlo;
     box->axis = axis;
     box->lo[0] = axis == 0 ? l->hlo : 0;
     box->lo[1] = axis == 1 ? l->hlo : 0;
@@ -323,12 +257,12 @@ static void memory_box_xy(const sf_backend *b, int axis, int side, long k0, long
 }
 
 /* Returns 0 when the z layer has no half-plane in [k0, k1). */
-static int memory_box_z(const sf_backend *b, int side, long k0, long k1, sf_cuda_memory_box *box)
+static int memory_box_z(const acoustic_state *b, int side, long k0, long k1, sf_cuda_memory_box *box)
 {
     const sf_cuda_layer *l = &b->step.layer[2][side];
     long lo = max_long(l->hlo, k0), hi = min_long(b->half_hi[2][side], k1);
     if (hi <= lo) return 0;
-    const long nx = b->c.L.nx, ny = b->c.L.ny;
+    const long nx = b->c->L.nx, ny = b->c->L.ny;
     box->axis = 2;
     box->lo[0] = box->lo[1] = 0;
     box->lo[2] = (int)lo;
@@ -343,10 +277,9 @@ static int memory_box_z(const sf_backend *b, int side, long k0, long k1, sf_cuda
     return 1;
 }
 
-static void cuda_update_cpml_memory(sf_backend *b, long k0, long k1)
+/* psi and zeta of every layer over planes [k0, k1), from the current level. */
+static void update_cpml_memory(acoustic_state *b, long k0, long k1, cudaStream_t stream)
 {
-    if (k1 <= k0) return;
-    sf_gpu_timers_begin(b->c.timers, SF_PHASE_STENCIL, b->c.xfer.compute);
     sf_cuda_memory_box boxes[SF_CUDA_MEMORY_BOXES];
     int count = 0;
     for (int axis = 0; axis < 3; ++axis)
@@ -358,71 +291,72 @@ static void cuda_update_cpml_memory(sf_backend *b, long k0, long k1)
             else if (!memory_box_z(b, side, k0, k1, box))
                 continue;
             box->psi = b->psi[axis][side];
-            box->a_half = b->coef[2][axis];
-            box->b_half = b->coef[3][axis];
+            box->a_half = b->c->cpml[axis].a_half;
+            box->b_half = b->c->cpml[axis].b_half;
             memcpy(box->first, b->step.c.first[axis], sizeof box->first);
             ++count;
         }
-    sf_cuda_update_memory(boxes, count, b->p_cur, b->c.grid, b->radius, b->c.xfer.compute);
-    sf_gpu_timers_end(b->c.timers, b->c.xfer.compute);
+    sf_cuda_update_memory(boxes, count, b->p_cur, b->c->grid, b->radius, stream);
 }
 
-static void cuda_advance(sf_backend *b, long k0, long k1)
+/* The new level into p_prev, on the stencil's streams (the compute stream
+ * as main). */
+static void advance(acoustic_state *b, long k0, long k1)
 {
-    if (k1 <= k0) return;
     b->step.next = b->p_prev;
     b->step.cur = b->p_cur;
-    sf_gpu_timers_begin(b->c.timers, SF_PHASE_STENCIL, b->c.xfer.compute);
     sf_cuda_advance(&b->step, &b->tiling, b->radius, (int)k0, (int)k1, &b->stencil);
-    sf_gpu_timers_end(b->c.timers, b->c.xfer.compute);
 }
 
-static void cuda_update(sf_backend *b, int stage, long k0, long k1)
+static void update(void *state, int stage, long k0, long k1, cudaStream_t stream)
 {
+    acoustic_state *b = (acoustic_state *)state;
     if (stage == SF_ACOUSTIC_MEMORY)
-        cuda_update_cpml_memory(b, k0, k1);
+        update_cpml_memory(b, k0, k1, stream);
     else
-        cuda_advance(b, k0, k1);
+        advance(b, k0, k1);
 }
 
-static void cuda_inject_source(sf_backend *b, int stage, float amplitude, long k0, long k1)
+static int source_arrays(void *state, int stage, float *arrays[SF_CUDA_MAX_SOURCE_ARRAYS])
 {
-    if (stage == SF_ACOUSTIC_ADVANCE) sf_cuda_common_inject(&b->c, &b->p_prev, 1, amplitude, k0, k1);
+    if (stage != SF_ACOUSTIC_ADVANCE) return 0;
+    arrays[0] = ((acoustic_state *)state)->p_prev;
+    return 1;
 }
 
 /* The new level becomes the current one, with its images above a free
  * surface (the next step's memory update reads them). */
-static void cuda_finish_stage(sf_backend *b, int stage)
+static int finish_stage(void *state, int stage)
 {
-    if (stage != SF_ACOUSTIC_ADVANCE) return;
+    acoustic_state *b = (acoustic_state *)state;
+    if (stage != SF_ACOUSTIC_ADVANCE) return 0;
     float *t = b->p_prev;
     b->p_prev = b->p_cur;
     b->p_cur = t;
-    cuda_mirror_free_surface(b);
+    return b->free_surface_here;
 }
 
-/* ---- receivers and snapshots ------------------------------------------ */
-
-static void cuda_sample_receivers(sf_backend *b, int slot) { sf_cuda_common_sample(&b->c, slot, b->p_cur); }
-
-static void cuda_fetch_receivers(sf_backend *b, int count, float *out)
+static void mirror(void *state, int stage, cudaStream_t stream)
 {
-    sf_cuda_common_fetch_receivers(&b->c, count, out);
+    const acoustic_state *b = (const acoustic_state *)state;
+    (void)stage;   /* the advance's alone */
+    sf_cuda_mirror_surface(b->p_cur, b->c->grid, stream);
 }
 
-static void cuda_fetch_field(sf_backend *b, sf_component c, const sf_sampling_lattice *s,
-                             float *out)
+/* The pressure is the only component. */
+static const float *component(const void *state, sf_component c)
 {
-    (void)c;   /* the pressure is the only one */
-    sf_cuda_common_fetch_field(&b->c, b->p_cur, s, out);
+    (void)c;
+    return ((const acoustic_state *)state)->p_cur;
 }
 
-static void cuda_synchronize(sf_backend *b) { sf_cuda_halo_synchronize(&b->c.xfer); }
+static const sf_cuda_physics KERNELS = {
+    "acoustic", SF_ACOUSTIC_STAGES, 0, 0,
+    acoustic_create, acoustic_upload, setup_frame_stream, acoustic_destroy,
+    update, finish_stage, mirror,
+    place_source, source_arrays, NULL,
+    halo_arrays, halo_planes, NULL,
+    component, NULL, NULL,
+    guard_fields, NULL};
 
-static void cuda_take_timers(sf_backend *b, double *seconds) { sf_gpu_timers_take(b->c.timers, seconds); }
-
-extern "C" const sf_backend_ops *sf_backend_cuda_acoustic(void)
-{
-    static const sf_backend_ops ops = SF_BACKEND_OPS("cuda", cuda, NULL);
-    return &ops;
-}
+SF_CUDA_BACKEND(sf_backend_cuda_acoustic, KERNELS, NULL)

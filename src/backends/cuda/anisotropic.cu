@@ -1,14 +1,9 @@
-/* CUDA backend of the pseudo-acoustic VTI and TTI physics (sf_anisotropic.h):
- * both fields, the medium, the CPML memory variables (inside the layers
- * only, numbered as on the CPU) and the acquisition live on one GPU for the
- * whole run. As in the acoustic backend, stencil work runs in order on a
- * compute stream and halo planes are packed, copied and unpacked on a
- * higher-priority halo stream ordered by events, so the exchange overlaps
- * the interior update. */
+/* The pseudo-acoustic VTI and TTI kernels of the CUDA backend (backend.cu,
+ * sf_anisotropic.h): two time levels of both fields, the medium, and the
+ * CPML memory variables (inside the layers only, numbered as on the CPU). */
 #include "cuda_anisotropic.h"
-#include "cuda_common.h"
+#include "cuda_backend.h"
 
-#include <mpi.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -30,6 +25,7 @@ enum { MEDIUM_VP = SF_ANISOTROPIC_VP, MEDIUM_EPSILON = SF_ANISOTROPIC_EPSILON,
        MEDIUM_PHI = SF_ANISOTROPIC_PHI, MEDIUM_ARRAYS };
 
 static_assert(AXES * MAX_RUNS <= SF_CUDA_MEMORY_BOXES, "one memory box per run");
+static_assert((int)FIELDS <= (int)SF_CUDA_MAX_SOURCE_ARRAYS, "a source point feeds both fields");
 
 /* Half points along an axis whose psi slots follow each other: one box of
  * the memory kernel. */
@@ -46,20 +42,19 @@ typedef struct {
     int runs;
 } axis_layers;
 
-struct sf_backend {
-    sf_cuda_common c;                      /* layout, arrays, streams, acquisition */
+typedef struct {
+    sf_cuda_common *c;                     /* the backend's: layout, arrays, streams */
     long z0;
     int radius, tilted, free_surface_here;
     float dt2;
     float *prev[FIELDS], *cur[FIELDS];
     float *medium[MEDIUM_ARRAYS];          /* owned planes in the field layout */
-    float *coef[AXES][4];                  /* a, b, a_half, b_half (global axes) */
     int *half_slot[AXES], *point_slot[AXES], *point_at[AXES];
     float *psi[FIELDS][AXES], *zeta[FIELDS][AXES];
     float *mixed[FIELDS][SF_MIXED_PAIRS][SF_MIXED_OWNERS][SF_MIXED_VARIABLES];   /* tti */
     axis_layers axis[AXES];
     sf_cuda_anisotropic_step step;         /* kernel arguments; fields set per launch */
-};
+} anisotropic_state;
 
 static long max_long(long a, long b) { return a > b ? a : b; }
 static long min_long(long a, long b) { return a < b ? a : b; }
@@ -85,7 +80,7 @@ static void find_runs(axis_layers *ax, long lo, long hi)
 
 /* The half points and points of both layers that fall within
  * [half_lo, half_hi) and [0, n) locally (z: the slab, its halos for psi). */
-static void number_axis(sf_backend *b, int a, const sf_cpml_axis *global, long n, long first,
+static void number_axis(anisotropic_state *b, int a, const sf_cpml_axis *global, long n, long first,
                         long half_lo, long half_hi)
 {
     axis_layers *ax = &b->axis[a];
@@ -93,7 +88,7 @@ static void number_axis(sf_backend *b, int a, const sf_cpml_axis *global, long n
     find_runs(ax, half_lo, half_hi);
 }
 
-static void number_layers(sf_backend *b, const sf_problem *p)
+static void number_layers(anisotropic_state *b, const sf_problem *p)
 {
     number_axis(b, 0, &p->cpml[0], p->nx, 0, 0, p->nx);
     number_axis(b, 1, &p->cpml[1], p->ny, 0, 0, p->ny);
@@ -101,18 +96,18 @@ static void number_layers(sf_backend *b, const sf_problem *p)
 }
 
 /* Lines of an axis's memory variables: one per (j, k), (i, k) or (i, j). */
-static size_t cross_section(const sf_backend *b, int a)
+static size_t cross_section(const anisotropic_state *b, int a)
 {
-    const sf_layout *L = &b->c.L;
+    const sf_layout *L = &b->c->L;
     return (size_t)(a == 0 ? L->nz * L->ny : a == 1 ? L->nz * L->nx : L->nx * L->ny);
 }
 
 /* ---- set-up ------------------------------------------------------------- */
 
-static void plan_arrays(sf_backend *b, const sf_problem *p)
+static void plan_arrays(anisotropic_state *b)
 {
-    const sf_layout *L = &b->c.L;
-    sf_cuda_arrays *arrays = &b->c.arrays;
+    const sf_layout *L = &b->c->L;
+    sf_cuda_arrays *arrays = &b->c->arrays;
     for (int f = 0; f < FIELDS; ++f) {
         sf_cuda_want_state(arrays, &b->prev[f], L->field_size, sizeof(float), "the wavefields");
         sf_cuda_want_state(arrays, &b->cur[f], L->field_size, sizeof(float), "the wavefields");
@@ -122,8 +117,6 @@ static void plan_arrays(sf_backend *b, const sf_problem *p)
     for (int a = 0; a < AXES; ++a) {
         const sf_cpml_slots *ax = &b->axis[a].slots;
         const size_t table = (size_t)(ax->n + 2 * SF_CPML_SLOT_SLACK);
-        for (int c = 0; c < 4; ++c)
-            sf_cuda_want(arrays, &b->coef[a][c], (size_t)p->cpml[a].n, sizeof(float), "CPML coefficients");
         sf_cuda_want(arrays, &b->half_slot[a], table, sizeof(int), "CPML slots");
         sf_cuda_want(arrays, &b->point_slot[a], table, sizeof(int), "CPML slots");
         sf_cuda_want(arrays, &b->point_at[a], (size_t)ax->points, sizeof(int), "CPML slots");
@@ -143,16 +136,13 @@ static void plan_arrays(sf_backend *b, const sf_problem *p)
                                        cross_section(b, a) * (size_t)b->axis[a].slots.points,
                                        sizeof(float), "CPML memory");
             }
-    const size_t planes = (size_t)(FIELDS * SF_HALO * p->nx * p->ny);
-    const size_t counts[SF_MAX_HALO_GROUPS] = {planes, planes};
-    sf_cuda_common_plan(&b->c, counts);
 }
 
 /* A compact [nz][ny][nx] array into the owned-planes layout, a plane at a
  * time (the padding stays zero). */
-static void upload_planes(const sf_backend *b, float *to, const float *from, float *plane)
+static void upload_planes(const anisotropic_state *b, float *to, const float *from, float *plane)
 {
-    const sf_layout *L = &b->c.L;
+    const sf_layout *L = &b->c->L;
     for (long k = 0; k < L->nz; ++k) {
         for (long j = 0; j < L->ny; ++j)
             memcpy(plane + sf_plane_index(L, 0, j, 0), from + (k * L->ny + j) * L->nx,
@@ -161,11 +151,11 @@ static void upload_planes(const sf_backend *b, float *to, const float *from, flo
     }
 }
 
-static void upload_medium(sf_backend *b, const sf_problem *p)
+static void upload_medium(anisotropic_state *b, const sf_problem *p)
 {
     const float *host[MEDIUM_ARRAYS] = {NULL};
     for (int a = 0; a < p->nparams && a < MEDIUM_ARRAYS; ++a) host[a] = p->param[a];
-    float *plane = (float *)sf_calloc((size_t)b->c.L.sp, sizeof(float), "a plane of the medium");
+    float *plane = (float *)sf_calloc((size_t)b->c->L.sp, sizeof(float), "a plane of the medium");
     for (int m = 0; m < MEDIUM_ARRAYS; ++m)
         if (b->medium[m]) upload_planes(b, b->medium[m], host[m], plane);
     free(plane);
@@ -173,7 +163,7 @@ static void upload_medium(sf_backend *b, const sf_problem *p)
 
 /* The slot tables, and per axis the index of each zeta slot: the x and y
  * corrections run a thread per slot. */
-static void upload_layers(sf_backend *b)
+static void upload_layers(anisotropic_state *b)
 {
     for (int a = 0; a < AXES; ++a) {
         const sf_cpml_slots *ax = &b->axis[a].slots;
@@ -187,17 +177,6 @@ static void upload_layers(sf_backend *b)
         }
         sf_cuda_upload(b->point_at[a], at, (size_t)ax->points * sizeof(int), "uploading CPML slots");
         free(at);
-    }
-}
-
-static void upload_cpml(sf_backend *b, const sf_problem *p)
-{
-    for (int a = 0; a < AXES; ++a) {
-        const sf_cpml_axis *ax = &p->cpml[a];
-        const float *host[4] = {ax->a, ax->b, ax->a_half, ax->b_half};
-        for (int c = 0; c < 4; ++c)
-            sf_cuda_upload(b->coef[a][c], host[c], (size_t)ax->n * sizeof(float),
-                           "uploading CPML coefficients");
     }
 }
 
@@ -221,11 +200,11 @@ static void z_runs(sf_cuda_anisotropic_step *s, const sf_cpml_slots *z)
 }
 
 /* The kernels' arguments that stay for the run (the fields are set per launch). */
-static void setup_step(sf_backend *b, const sf_problem *p)
+static void setup_step(anisotropic_state *b, const sf_problem *p)
 {
     sf_cuda_anisotropic_step *s = &b->step;
     const sf_stencil *st = &p->stencil;
-    s->grid = b->c.grid;
+    s->grid = b->c->grid;
     s->zero_plane0 = b->free_surface_here;
     s->dt2 = b->dt2;
     s->vp = b->medium[MEDIUM_VP];
@@ -248,8 +227,8 @@ static void setup_step(sf_backend *b, const sf_problem *p)
         ax->half_slot = b->half_slot[a];
         ax->point_slot = b->point_slot[a];
         ax->point_at = b->point_at[a];
-        ax->a = b->coef[a][0];
-        ax->b = b->coef[a][1];
+        ax->a = b->c->cpml[a].a;
+        ax->b = b->c->cpml[a].b;
         for (int f = 0; f < FIELDS; ++f) {
             ax->psi[f] = b->psi[f][a];
             ax->zeta[f] = b->zeta[f][a];
@@ -260,85 +239,70 @@ static void setup_step(sf_backend *b, const sf_problem *p)
 }
 
 /* The CPU backend's float arithmetic, for the same coefficients. */
-static int place_source(const sf_backend *b, const sf_problem *p, const sf_field_weight *w,
+static int place_source(const void *state, const sf_problem *p, const sf_field_weight *w,
                         sf_cuda_source_point *out)
 {
-    const sf_layout *L = &b->c.L;
+    const anisotropic_state *b = (const anisotropic_state *)state;
+    const sf_layout *L = &b->c->L;
     const float vp = p->param[SF_ANISOTROPIC_VP][((long)w->k * L->ny + w->j) * L->nx + w->i];
     out->index = (long)sf_field_index(L, w->i, w->j, w->k);
     out->coef = w->weight * vp * vp * b->dt2;
     return 1;
 }
 
-static const sf_cuda_physics PHYSICS = {place_source, upload_cpml, 0, 0};
-
-static sf_backend *cuda_create(const sf_problem *p)
+static void *anisotropic_create(sf_cuda_common *c, const sf_problem *p)
 {
-    sf_backend *b = (sf_backend *)sf_calloc(1, sizeof *b, "the CUDA backend");
-    sf_cuda_common_init(&b->c, p, &PHYSICS);
+    anisotropic_state *b = (anisotropic_state *)sf_calloc(1, sizeof *b, "the anisotropic CUDA kernels");
+    b->c = c;
     b->z0 = p->z0;
     b->radius = p->stencil.radius;
     b->tilted = p->nparams > SF_ANISOTROPIC_THETA;
     b->free_surface_here = p->free_surface && p->z0 == 0;
     b->dt2 = (float)(p->dt * p->dt);
     number_layers(b, p);
-    plan_arrays(b, p);
-    sf_cuda_common_allocate(&b->c);
-    upload_medium(b, p);
-    upload_layers(b);
-    upload_cpml(b, p);
-    setup_step(b, p);
-    sf_cuda_common_setup_acquisition(&b->c, b, p);
-    sf_cuda_common_start(&b->c, p->halo_transport);
+    plan_arrays(b);
     return b;
 }
 
-static void cuda_destroy(sf_backend *b)
+static void anisotropic_upload(void *state, const sf_problem *p)
 {
-    if (!b) return;
-    sf_cuda_common_destroy(&b->c);
+    anisotropic_state *b = (anisotropic_state *)state;
+    upload_medium(b, p);
+    upload_layers(b);
+    setup_step(b, p);
+}
+
+static void anisotropic_destroy(void *state)
+{
+    anisotropic_state *b = (anisotropic_state *)state;
     for (int a = 0; a < AXES; ++a) sf_cpml_slots_free(&b->axis[a].slots);
     free(b);
 }
 
-static size_t cuda_memory_bytes(const sf_backend *b) { return sf_cuda_common_memory_bytes(&b->c); }
-
-/* ---- shots --------------------------------------------------------------- */
-
-static void cuda_reset(sf_backend *b, const sf_problem *p) { sf_cuda_common_reset(&b->c, b, p); }
-
-static int cuda_find_nonfinite(sf_backend *b, sf_nonfinite *where)
+/* Both fields, p then q. */
+static int guard_fields(const void *state, const float *fields[SF_GUARD_MAX_FIELDS])
 {
-    return sf_cuda_common_find_nonfinite(&b->c, b->cur, FIELDS, where);
-}
-
-static void cuda_amplify(sf_backend *b, float factor) { sf_cuda_common_amplify(&b->c, factor); }
-
-static int cuda_field_norms(sf_backend *b, const sf_regions *r, double sums[][SF_REGIONS])
-{
-    return sf_cuda_common_field_norms(&b->c, b->cur, FIELDS, r, sums);
+    const anisotropic_state *b = (const anisotropic_state *)state;
+    for (int f = 0; f < FIELDS; ++f) fields[f] = b->cur[f];
+    return FIELDS;
 }
 
 /* ---- halo planes ------------------------------------------------------ */
 
-static size_t cuda_halo_count(const sf_backend *b, int g) { return b->c.xfer.count[g]; }
-
-static float *cuda_send(sf_backend *b, int g, sf_side s)
+/* Each group moves both fields' planes. */
+static int halo_arrays(const void *state, int g)
 {
-    return sf_cuda_halo_send_buffer(&b->c.xfer, g, s);
-}
-
-static float *cuda_recv(sf_backend *b, int g, sf_side s)
-{
-    return sf_cuda_halo_recv_buffer(&b->c.xfer, g, s);
+    (void)state, (void)g;
+    return FIELDS;
 }
 
 /* Field f's SF_HALO planes of a group from local plane k0 on: the new
  * level's, or psi_z's (NULL where a half-plane holds none); returns their
  * row stride. */
-static long group_planes(const sf_backend *b, int g, int f, long k0, float *plane[SF_HALO])
+static long halo_planes(const void *state, int g, int f, long k0, float *plane[SF_HALO])
 {
-    const sf_layout *L = &b->c.L;
+    const anisotropic_state *b = (const anisotropic_state *)state;
+    const sf_layout *L = &b->c->L;
     for (long q = 0; q < SF_HALO; ++q) {
         if (g == SF_HALO_WAVEFIELD) {
             plane[q] = b->prev[f] + sf_field_index(L, 0, 0, k0 + q);
@@ -350,60 +314,19 @@ static long group_planes(const sf_backend *b, int g, int f, long k0, float *plan
     return g == SF_HALO_WAVEFIELD ? L->sx : L->nx;
 }
 
-/* Each field's planes take their part of the buffer, [field][plane][ny][nx]
- * as on the CPU. */
-static size_t field_part(const sf_backend *b) { return (size_t)(SF_HALO * b->c.L.nx * b->c.L.ny); }
-
-static void cuda_halo_pack(sf_backend *b, int g, sf_side s)
-{
-    const long k0 = s == SF_SIDE_LOWER ? 0 : b->c.L.nz - SF_HALO;
-    sf_cuda_halo_after_edges(&b->c.xfer);
-    sf_gpu_timers_begin(b->c.timers, SF_PHASE_HALO_PACK, b->c.xfer.halo);
-    for (int f = 0; f < FIELDS; ++f) {
-        sf_cuda_plane_sources from;
-        float *plane[SF_HALO];
-        const long stride = group_planes(b, g, f, k0, plane);
-        for (int q = 0; q < SF_HALO; ++q) from.plane[q] = plane[q];
-        sf_cuda_pack_planes(b->c.xfer.send[g][s] + (size_t)f * field_part(b), from, stride, b->c.grid.nx,
-                            b->c.grid.ny, b->c.xfer.halo);
-    }
-    sf_gpu_timers_end(b->c.timers, b->c.xfer.halo);
-    sf_cuda_halo_to_host(&b->c.xfer, b->c.timers, g, s);
-}
-
-static void cuda_halo_wait_packed(sf_backend *b) { sf_cuda_halo_wait_packed(&b->c.xfer); }
-
-static void cuda_halo_unpack(sf_backend *b, int g, sf_side s)
-{
-    const long k0 = s == SF_SIDE_LOWER ? -SF_HALO : b->c.L.nz;
-    sf_cuda_halo_from_host(&b->c.xfer, b->c.timers, g, s);
-    sf_gpu_timers_begin(b->c.timers, SF_PHASE_HALO_UNPACK, b->c.xfer.halo);
-    for (int f = 0; f < FIELDS; ++f) {
-        sf_cuda_plane_targets to;
-        float *plane[SF_HALO];
-        const long stride = group_planes(b, g, f, k0, plane);
-        for (int q = 0; q < SF_HALO; ++q) to.plane[q] = plane[q];
-        sf_cuda_unpack_planes(to, stride, b->c.xfer.recv[g][s] + (size_t)f * field_part(b), b->c.grid.nx,
-                              b->c.grid.ny, b->c.xfer.halo);
-    }
-    sf_gpu_timers_end(b->c.timers, b->c.xfer.halo);
-    /* Later compute reads these halos. */
-    sf_cuda_halo_before_compute(&b->c.xfer);
-}
-
 /* ---- the time step ------------------------------------------------------ */
 
 /* The memory kernel's box for one slot run of axis a, planes [k0, k1)
  * (clipped to the run along z); returns 0 when it holds no half point. */
-static int memory_box(const sf_backend *b, int f, int a, const slot_run *r, long k0, long k1,
+static int memory_box(const anisotropic_state *b, int f, int a, const slot_run *r, long k0, long k1,
                       sf_cuda_memory_box *box)
 {
-    const long nx = b->c.L.nx, ny = b->c.L.ny, halves = b->axis[a].slots.halves;
+    const long nx = b->c->L.nx, ny = b->c->L.ny, halves = b->axis[a].slots.halves;
     memset(box, 0, sizeof *box);
     box->axis = a;
     box->psi = b->psi[f][a];
-    box->a_half = b->coef[a][2];
-    box->b_half = b->coef[a][3];
+    box->a_half = b->c->cpml[a].a_half;
+    box->b_half = b->c->cpml[a].b_half;
     memcpy(box->first, b->step.first[a], sizeof box->first);
     box->psi_stride[0] = 1;
     if (a == 0) {
@@ -432,88 +355,80 @@ static int memory_box(const sf_backend *b, int f, int a, const slot_run *r, long
 }
 
 /* psi of both fields on all three axes over owned planes [k0, k1). */
-static void cuda_update_memory(sf_backend *b, long k0, long k1)
+static void update_memory(anisotropic_state *b, long k0, long k1, cudaStream_t stream)
 {
-    sf_gpu_timers_begin(b->c.timers, SF_PHASE_STENCIL, b->c.xfer.compute);
     for (int f = 0; f < FIELDS; ++f) {
         sf_cuda_memory_box boxes[SF_CUDA_MEMORY_BOXES];
         int count = 0;
         for (int a = 0; a < AXES; ++a)
             for (int r = 0; r < b->axis[a].runs; ++r)
                 count += memory_box(b, f, a, &b->axis[a].run[r], k0, k1, &boxes[count]);
-        sf_cuda_update_memory(boxes, count, b->cur[f], b->c.grid, b->radius, b->c.xfer.compute);
+        sf_cuda_update_memory(boxes, count, b->cur[f], b->c->grid, b->radius, stream);
     }
-    sf_gpu_timers_end(b->c.timers, b->c.xfer.compute);
 }
 
-static void cuda_advance(sf_backend *b, long k0, long k1)
+static void advance(anisotropic_state *b, long k0, long k1, cudaStream_t stream)
 {
     for (int f = 0; f < FIELDS; ++f) {
         b->step.next[f] = b->prev[f];
         b->step.cur[f] = b->cur[f];
     }
-    sf_gpu_timers_begin(b->c.timers, SF_PHASE_STENCIL, b->c.xfer.compute);
-    sf_cuda_anisotropic_advance(&b->step, b->radius, (int)k0, (int)k1, b->c.xfer.compute);
-    sf_gpu_timers_end(b->c.timers, b->c.xfer.compute);
+    sf_cuda_anisotropic_advance(&b->step, b->radius, (int)k0, (int)k1, stream);
 }
 
-static void cuda_update(sf_backend *b, int stage, long k0, long k1)
+static void update(void *state, int stage, long k0, long k1, cudaStream_t stream)
 {
-    if (k1 <= k0) return;
+    anisotropic_state *b = (anisotropic_state *)state;
     if (stage == SF_ACOUSTIC_MEMORY)
-        cuda_update_memory(b, k0, k1);
+        update_memory(b, k0, k1, stream);
     else
-        cuda_advance(b, k0, k1);
+        advance(b, k0, k1, stream);
 }
 
 /* Both fields take the source alike: in an isotropic medium p = q then. */
-static void cuda_inject_source(sf_backend *b, int stage, float amplitude, long k0, long k1)
+static int source_arrays(void *state, int stage, float *arrays[SF_CUDA_MAX_SOURCE_ARRAYS])
 {
-    if (stage == SF_ACOUSTIC_ADVANCE) sf_cuda_common_inject(&b->c, b->prev, FIELDS, amplitude, k0, k1);
+    const anisotropic_state *b = (const anisotropic_state *)state;
+    if (stage != SF_ACOUSTIC_ADVANCE) return 0;
+    for (int f = 0; f < FIELDS; ++f) arrays[f] = b->prev[f];
+    return FIELDS;
 }
 
 /* The new level becomes the current one, with its odd images above a free
  * surface (the next step's memory update and stencil read them). */
-static void cuda_finish_stage(sf_backend *b, int stage)
+static int finish_stage(void *state, int stage)
 {
-    if (stage != SF_ACOUSTIC_ADVANCE) return;
+    anisotropic_state *b = (anisotropic_state *)state;
+    if (stage != SF_ACOUSTIC_ADVANCE) return 0;
     for (int f = 0; f < FIELDS; ++f) {
         float *t = b->prev[f];
         b->prev[f] = b->cur[f];
         b->cur[f] = t;
     }
-    if (!b->free_surface_here) return;
-    sf_gpu_timers_begin(b->c.timers, SF_PHASE_STENCIL, b->c.xfer.compute);
-    for (int f = 0; f < FIELDS; ++f) sf_cuda_mirror_surface(b->cur[f], b->c.grid, b->c.xfer.compute);
-    sf_gpu_timers_end(b->c.timers, b->c.xfer.compute);
+    return b->free_surface_here;
 }
 
-/* ---- receivers and snapshots ------------------------------------------ */
-
-/* Channels record p. */
-static void cuda_sample_receivers(sf_backend *b, int slot)
+static void mirror(void *state, int stage, cudaStream_t stream)
 {
-    sf_cuda_common_sample(&b->c, slot, b->cur[SF_ANISOTROPIC_P]);
+    const anisotropic_state *b = (const anisotropic_state *)state;
+    (void)stage;   /* the advance's alone */
+    for (int f = 0; f < FIELDS; ++f) sf_cuda_mirror_surface(b->cur[f], b->c->grid, stream);
 }
 
-static void cuda_fetch_receivers(sf_backend *b, int count, float *out)
+/* Channels and snapshots read p, the pressure, the only component. */
+static const float *component(const void *state, sf_component c)
 {
-    sf_cuda_common_fetch_receivers(&b->c, count, out);
+    (void)c;
+    return ((const anisotropic_state *)state)->cur[SF_ANISOTROPIC_P];
 }
 
-static void cuda_fetch_field(sf_backend *b, sf_component c, const sf_sampling_lattice *s,
-                             float *out)
-{
-    (void)c;   /* p, the pressure, is the only component */
-    sf_cuda_common_fetch_field(&b->c, b->cur[SF_ANISOTROPIC_P], s, out);
-}
+static const sf_cuda_physics KERNELS = {
+    "anisotropic", SF_ACOUSTIC_STAGES, 0, 0,
+    anisotropic_create, anisotropic_upload, NULL, anisotropic_destroy,
+    update, finish_stage, mirror,
+    place_source, source_arrays, NULL,
+    halo_arrays, halo_planes, NULL,
+    component, NULL, NULL,
+    guard_fields, NULL};
 
-static void cuda_synchronize(sf_backend *b) { sf_cuda_halo_synchronize(&b->c.xfer); }
-
-static void cuda_take_timers(sf_backend *b, double *seconds) { sf_gpu_timers_take(b->c.timers, seconds); }
-
-extern "C" const sf_backend_ops *sf_backend_cuda_anisotropic(void)
-{
-    static const sf_backend_ops ops = SF_BACKEND_OPS("cuda", cuda, NULL);
-    return &ops;
-}
+SF_CUDA_BACKEND(sf_backend_cuda_anisotropic, KERNELS, NULL)

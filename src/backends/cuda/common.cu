@@ -1,6 +1,7 @@
-/* The plumbing every CUDA backend shares, whatever its physics: arrays,
- * streams, the acquisition tables and what reads them back. */
+/* The CUDA backend's plumbing that needs no physics: arrays, the CPML
+ * coefficients, streams, the acquisition tables and what reads them back. */
 #include "cuda_common.h"
+#include "cuda_physics.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -22,6 +23,12 @@ void sf_cuda_common_init(sf_cuda_common *c, const sf_problem *p, const sf_cuda_p
     c->grid.sx = c->L.sx;
     c->grid.sp = c->L.sp;
     c->physics = physics;
+    for (int a = 0; a < 3; ++a) {
+        sf_cuda_cpml_coefficients *k = &c->cpml[a];
+        float **arrays[4] = {&k->a, &k->b, &k->a_half, &k->b_half};
+        for (int q = 0; q < 4; ++q)
+            sf_cuda_want(&c->arrays, arrays[q], (size_t)p->cpml[a].n, sizeof(float), "CPML coefficients");
+    }
 }
 
 void sf_cuda_common_plan(sf_cuda_common *c, const size_t halo_count[SF_MAX_HALO_GROUPS])
@@ -38,6 +45,18 @@ void sf_cuda_common_allocate(sf_cuda_common *c)
     sf_cuda_allocate(&c->arrays, c->L.nx, c->L.ny, c->L.nz);
 }
 
+void sf_cuda_common_upload_cpml(sf_cuda_common *c, const sf_problem *p)
+{
+    for (int a = 0; a < 3; ++a) {
+        const sf_cpml_axis *ax = &p->cpml[a];
+        const sf_cuda_cpml_coefficients *k = &c->cpml[a];
+        float *device[4] = {k->a, k->b, k->a_half, k->b_half};
+        const float *host[4] = {ax->a, ax->b, ax->a_half, ax->b_half};
+        for (int q = 0; q < 4; ++q)
+            sf_cuda_upload(device[q], host[q], (size_t)ax->n * sizeof(float), "uploading CPML coefficients");
+    }
+}
+
 /* ---- acquisition ---------------------------------------------------------- */
 
 /* The source and receiver tables live in arrays of their own, replaced
@@ -49,7 +68,7 @@ static void plan_acquisition(sf_cuda_common *c, const sf_problem *p)
     sf_cuda_receivers *r = &c->receivers;
     const size_t n = (size_t)p->source_count, nc = (size_t)p->channel_count;
     const size_t np = nc ? (size_t)p->channel_offset[nc] : 0;
-    const int grouped = c->physics->grouped, components = c->physics->components;
+    const int grouped = c->physics->grouped_sources, components = c->physics->channel_components;
     sf_cuda_want(a, &s->index, n, sizeof(long), "source points");
     sf_cuda_want(a, &s->coef, n, sizeof(float), "source points");
     sf_cuda_want(a, &s->plane, n, sizeof(int), "source points");
@@ -63,18 +82,18 @@ static void plan_acquisition(sf_cuda_common *c, const sf_problem *p)
 }
 
 /* The points the physics keeps, in the shot's order. */
-static void upload_sources(sf_cuda_common *c, sf_backend *b, const sf_problem *p)
+static void upload_sources(sf_cuda_common *c, const void *state, const sf_problem *p)
 {
     sf_cuda_sources *s = &c->source;
     const long n = p->source_count;
     long *index = (long *)sf_malloc((size_t)(n + 1) * sizeof(long), "source points");
     float *coef = (float *)sf_malloc((size_t)(n + 1) * sizeof(float), "source points");
     s->plane_host = (int *)sf_malloc((size_t)(n + 1) * sizeof(int), "source points");
-    if (c->physics->grouped) s->group_host = (int *)sf_malloc((size_t)(n + 1) * sizeof(int), "source points");
+    if (c->physics->grouped_sources) s->group_host = (int *)sf_malloc((size_t)(n + 1) * sizeof(int), "source points");
     long count = 0;
     for (long q = 0; q < n; ++q) {
         sf_cuda_source_point at = {0, 0.0f, 0};
-        if (!c->physics->place_source(b, p, &p->source[q], &at)) continue;
+        if (!c->physics->place_source(state, p, &p->source[q], &at)) continue;
         index[count] = at.index;
         coef[count] = at.coef;
         s->plane_host[count] = p->source[q].k;
@@ -111,7 +130,7 @@ static void upload_receivers(sf_cuda_common *c, const sf_problem *p)
         index[n] = (long)sf_field_index(&c->L, w->i, w->j, w->k);
         weight[n] = w->weight;
     }
-    if (c->physics->components) upload_components(r, p);
+    if (c->physics->channel_components) upload_components(r, p);
     if (nc)
         sf_cuda_upload(r->offset, p->channel_offset, (size_t)(nc + 1) * sizeof(long),
                        "uploading the receivers");
@@ -123,11 +142,11 @@ static void upload_receivers(sf_cuda_common *c, const sf_problem *p)
     r->sample_block = p->sample_block;
 }
 
-void sf_cuda_common_setup_acquisition(sf_cuda_common *c, sf_backend *b, const sf_problem *p)
+void sf_cuda_common_setup_acquisition(sf_cuda_common *c, const void *state, const sf_problem *p)
 {
     plan_acquisition(c, p);
     sf_cuda_allocate(&c->acquisition, c->L.nx, c->L.ny, c->L.nz);
-    upload_sources(c, b, p);
+    upload_sources(c, state, p);
     upload_receivers(c, p);
     sf_cuda_receivers *r = &c->receivers;
     r->samples_host = (float *)sf_cuda_pinned((size_t)r->count * (size_t)r->sample_block * sizeof(float),
@@ -174,14 +193,14 @@ size_t sf_cuda_common_memory_bytes(const sf_cuda_common *c)
     return c->arrays.bytes + c->acquisition.bytes;
 }
 
-void sf_cuda_common_reset(sf_cuda_common *c, sf_backend *b, const sf_problem *p)
+void sf_cuda_common_reset(sf_cuda_common *c, void *state, const sf_problem *p)
 {
     sf_cuda_halo_synchronize(&c->xfer);
     sf_cuda_zero_state(&c->arrays, c->xfer.compute);
     SF_CUDA_CHECK(cudaStreamSynchronize(c->xfer.compute), "zeroing the state of the last shot");
-    c->physics->upload_cpml(b, p);
+    sf_cuda_common_upload_cpml(c, p);
     free_acquisition(c);
-    sf_cuda_common_setup_acquisition(c, b, p);
+    sf_cuda_common_setup_acquisition(c, state, p);
     /* The uploads ran on the legacy stream, which the non-blocking streams
      * do not wait for. */
     SF_CUDA_CHECK(cudaDeviceSynchronize(), "setting up a shot");
@@ -264,16 +283,4 @@ float *sf_cuda_common_lattice(sf_cuda_common *c, const sf_sampling_lattice *s, l
     const size_t count = (size_t)(extent[0] * extent[1] * extent[2]);
     if (count == 0) return NULL;
     return sf_cuda_grow(&c->lattice, &c->lattice_floats, count, "the snapshot buffer");
-}
-
-void sf_cuda_common_fetch_field(sf_cuda_common *c, const float *field,
-                                const sf_sampling_lattice *s, float *out)
-{
-    long n[3];
-    float *lattice = sf_cuda_common_lattice(c, s, n);
-    if (!lattice) return;
-    sf_cuda_gather_lattice(lattice, field, c->grid, s->di, s->dj, s->dk, s->k0, n[0], n[1], n[2],
-                           c->xfer.compute);
-    sf_cuda_download(out, lattice, (size_t)(n[0] * n[1] * n[2]) * sizeof(float), c->xfer.compute,
-                     "a wavefield snapshot");
 }

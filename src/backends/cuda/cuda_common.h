@@ -1,9 +1,10 @@
-/* What every CUDA backend keeps besides its physics (CUDA sources only):
- * the slab's layout, its device arrays (for the run, and per shot the
- * source and receiver tables), the compute and halo streams with the halo
- * buffers, the phase timers, the instability guard's word and sums, and the
- * snapshot buffer. A backend embeds an sf_cuda_common and keeps only its fields,
- * medium, CPML and kernels; its operations that are plumbing call these. */
+/* What the CUDA backend keeps besides its physics (CUDA sources only): the
+ * slab's layout, its device arrays (for the run, and per shot the source
+ * and receiver tables), the CPML coefficients, the compute and halo
+ * streams with the halo buffers, the phase timers, the instability guard's
+ * word and sums, and the snapshot buffer. The backend (backend.cu) embeds
+ * one; its physics' kernels read the layout, the arrays, the coefficients
+ * and the acquisition tables from it. */
 #ifndef SF_CUDA_COMMON_H
 #define SF_CUDA_COMMON_H
 
@@ -27,18 +28,8 @@ typedef struct {
     int group;      /* the stage that injects it, where sources are grouped */
 } sf_cuda_source_point;
 
-/* What the shared set-up asks of a backend's physics. */
-typedef struct {
-    /* Places and scales source point w of shot p; 0 leaves it out. */
-    int (*place_source)(const sf_backend *b, const sf_problem *p, const sf_field_weight *w,
-                        sf_cuda_source_point *out);
-    /* The shot's CPML coefficients, uploaded again on a reset (another
-     * dominant frequency gives another frequency shift). */
-    void (*upload_cpml)(sf_backend *b, const sf_problem *p);
-    int grouped;        /* each source point belongs to one stage (the elastic half-steps) */
-    int components;     /* each channel records a component of its own and keeps its
-                         * previous sample (the elastic recording rule) */
-} sf_cuda_physics;
+/* A physics' kernel table (cuda_physics.h). */
+typedef struct sf_cuda_physics sf_cuda_physics;
 
 /* The shot's source points on the device, with the host's copy of their
  * planes (and groups), which says whether a range of planes has any. */
@@ -61,6 +52,11 @@ typedef struct {
     float *samples, *samples_host;   /* [sample_block][count] */
 } sf_cuda_receivers;
 
+/* The CPML coefficients of a global axis on the device (sf_cpml_axis). */
+typedef struct {
+    float *a, *b, *a_half, *b_half;
+} sf_cuda_cpml_coefficients;
+
 typedef struct {
     sf_layout L;
     sf_cuda_grid grid;
@@ -70,6 +66,7 @@ typedef struct {
     unsigned long long *guard;       /* the instability guard's result word */
     double *norm_partial;            /* its blocks' sums, per field and region */
     double *norm_partial_host;       /* pinned, as many */
+    sf_cuda_cpml_coefficients cpml[3];   /* the global axes x, y, z; a shot's own */
     sf_cuda_sources source;
     sf_cuda_receivers receivers;
     float *lattice;                  /* snapshots, grown on demand */
@@ -80,24 +77,28 @@ typedef struct {
 
 /* ---- the backend's life ----------------------------------------------- */
 
-/* The layout and grid of p's slab. */
+/* The layout and grid of p's slab; requests the CPML coefficients. */
 void sf_cuda_common_init(sf_cuda_common *c, const sf_problem *p, const sf_cuda_physics *physics);
 /* Requests the halo buffers, halo_count[g] floats a side of group g, and
  * the guard's word; the backend requests its own arrays around this. */
 void sf_cuda_common_plan(sf_cuda_common *c, const size_t halo_count[SF_MAX_HALO_GROUPS]);
 /* Allocates every requested array of the run. */
 void sf_cuda_common_allocate(sf_cuda_common *c);
-/* The shot's source and receiver tables, uploaded; b is the backend the
- * physics' hooks get. */
-void sf_cuda_common_setup_acquisition(sf_cuda_common *c, sf_backend *b, const sf_problem *p);
+/* Uploads shot p's CPML coefficients (reset: another dominant frequency
+ * gives another frequency shift). */
+void sf_cuda_common_upload_cpml(sf_cuda_common *c, const sf_problem *p);
+/* The shot's source and receiver tables, uploaded; state is the
+ * physics', which places the source points. */
+void sf_cuda_common_setup_acquisition(sf_cuda_common *c, const void *state, const sf_problem *p);
 /* After the uploads: the streams and timers, then waits for the uploads. */
 void sf_cuda_common_start(sf_cuda_common *c, sf_halo_transport transport);
 /* Waits for the queued work and frees all of the above. */
 void sf_cuda_common_destroy(sf_cuda_common *c);
 size_t sf_cuda_common_memory_bytes(const sf_cuda_common *c);
 /* The reset operation: zeroes the state arrays, uploads shot p's CPML
- * coefficients and replaces the acquisition tables by p's. */
-void sf_cuda_common_reset(sf_cuda_common *c, sf_backend *b, const sf_problem *p);
+ * coefficients and replaces the acquisition tables by p's (state: the
+ * physics', which places the source points). */
+void sf_cuda_common_reset(sf_cuda_common *c, void *state, const sf_problem *p);
 
 /* ---- during the time loop ----------------------------------------------- */
 
@@ -122,8 +123,5 @@ void sf_cuda_common_fetch_receivers(sf_cuda_common *c, int count, float *out);
 /* The snapshot buffer for lattice s, extent = planes, rows and columns;
  * NULL when the lattice has no point. */
 float *sf_cuda_common_lattice(sf_cuda_common *c, const sf_sampling_lattice *s, long extent[3]);
-/* The fetch_field operation for a physics whose snapshots are one field. */
-void sf_cuda_common_fetch_field(sf_cuda_common *c, const float *field,
-                                const sf_sampling_lattice *s, float *out);
 
 #endif

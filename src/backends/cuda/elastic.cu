@@ -1,13 +1,9 @@
-/* CUDA backend of the elastic solver: the slab's nine fields, its medium,
- * the CPML memory variables (inside the layers only) and the acquisition
- * live on one GPU for the whole run. As in the acoustic backend, the
- * half-steps run in order on a compute stream and halo planes are packed,
- * copied and unpacked on a higher-priority halo stream ordered by events,
- * so the exchange overlaps the interior update. */
-#include "cuda_common.h"
+/* The elastic kernels of the CUDA backend (backend.cu): the slab's nine
+ * fields, its medium and the CPML memory variables (inside the layers
+ * only), the two half-steps, and the recording rule of the receivers. */
+#include "cuda_backend.h"
 #include "cuda_elastic.h"
 
-#include <mpi.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -17,17 +13,17 @@ extern "C" {
 
 enum { MAX_HALO_FIELDS = 5 };
 
-struct sf_backend {
-    sf_cuda_common c;                /* layout, arrays, streams, acquisition */
+typedef struct {
+    sf_cuda_common *c;               /* the backend's: layout, arrays, streams, acquisition */
     sf_cuda_elastic_step step;       /* kernel arguments, device pointers */
     double h[3], dt;
     float *fields, *medium, *before, *weights;
-    float *coef[4][3];               /* a, b, a_half, b_half per axis */
     sf_cuda_energy_weights energy_weights;
     double *energy_sums;
-    float *const *host_medium;       /* during create only: the medium the source weights take */
+    float *host_block;               /* during create only (NULL afterwards): the medium the */
+    float *host_medium[SF_MEDIUM_ARRAYS];   /* source weights take, as its arrays in host_block */
     sf_cuda_field_list halo_fields[SF_HALF_STEPS];
-};
+} elastic_state;
 
 static long max_long(long a, long b) { return a > b ? a : b; }
 static long min_long(long a, long b) { return a < b ? a : b; }
@@ -40,7 +36,7 @@ static const int TERM_AXIS[SF_HALF_STEPS][SF_ELASTIC_TERMS] = {
     {0, 1, 2, 0, 1, 2, 0, 1, 2}, {0, 1, 2, 1, 0, 2, 0, 2, 1}};
 
 /* The CPU backend's layer spans, so both update the same memory variables. */
-static void plan_layer(sf_backend *b, const sf_problem *p, int a, int side)
+static void plan_layer(elastic_state *b, const sf_problem *p, int a, int side)
 {
     const sf_cpml_axis *ax = &p->cpml[a];
     sf_cuda_elastic_layer *ly = &b->step.layer[a][side];
@@ -56,23 +52,20 @@ static void plan_layer(sf_backend *b, const sf_problem *p, int a, int side)
     for (int g = 0; g < SF_HALF_STEPS; ++g)
         for (int q = 0; q < SF_ELASTIC_TERMS; ++q)
             if (TERM_AXIS[g][q] == a)
-                sf_cuda_want_state(&b->c.arrays, &ly->psi[g][q], count, sizeof(float), "CPML memory");
+                sf_cuda_want_state(&b->c->arrays, &ly->psi[g][q], count, sizeof(float), "CPML memory");
 }
 
-static void plan_halos(sf_backend *b, const sf_problem *p)
+/* Pressure channels near a slab edge read sxx and syy halos too. */
+static void plan_halos(elastic_state *b, const sf_problem *p)
 {
     b->halo_fields[SF_HALF_VELOCITY].count = 3;
     b->halo_fields[SF_HALF_STRESS].count = p->exchange_normal_stresses ? 5 : 3;
-    size_t counts[SF_MAX_HALO_GROUPS] = {0};
-    for (int g = 0; g < SF_HALF_STEPS; ++g)
-        counts[g] = (size_t)b->halo_fields[g].count * SF_HALO * (size_t)(p->nx * p->ny);
-    sf_cuda_common_plan(&b->c, counts);
 }
 
-static void plan_arrays(sf_backend *b, const sf_problem *p)
+static void plan_arrays(elastic_state *b, const sf_problem *p)
 {
-    const sf_layout *L = &b->c.L;
-    sf_cuda_arrays *arrays = &b->c.arrays;
+    const sf_layout *L = &b->c->L;
+    sf_cuda_arrays *arrays = &b->c->arrays;
     sf_cuda_want_state(arrays, &b->fields, L->field_size * SF_ELASTIC_FIELDS, sizeof(float),
                        "the wavefields");
     sf_cuda_want(arrays, &b->medium, L->field_size * SF_NODE_ARRAYS, sizeof(float), "the elastic medium");
@@ -83,8 +76,6 @@ static void plan_arrays(sf_backend *b, const sf_problem *p)
         sf_cuda_want(arrays, &b->energy_sums, 2, sizeof(double), "the energy diagnostic");
     }
     for (int a = 0; a < 3; ++a) {
-        for (int c = 0; c < 4; ++c)
-            sf_cuda_want(arrays, &b->coef[c][a], (size_t)p->cpml[a].n, sizeof(float), "CPML coefficients");
         for (int s = 0; s < 2; ++s) plan_layer(b, p, a, s);
     }
     plan_halos(b, p);
@@ -93,10 +84,10 @@ static void plan_arrays(sf_backend *b, const sf_problem *p)
 static double inverse_or_zero(double x) { return x > 0.0 ? 1.0 / x : 0.0; }
 
 /* The CPU backend's energy weights, from the same dt-scaled floats. */
-static void energy_weights(const sf_backend *b, float *const *m, float *const *w)
+static void energy_weights(const elastic_state *b, float *const *m, float *const *w)
 {
     const double dt = b->dt;
-    for (size_t q = 0; q < b->c.L.plane_size; ++q) {
+    for (size_t q = 0; q < b->c->L.plane_size; ++q) {
         for (int v = 0; v < 3; ++v) w[v][q] = (float)(0.5 * dt * inverse_or_zero(m[SF_MEDIUM_BX + v][q]));
         double lambda = m[SF_MEDIUM_LAMBDA][q] / dt, l2m = m[SF_MEDIUM_L2M][q] / dt;
         double mu = 0.5 * (l2m - lambda);
@@ -110,9 +101,9 @@ static void energy_weights(const sf_backend *b, float *const *m, float *const *w
 /* The node arrays in the field layout, mu and lambda times dt; padding
  * rows and columns repeat the edge nodes and plane nz is the medium's
  * next plane, which is what the CPU medium's averages take past the edges. */
-static void upload_nodes(sf_backend *b, const sf_problem *p)
+static void upload_nodes(elastic_state *b, const sf_problem *p)
 {
-    const sf_layout *L = &b->c.L;
+    const sf_layout *L = &b->c->L;
     float *host = (float *)sf_calloc(L->field_size * SF_NODE_ARRAYS, sizeof(float), "the medium");
     for (int a = 0; a < SF_NODE_ARRAYS; ++a) {
         float *out = host + L->field_size * (size_t)a;
@@ -133,24 +124,23 @@ static void upload_nodes(sf_backend *b, const sf_problem *p)
 
 /* The CPU backend's medium times dt in the owned-planes layout, on the
  * host only: the source and energy weights come from it. */
-static float *host_medium(sf_backend *b, const sf_problem *p)
+static void host_medium(elastic_state *b, const sf_problem *p)
 {
-    const sf_layout *L = &b->c.L;
+    const sf_layout *L = &b->c->L;
     const sf_elastic_medium *medium = (const sf_elastic_medium *)p->medium;
-    float *host = (float *)sf_calloc(L->plane_size * SF_MEDIUM_ARRAYS, sizeof(float), "the medium");
+    b->host_block = (float *)sf_calloc(L->plane_size * SF_MEDIUM_ARRAYS, sizeof(float), "the medium");
     for (int a = 0; a < SF_MEDIUM_ARRAYS; ++a) {
-        float *m = host + L->plane_size * (size_t)a;
+        float *m = b->host_medium[a] = b->host_block + L->plane_size * (size_t)a;
         for (long k = 0; k < L->nz; ++k)
             for (long j = 0; j < L->ny; ++j)
                 for (long i = 0; i < L->nx; ++i)
                     m[sf_plane_index(L, i, j, k)] = (float)(p->dt * medium->a[a][(k * L->ny + j) * L->nx + i]);
     }
-    return host;
 }
 
-static void upload_energy_weights(sf_backend *b, float *const *m)
+static void upload_energy_weights(elastic_state *b, float *const *m)
 {
-    const sf_layout *L = &b->c.L;
+    const sf_layout *L = &b->c->L;
     float *w = (float *)sf_malloc(L->plane_size * SF_ENERGY_WEIGHTS * sizeof(float), "energy weights");
     float *wq[SF_ENERGY_WEIGHTS];
     for (int q = 0; q < SF_ENERGY_WEIGHTS; ++q) {
@@ -163,17 +153,6 @@ static void upload_energy_weights(sf_backend *b, float *const *m)
     for (int q = 0; q < 6; ++q) b->step.before[q] = b->before + L->plane_size * (size_t)q;
 }
 
-static void upload_cpml(sf_backend *b, const sf_problem *p)
-{
-    for (int a = 0; a < 3; ++a) {
-        const sf_cpml_axis *ax = &p->cpml[a];
-        const float *host[4] = {ax->a, ax->b, ax->a_half, ax->b_half};
-        for (int c = 0; c < 4; ++c)
-            sf_cuda_upload(b->coef[c][a], host[c], (size_t)ax->n * sizeof(float), "uploading CPML coefficients");
-        b->step.a[a] = b->coef[0][a], b->step.b[a] = b->coef[1][a];
-        b->step.a_half[a] = b->coef[2][a], b->step.b_half[a] = b->coef[3][a];
-    }
-}
 
 static int is_velocity(sf_elastic_field f) { return f <= SF_FIELD_VZ; }
 
@@ -181,10 +160,10 @@ static int is_velocity(sf_elastic_field f) { return f <= SF_FIELD_VZ; }
  * host copy of the medium during create, afterwards formed as the CPU
  * medium does from the two densities around it, read back from the
  * device's node arrays (which hold the same floats). */
-static float buoyancy_at(const sf_backend *b, sf_elastic_field f, long i, long j, long k)
+static float buoyancy_at(const elastic_state *b, sf_elastic_field f, long i, long j, long k)
 {
-    const sf_layout *L = &b->c.L;
-    if (b->host_medium) return b->host_medium[SF_MEDIUM_BX + f][sf_plane_index(L, i, j, k)];
+    const sf_layout *L = &b->c->L;
+    if (b->host_block) return b->host_medium[SF_MEDIUM_BX + f][sf_plane_index(L, i, j, k)];
     const long step[3] = {1, L->sx, L->sp};
     float rho[2];
     const float *at = b->step.node[SF_NODE_RHO] + sf_field_index(L, i, j, k);
@@ -197,27 +176,32 @@ static float buoyancy_at(const sf_backend *b, sf_elastic_field f, long i, long j
 
 /* Force and moment weights times the dt-scaled buoyancy or dt; a stress
  * source on a free surface's plane is left out (it holds szz at zero). */
-static int place_source(const sf_backend *b, const sf_problem *p, const sf_field_weight *w,
+static int place_source(const void *state, const sf_problem *p, const sf_field_weight *w,
                         sf_cuda_source_point *out)
 {
+    const elastic_state *b = (const elastic_state *)state;
     const sf_elastic_field f = (sf_elastic_field)w->field;
     if (b->step.free_surface_here && f == SF_FIELD_SZZ && w->k == 0) return 0;
     const float scale = is_velocity(f) ? buoyancy_at(b, f, w->i, w->j, w->k) : (float)p->dt;
-    out->index = (long)(b->c.L.field_size * (size_t)f + sf_field_index(&b->c.L, w->i, w->j, w->k));
+    out->index = (long)(b->c->L.field_size * (size_t)f + sf_field_index(&b->c->L, w->i, w->j, w->k));
     out->coef = w->weight * scale;
     out->group = is_velocity(f) ? SF_HALF_VELOCITY : SF_HALF_STRESS;
     return 1;
 }
 
-static void setup_step(sf_backend *b, const sf_problem *p)
+static void setup_step(elastic_state *b, const sf_problem *p)
 {
     sf_cuda_elastic_step *s = &b->step;
-    for (int f = 0; f < SF_ELASTIC_FIELDS; ++f) s->f[f] = b->fields + b->c.L.field_size * (size_t)f;
+    for (int f = 0; f < SF_ELASTIC_FIELDS; ++f) s->f[f] = b->fields + b->c->L.field_size * (size_t)f;
     s->nx = (int)p->nx, s->ny = (int)p->ny, s->nz = (int)p->nz, s->z0 = (int)p->z0;
     s->radius = p->stencil.radius;
     s->dt = (float)p->dt;
     s->free_surface_here = p->free_surface && p->z0 == 0;
-    s->gx = b->c.L.gx, s->sx = b->c.L.sx, s->sp = b->c.L.sp;
+    s->gx = b->c->L.gx, s->sx = b->c->L.sx, s->sp = b->c->L.sp;
+    for (int a = 0; a < 3; ++a) {
+        const sf_cuda_cpml_coefficients *k = &b->c->cpml[a];
+        s->a[a] = k->a, s->b[a] = k->b, s->a_half[a] = k->a_half, s->b_half[a] = k->b_half;
+    }
     for (int a = 0; a < 3; ++a)
         for (int m = 0; m <= SF_MAX_RADIUS; ++m) s->d1[a][m] = (float)(p->stencil.first[m] / p->h[a]);
     static const sf_elastic_field velocity[] = {SF_FIELD_VX, SF_FIELD_VY, SF_FIELD_VZ};
@@ -229,177 +213,130 @@ static void setup_step(sf_backend *b, const sf_problem *p)
     }
 }
 
-static const sf_cuda_physics PHYSICS = {place_source, upload_cpml, 1, 1};
-
-static sf_backend *cuda_create(const sf_problem *p)
+static void *elastic_create(sf_cuda_common *c, const sf_problem *p)
 {
-    sf_backend *b = (sf_backend *)sf_calloc(1, sizeof *b, "the elastic CUDA backend");
-    sf_cuda_common_init(&b->c, p, &PHYSICS);
+    elastic_state *b = (elastic_state *)sf_calloc(1, sizeof *b, "the elastic CUDA kernels");
+    b->c = c;
     b->dt = p->dt;
     memcpy(b->h, p->h, sizeof b->h);
     plan_arrays(b, p);
-    sf_cuda_common_allocate(&b->c);
-    setup_step(b, p);
-    upload_nodes(b, p);
-    float *medium = host_medium(b, p);
-    float *m[SF_MEDIUM_ARRAYS];
-    for (int a = 0; a < SF_MEDIUM_ARRAYS; ++a) m[a] = medium + b->c.L.plane_size * (size_t)a;
-    if (p->energy) upload_energy_weights(b, m);
-    upload_cpml(b, p);
-    b->host_medium = m;
-    sf_cuda_common_setup_acquisition(&b->c, b, p);
-    b->host_medium = NULL;
-    free(medium);
-    sf_cuda_common_start(&b->c, p->halo_transport);
     return b;
 }
 
-static void cuda_destroy(sf_backend *b)
+/* The host copy of the medium stays until the first shot's source points
+ * are placed (start). */
+static void elastic_upload(void *state, const sf_problem *p)
 {
-    if (!b) return;
-    sf_cuda_common_destroy(&b->c);
-    free(b);
+    elastic_state *b = (elastic_state *)state;
+    setup_step(b, p);
+    upload_nodes(b, p);
+    host_medium(b, p);
+    if (p->energy) upload_energy_weights(b, b->host_medium);
 }
 
-static size_t cuda_memory_bytes(const sf_backend *b) { return sf_cuda_common_memory_bytes(&b->c); }
-
-/* ---- shots --------------------------------------------------------------- */
-
-static void cuda_reset(sf_backend *b, const sf_problem *p) { sf_cuda_common_reset(&b->c, b, p); }
+static void drop_host_medium(void *state)
+{
+    elastic_state *b = (elastic_state *)state;
+    free(b->host_block);
+    b->host_block = NULL;
+}
 
 /* Every field is checked, in sf_elastic_field order. */
-static int cuda_find_nonfinite(sf_backend *b, sf_nonfinite *where)
+static int guard_fields(const void *state, const float *fields[SF_GUARD_MAX_FIELDS])
 {
-    return sf_cuda_common_find_nonfinite(&b->c, b->step.f, SF_ELASTIC_FIELDS, where);
-}
-
-static void cuda_amplify(sf_backend *b, float factor) { sf_cuda_common_amplify(&b->c, factor); }
-
-static int cuda_field_norms(sf_backend *b, const sf_regions *r, double sums[][SF_REGIONS])
-{
-    return sf_cuda_common_field_norms(&b->c, b->step.f, SF_ELASTIC_FIELDS, r, sums);
+    const elastic_state *b = (const elastic_state *)state;
+    for (int f = 0; f < SF_ELASTIC_FIELDS; ++f) fields[f] = b->step.f[f];
+    return SF_ELASTIC_FIELDS;
 }
 
 /* ---- halo planes and the free surface ----------------------------------- */
 
-static size_t cuda_halo_count(const sf_backend *b, int g) { return b->c.xfer.count[g]; }
-
-static float *cuda_send(sf_backend *b, int g, sf_side s)
+static int halo_arrays(const void *state, int g)
 {
-    return sf_cuda_halo_send_buffer(&b->c.xfer, g, s);
+    return ((const elastic_state *)state)->halo_fields[g].count;
 }
 
-static float *cuda_recv(sf_backend *b, int g, sf_side s)
+/* One launch over the group's fields. */
+static void move_halo(void *state, int g, long k0, float *buffer, int to_buffer, cudaStream_t stream)
 {
-    return sf_cuda_halo_recv_buffer(&b->c.xfer, g, s);
+    const elastic_state *b = (const elastic_state *)state;
+    sf_cuda_elastic_planes(&b->step, b->halo_fields[g], (int)k0, buffer, to_buffer, stream);
 }
 
-static void cuda_halo_pack(sf_backend *b, int g, sf_side s)
+/* Images after either half-step above a free surface. */
+static int finish_stage(void *state, int g)
 {
-    int k0 = s == SF_SIDE_LOWER ? 0 : (int)b->c.L.nz - SF_HALO;
-    sf_cuda_halo_after_edges(&b->c.xfer);
-    sf_gpu_timers_begin(b->c.timers, SF_PHASE_HALO_PACK, b->c.xfer.halo);
-    sf_cuda_elastic_planes(&b->step, b->halo_fields[g], k0, b->c.xfer.send[g][s], 1, b->c.xfer.halo);
-    sf_gpu_timers_end(b->c.timers, b->c.xfer.halo);
-    sf_cuda_halo_to_host(&b->c.xfer, b->c.timers, g, s);
-}
-
-static void cuda_halo_wait_packed(sf_backend *b) { sf_cuda_halo_wait_packed(&b->c.xfer); }
-
-static void cuda_halo_unpack(sf_backend *b, int g, sf_side s)
-{
-    int k0 = s == SF_SIDE_LOWER ? -SF_HALO : (int)b->c.L.nz;
-    sf_cuda_halo_from_host(&b->c.xfer, b->c.timers, g, s);
-    sf_gpu_timers_begin(b->c.timers, SF_PHASE_HALO_UNPACK, b->c.xfer.halo);
-    sf_cuda_elastic_planes(&b->step, b->halo_fields[g], k0, b->c.xfer.recv[g][s], 0, b->c.xfer.halo);
-    sf_gpu_timers_end(b->c.timers, b->c.xfer.halo);
-    /* Later compute reads these halos. */
-    sf_cuda_halo_before_compute(&b->c.xfer);
+    (void)g;
+    return ((const elastic_state *)state)->step.free_surface_here;
 }
 
 /* Node planes mirror about k = 0, half planes about k = -1/2. */
-static void cuda_finish_stage(sf_backend *b, int g)
+static void mirror(void *state, int g, cudaStream_t stream)
 {
-    if (!b->step.free_surface_here) return;
+    const elastic_state *b = (const elastic_state *)state;
     float *const *f = b->step.f;
     sf_cuda_images im = g == SF_HALF_STRESS
         ? sf_cuda_images{{f[SF_FIELD_SZZ], f[SF_FIELD_SXZ], f[SF_FIELD_SYZ]}, {0, 1, 1}, {-1.0f, -1.0f, -1.0f}}
         : sf_cuda_images{{f[SF_FIELD_VX], f[SF_FIELD_VY], f[SF_FIELD_VZ]}, {0, 0, 1}, {1.0f, 1.0f, 1.0f}};
-    sf_gpu_timers_begin(b->c.timers, SF_PHASE_STENCIL, b->c.xfer.compute);
-    sf_cuda_elastic_mirror(&b->step, im, b->c.xfer.compute);
-    sf_gpu_timers_end(b->c.timers, b->c.xfer.compute);
+    sf_cuda_elastic_mirror(&b->step, im, stream);
 }
 
 /* ---- the half-steps ----------------------------------------------------- */
 
-static void cuda_update(sf_backend *b, int g, long k0, long k1)
+static void update(void *state, int g, long k0, long k1, cudaStream_t stream)
 {
-    if (k1 <= k0) return;
-    sf_gpu_timers_begin(b->c.timers, SF_PHASE_STENCIL, b->c.xfer.compute);
-    sf_cuda_elastic_update(&b->step, (sf_half_step)g, (int)k0, (int)k1, b->c.xfer.compute);
-    sf_gpu_timers_end(b->c.timers, b->c.xfer.compute);
+    const elastic_state *b = (const elastic_state *)state;
+    sf_cuda_elastic_update(&b->step, (sf_half_step)g, (int)k0, (int)k1, stream);
 }
 
-static void cuda_inject_source(sf_backend *b, int g, float amplitude, long k0, long k1)
+/* Every source point indexes the block of all fields. */
+static void inject(void *state, int g, float amplitude, long k0, long k1, cudaStream_t stream)
 {
-    const sf_cuda_sources *s = &b->c.source;
-    if (!sf_cuda_common_sources_in(&b->c, g, k0, k1)) return;
-    sf_gpu_timers_begin(b->c.timers, SF_PHASE_ACQUISITION, b->c.xfer.compute);
+    const elastic_state *b = (const elastic_state *)state;
+    const sf_cuda_sources *s = &b->c->source;
     sf_cuda_elastic_inject(b->fields, s->index, s->coef, s->plane, s->group, (int)s->count, g, amplitude,
-                           (int)k0, (int)k1, b->c.xfer.compute);
-    sf_gpu_timers_end(b->c.timers, b->c.xfer.compute);
+                           (int)k0, (int)k1, stream);
 }
 
 /* ---- receivers, snapshots, energy ---------------------------------------- */
 
 /* Each channel's component under the elastic recording rule. */
-static void cuda_sample_receivers(sf_backend *b, int slot)
+static void sample_receivers(void *state, const sf_cuda_receivers *r, float *out, cudaStream_t stream)
 {
-    const sf_cuda_receivers *r = &b->c.receivers;
-    if (r->count == 0) return;
+    const elastic_state *b = (const elastic_state *)state;
     const sf_cuda_channels channels = {r->component, r->offset, r->index, r->weight, r->previous,
                                        (int)r->count};
-    sf_gpu_timers_begin(b->c.timers, SF_PHASE_ACQUISITION, b->c.xfer.compute);
-    sf_cuda_elastic_sample(&b->step, channels, r->samples + (size_t)slot * (size_t)r->count,
-                           b->c.xfer.compute);
-    sf_gpu_timers_end(b->c.timers, b->c.xfer.compute);
+    sf_cuda_elastic_sample(&b->step, channels, out, stream);
 }
 
-static void cuda_fetch_receivers(sf_backend *b, int count, float *out)
+static void gather_lattice(void *state, sf_component c, const sf_sampling_lattice *s,
+                           const long n[3], float *out, cudaStream_t stream)
 {
-    sf_cuda_common_fetch_receivers(&b->c, count, out);
+    const elastic_state *b = (const elastic_state *)state;
+    sf_cuda_elastic_lattice(&b->step, c, s->di, s->dj, s->dk, s->k0, n[0], n[1], n[2], out, stream);
 }
 
-static void cuda_fetch_field(sf_backend *b, sf_component c, const sf_sampling_lattice *s, float *out)
+static void energy(void *state, double out[2])
 {
-    long n[3];
-    float *lattice = sf_cuda_common_lattice(&b->c, s, n);
-    if (!lattice) return;
-    sf_cuda_elastic_lattice(&b->step, c, s->di, s->dj, s->dk, s->k0, n[0], n[1], n[2], lattice,
-                            b->c.xfer.compute);
-    sf_cuda_download(out, lattice, (size_t)(n[0] * n[1] * n[2]) * sizeof(float), b->c.xfer.compute,
-                     "a snapshot");
-}
-
-static void cuda_energy(sf_backend *b, double out[2])
-{
+    elastic_state *b = (elastic_state *)state;
     if (!b->before) sf_fatal("internal: energy asked of a backend created without it");
     double sums[2];
-    SF_CUDA_CHECK(cudaMemsetAsync(b->energy_sums, 0, 2 * sizeof(double), b->c.xfer.compute),
+    SF_CUDA_CHECK(cudaMemsetAsync(b->energy_sums, 0, 2 * sizeof(double), b->c->xfer.compute),
                   "clearing the energy sums");
-    sf_cuda_elastic_energy(&b->step, b->energy_weights, b->energy_sums, b->c.xfer.compute);
-    sf_cuda_download(sums, b->energy_sums, sizeof sums, b->c.xfer.compute, "the energy");
+    sf_cuda_elastic_energy(&b->step, b->energy_weights, b->energy_sums, b->c->xfer.compute);
+    sf_cuda_download(sums, b->energy_sums, sizeof sums, b->c->xfer.compute, "the energy");
     double cell = b->h[0] * b->h[1] * b->h[2];
     out[0] = sums[0] * cell;
     out[1] = sums[1] * cell;
 }
 
-static void cuda_synchronize(sf_backend *b) { sf_cuda_halo_synchronize(&b->c.xfer); }
+static const sf_cuda_physics KERNELS = {
+    "elastic", SF_HALF_STEPS, 1, 1,
+    elastic_create, elastic_upload, drop_host_medium, NULL,
+    update, finish_stage, mirror,
+    place_source, NULL, inject,
+    halo_arrays, NULL, move_halo,
+    NULL, sample_receivers, gather_lattice,
+    guard_fields, energy};
 
-static void cuda_take_timers(sf_backend *b, double *seconds) { sf_gpu_timers_take(b->c.timers, seconds); }
-
-extern "C" const sf_backend_ops *sf_backend_cuda_elastic(void)
-{
-    static const sf_backend_ops ops = SF_BACKEND_OPS("cuda", cuda, cuda_energy);
-    return &ops;
-}
+SF_CUDA_BACKEND(sf_backend_cuda_elastic, KERNELS, sf_cuda_backend_energy)

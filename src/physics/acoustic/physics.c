@@ -120,7 +120,7 @@ const sf_physics_plugin *sf_physics_acoustic(void)
         .model_summary = acoustic_model_summary,
         .summary = sf_acoustic_summary,
         .cpu = sf_backend_cpu_acoustic,
-        .cuda = SF_CUDA_BACKEND(sf_backend_cuda_acoustic),
+        .cuda = SF_CUDA_IF_BUILT(sf_backend_cuda_acoustic),
         /* p at two levels, vp; psi and zeta per layer point. */
         .memory = {.model_volumes = 1, .field_volumes = 2, .medium_volumes = 1,
                    .halo_fields = 1, .cpml_arrays = 2},

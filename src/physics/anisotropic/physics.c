@@ -143,7 +143,7 @@ static const sf_physics_declaration TTI = PSEUDO_ACOUSTIC_DECLARATION(
         .model_summary = anisotropic_model_summary,                                              \
         .summary = sf_acoustic_summary,                                                          \
         .cpu = sf_backend_cpu_anisotropic,                                                       \
-        .cuda = SF_CUDA_BACKEND(sf_backend_cuda_anisotropic),                                    \
+        .cuda = SF_CUDA_IF_BUILT(sf_backend_cuda_anisotropic),                                    \
         .memory = {.model_volumes = params, .field_volumes = 4, .medium_volumes = params,        \
                    .halo_fields = 2, .cpml_arrays = 4},                                          \
         .bench = {.gpu_size = 800, .bytes_per_point = 4.0 * (6 + params)},                       \

@@ -188,7 +188,7 @@ const sf_physics_plugin *sf_physics_elastic(void)
         .free_medium = elastic_free_medium,
         .summary = elastic_summary,
         .cpu = sf_backend_cpu_elastic,
-        .cuda = SF_CUDA_BACKEND(sf_backend_cuda_elastic),
+        .cuda = SF_CUDA_IF_BUILT(sf_backend_cuda_elastic),
         /* The medium is built from copies of the parameters with the next
          * plane, so the model peaks at 3 + SF_MEDIUM_ARRAYS + SF_NODE_ARRAYS
          * volumes more than its parameters. A halo group carries the stress

@@ -3,9 +3,9 @@
  * and unpacking run on a higher-priority halo stream, ordered against the
  * compute by events, so the exchange overlaps the interior update. With
  * device buffers (GPU-aware MPI) MPI reads the packed buffers on the
- * device and there are no host copies. Both physics have two halo groups
- * (acoustic: wavefield and CPML z; elastic: the two half-steps), two
- * sides each. */
+ * device and there are no host copies. A physics has up to
+ * SF_MAX_HALO_GROUPS halo groups (one per stage that ends in an
+ * exchange), two sides each. */
 #ifndef SF_CUDA_HALO_H
 #define SF_CUDA_HALO_H
 
