@@ -15,8 +15,12 @@ typedef struct {
                              medium is built through */
     int field_volumes;    /* wavefields, with their z halos */
     int medium_volumes;   /* the backend's medium, over the owned planes */
+    int medium_compact;   /* 1: kept without the layout's padding */
     int halo_fields;      /* the fields of a halo group */
     int cpml_arrays;      /* memory variables per absorbing-layer point */
+    int cpml_reach;       /* 1: the layers' arrays also cover the stencil's
+                             radius of points past each layer, whose
+                             update reads its psi */
     int energy_volumes;   /* owned-plane arrays of the energy series, when kept */
 } sf_physics_memory;
 

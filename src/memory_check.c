@@ -20,14 +20,19 @@ static double overlap(long lo, long hi, long z0, long nz)
     return b > a ? (double)(b - a) : 0.0;
 }
 
-static double cpml_floats(const sf_config *c, long z0, long nz, int arrays)
+static double cpml_floats(const sf_config *c, long z0, long nz, const sf_physics_memory *need)
 {
     const double nx = (double)c->n[0], ny = (double)c->n[1];
-    double points = (double)(c->cpml[SF_FACE_XMIN] + c->cpml[SF_FACE_XMAX]) * ny * (double)nz +
-                    (double)(c->cpml[SF_FACE_YMIN] + c->cpml[SF_FACE_YMAX]) * nx * (double)nz;
-    points += nx * ny * (overlap(0, c->cpml[SF_FACE_ZMIN], z0, nz) +
-                         overlap(c->n[2] - c->cpml[SF_FACE_ZMAX], c->n[2], z0, nz));
-    return (double)arrays * points;
+    long t[SF_FACE_ZMAX + 1];
+    for (int f = 0; f <= SF_FACE_ZMAX; ++f) {
+        const long n = c->n[f / 2], reach = c->cpml[f] && need->cpml_reach ? c->order / 2 : 0;
+        t[f] = c->cpml[f] + reach < n ? c->cpml[f] + reach : n;
+    }
+    double points = (double)(t[SF_FACE_XMIN] + t[SF_FACE_XMAX]) * ny * (double)nz +
+                    (double)(t[SF_FACE_YMIN] + t[SF_FACE_YMAX]) * nx * (double)nz;
+    points += nx * ny * (overlap(0, t[SF_FACE_ZMIN], z0, nz) +
+                         overlap(c->n[2] - t[SF_FACE_ZMAX], c->n[2], z0, nz));
+    return (double)need->cpml_arrays * points;
 }
 
 /* Components a snapshot also keeps from half a step before (those that
@@ -65,12 +70,12 @@ void sf_memory_estimate(const sf_config *c, long z0, long nz, int host_fields, d
         sf_layout L;
         sf_layout_init(&L, c->n[0], c->n[1], nz, ROW_ALIGN);
         double fields = need->field_volumes * (double)L.field_size +
-                        need->medium_volumes * (double)L.plane_size;
+                        need->medium_volumes * (need->medium_compact ? volume : (double)L.plane_size);
         /* 2 groups, a send and a receive buffer per side */
         fields += 2.0 * 4.0 * need->halo_fields * SF_HALO * plane;
         if (c->energy_path) fields += need->energy_volumes * (double)L.plane_size;
         bytes[SF_MEMORY_FIELDS] = f * fields;
-        bytes[SF_MEMORY_CPML] = f * cpml_floats(c, z0, nz, need->cpml_arrays);
+        bytes[SF_MEMORY_CPML] = f * cpml_floats(c, z0, nz, need);
     }
     bytes[SF_MEMORY_FIELDS] += f * snapshot_floats(c, physics, z0, nz);
     double channels = (double)c->receivers.count * (double)c->receivers.ncomponents;

@@ -4,6 +4,7 @@
 #include "simulation_internal.h"
 #include "sf_accuracy.h"
 #include "sf_error.h"
+#include "sf_memory_check.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -84,15 +85,28 @@ static void print_accuracy(const sf_simulation *s)
     }
 }
 
+/* What the backend allocated, and for a backend with the fields on the
+ * host what the memory check estimated of it beforehand (so that an
+ * estimate drifting from the allocations shows). */
 static void print_memory(const sf_simulation *s)
 {
-    double mine = (double)s->ops->memory_bytes(s->backend) +
-                  (double)s->channel_count * (double)s->resampler.nsamples * sizeof(float);
-    double lo, hi;
-    SF_MPI_CHECK(MPI_Reduce(&mine, &lo, 1, MPI_DOUBLE, MPI_MIN, 0, s->slab.comm), "memory stats");
-    SF_MPI_CHECK(MPI_Reduce(&mine, &hi, 1, MPI_DOUBLE, MPI_MAX, 0, s->slab.comm), "memory stats");
-    sf_info("  memory per rank   %.1f MiB (min) .. %.1f MiB (max), %s backend", lo / 1048576.0,
-            hi / 1048576.0, s->ops->name);
+    double mine[2] = {(double)s->ops->memory_bytes(s->backend) +
+                          (double)s->channel_count * (double)s->resampler.nsamples * sizeof(float),
+                      0.0};
+    if (s->host_fields) {
+        double bytes[SF_MEMORY_PARTS];
+        sf_memory_estimate(s->cfg, s->slab.z0, s->slab.nz, 1, 0.0, bytes);
+        mine[1] = bytes[SF_MEMORY_FIELDS] + bytes[SF_MEMORY_CPML];
+    }
+    double lo, hi[2];
+    SF_MPI_CHECK(MPI_Reduce(mine, &lo, 1, MPI_DOUBLE, MPI_MIN, 0, s->slab.comm), "memory stats");
+    SF_MPI_CHECK(MPI_Reduce(mine, hi, 2, MPI_DOUBLE, MPI_MAX, 0, s->slab.comm), "memory stats");
+    char estimate[96] = "";
+    if (s->host_fields)
+        snprintf(estimate, sizeof estimate, " (the memory check's estimate of the fields and "
+                 "layers: %.1f MiB)", hi[1] / 1048576.0);
+    sf_info("  memory per rank   %.1f MiB (min) .. %.1f MiB (max), %s backend%s", lo / 1048576.0,
+            hi[0] / 1048576.0, s->ops->name, estimate);
 }
 
 /* A time per step as the summary gives it: "8.21 ms", "35.2 us". */

@@ -24,7 +24,7 @@ from test_gpu import compare_survey, gather_of, growth_stop, layered_job, paths_
     require_gpus, snapshots_of
 from test_guard import GROWTH, digest, report_of, small_job
 from testlib import base_job, check, declared_physics, leftovers, medium, read_gather, run, \
-    run_job, tolerance
+    run_job, tolerance, write_job
 
 RANKS = (1, 2, 3)
 GPU_RANKS = (1, 2, 4)
@@ -240,6 +240,37 @@ def test_every_physics_records_a_hair_outside_the_grid_as_on_its_edge(tmp):
                 worst = max(worst, off)
         notes.append(f"{physics} ({'/'.join(components)}) {worst:.1e}")
     return "largest differences from the edge receiver: " + ", ".join(notes)
+
+
+def test_every_physics_memory_estimate_matches_its_allocations(tmp):
+    """The memory check refuses a job from what the physics declares it
+    allocates (sf_physics_memory); the set-up summary prints that estimate
+    beside what the CPU backend then allocated. On 2 ranks, without layers
+    and with 12-point layers (nearly half the points in their reach, so an
+    array of the layers left out of the declaration shows), they agree
+    within 20% (the layers' padding is the backends' own)."""
+    notes = []
+    for physics in declared_physics("cpu"):
+        for cpml in (0, 12):
+            job = base_job(n=(64, 48, 40), h=10.0, cpml=cpml, duration=0.05, dt=0.001,
+                           source=[300.3, 230.1, 200.7], receivers=[[150.0, 150.0, 150.0]],
+                           gather="memory.h5")
+            job["physics"] = {"type": physics}
+            job["model"] = medium(physics)
+            path = write_job(os.path.join(tmp, f"{physics}-{cpml}.yaml"), job)
+            rc, out, err = run(["check", path], ranks=2, cwd=tmp)
+            check(rc == 0, f"{physics}: check failed: {err[-2000:]}")
+            m = re.search(r"memory per rank +[\d.]+ MiB \(min\) \.\. ([\d.]+) MiB \(max\), cpu "
+                          r"backend \(the memory check's estimate of the fields and layers: "
+                          r"([\d.]+) MiB\)", out)
+            check(m, f"{physics}: no memory line with the estimate in:\n{out[-2000:]}")
+            allocated, estimated = float(m.group(1)), float(m.group(2))
+            ratio = estimated / allocated
+            check(0.8 <= ratio <= 1.2, f"{physics}, {cpml}-point layers: the memory check "
+                                       f"estimates {estimated} MiB, the backend allocated "
+                                       f"{allocated} MiB")
+            notes.append(f"{physics} {cpml} {ratio:.2f}")
+    return "estimate over allocation: " + ", ".join(notes)
 
 
 def gpu_physics():

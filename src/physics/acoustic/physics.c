@@ -123,7 +123,7 @@ const sf_physics_plugin *sf_physics_acoustic(void)
         .cuda = SF_CUDA_IF_BUILT(sf_backend_cuda_acoustic),
         /* p at two levels, vp; psi and zeta per layer point. */
         .memory = {.model_volumes = 1, .field_volumes = 2, .medium_volumes = 1,
-                   .halo_fields = 1, .cpml_arrays = 2},
+                   .halo_fields = 1, .cpml_arrays = 2, .cpml_reach = 1},
         /* 1000^3 takes about 14 GiB of a GPU. A point update at the least
          * reads p, p_prev and v^2 dt^2 and writes p_next. */
         .bench = {.gpu_size = 1000, .bytes_per_point = 16.0},

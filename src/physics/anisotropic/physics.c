@@ -120,16 +120,19 @@ static const sf_physics_declaration TTI = PSEUDO_ACOUSTIC_DECLARATION(
     "tti", 5, &SF_ACOUSTIC_VP, &EPSILON_DECLARED, &DELTA_DECLARED, &THETA_DECLARED, &PHI_DECLARED);
 
 /* Two acoustic-like fields (p, q), each at two levels with its own
- * memory variables and halo, over the medium's parameters. 800^3 (9
+ * memory variables and halo, over the medium's parameters; the CPU backend
+ * keeps TTI's six tilt weights beside vp, epsilon and delta (medium), and
+ * TTI's layers two memory variables for each field in each of the two
+ * mixed pairs an axis's layer stretches (layer_arrays 12 against 4). 800^3 (9
  * arrays for TTI) takes about 19 GiB of a GPU, and its model is built on
  * the host. A point update at the least reads p and q at two levels,
  * writes the new ones and reads vp, epsilon and delta (and for TTI theta
  * and phi). */
-#define PSEUDO_ACOUSTIC(declaration, params)                                                     \
+#define PSEUDO_ACOUSTIC(declaration, params, medium, layer_arrays)                                 \
     {                                                                                            \
         .declared = &declaration,                                                                \
         .trace_units = "p, the horizontal stress of the pseudo-acoustic system, per unit source " \
-                       "amplitude per metre (the acoustic pressure where epsilon = delta = 0)",   \
+                       "amplitude per metre (the acoustic pressure where epsilon = delta = 0)",  \
         .stages = SF_ACOUSTIC_STAGES,                                                            \
         .edge_planes = {[SF_ACOUSTIC_MEMORY] = 2 * SF_HALO, [SF_ACOUSTIC_ADVANCE] = SF_HALO},    \
         .source_half = {[SF_ACOUSTIC_MEMORY] = -1, [SF_ACOUSTIC_ADVANCE] = 0},                   \
@@ -143,9 +146,10 @@ static const sf_physics_declaration TTI = PSEUDO_ACOUSTIC_DECLARATION(
         .model_summary = anisotropic_model_summary,                                              \
         .summary = sf_acoustic_summary,                                                          \
         .cpu = sf_backend_cpu_anisotropic,                                                       \
-        .cuda = SF_CUDA_IF_BUILT(sf_backend_cuda_anisotropic),                                    \
-        .memory = {.model_volumes = params, .field_volumes = 4, .medium_volumes = params,        \
-                   .halo_fields = 2, .cpml_arrays = 4},                                          \
+        .cuda = SF_CUDA_IF_BUILT(sf_backend_cuda_anisotropic),                                   \
+        .memory = {.model_volumes = params, .field_volumes = 4, .medium_volumes = medium,        \
+                   .medium_compact = 1, .halo_fields = 2, .cpml_arrays = layer_arrays,           \
+                   .cpml_reach = 1},                                                             \
         .bench = {.gpu_size = 800, .bytes_per_point = 4.0 * (6 + params)},                       \
     }
 
@@ -153,12 +157,12 @@ static const sf_physics_declaration TTI = PSEUDO_ACOUSTIC_DECLARATION(
  * variables' edge planes reach R further than the fields'. */
 const sf_physics_plugin *sf_physics_vti(void)
 {
-    static const sf_physics_plugin physics = PSEUDO_ACOUSTIC(VTI, 3);
+    static const sf_physics_plugin physics = PSEUDO_ACOUSTIC(VTI, 3, 3, 4);
     return &physics;
 }
 
 const sf_physics_plugin *sf_physics_tti(void)
 {
-    static const sf_physics_plugin physics = PSEUDO_ACOUSTIC(TTI, 5);
+    static const sf_physics_plugin physics = PSEUDO_ACOUSTIC(TTI, 5, 9, 12);
     return &physics;
 }
