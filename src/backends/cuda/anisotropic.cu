@@ -52,6 +52,7 @@ typedef struct {
     int *half_slot[AXES], *point_slot[AXES], *point_at[AXES];
     float *psi[FIELDS][AXES], *zeta[FIELDS][AXES];
     float *mixed[FIELDS][SF_MIXED_PAIRS][SF_MIXED_OWNERS][SF_MIXED_VARIABLES];   /* tti */
+    float *plain_mixed[FIELDS][SF_MIXED_PAIRS][SF_MIXED_OWNERS];                 /* tti */
     axis_layers axis[AXES];
     sf_cuda_anisotropic_step step;         /* kernel arguments; fields set per launch */
 } anisotropic_state;
@@ -131,10 +132,13 @@ static void plan_arrays(anisotropic_state *b)
         for (int q = 0; q < SF_MIXED_PAIRS; ++q)
             for (int o = 0; o < SF_MIXED_OWNERS; ++o) {
                 const int a = o ? sf_mixed_second_axis(q) : sf_mixed_first_axis(q);
+                const size_t count = cross_section(b, a) * (size_t)b->axis[a].slots.points;
                 for (int v = 0; v < SF_MIXED_VARIABLES; ++v)
-                    sf_cuda_want_state(arrays, &b->mixed[f][q][o][v],
-                                       cross_section(b, a) * (size_t)b->axis[a].slots.points,
-                                       sizeof(float), "CPML memory");
+                    sf_cuda_want_state(arrays, &b->mixed[f][q][o][v], count, sizeof(float),
+                                       "CPML memory");
+                /* Rewritten every step before it is read: not state. */
+                sf_cuda_want(arrays, &b->plain_mixed[f][q][o], count, sizeof(float),
+                             "the mixed derivatives in the layers");
             }
 }
 
@@ -236,6 +240,7 @@ static void setup_step(anisotropic_state *b, const sf_problem *p)
     }
     z_runs(s, &b->axis[2].slots);
     memcpy(s->mixed, b->mixed, sizeof s->mixed);
+    memcpy(s->plain_mixed, b->plain_mixed, sizeof s->plain_mixed);
 }
 
 /* The CPU backend's float arithmetic, for the same coefficients. */

@@ -50,6 +50,11 @@ typedef struct {
     /* tti: the mixed derivatives' memory variables (sf_anisotropic.h), each
      * stored as the owner axis's zeta: [field][pair][owner][variable]. */
     float *mixed[SF_ANISOTROPIC_FIELDS][SF_MIXED_PAIRS][SF_MIXED_OWNERS][SF_MIXED_VARIABLES];
+    /* tti: the plain mixed derivatives of the points the stretch visits,
+     * as the interior kernel forms them, indexed as those variables
+     * ([field][pair][owner]): the stretch reads one value a point instead
+     * of forming the derivative again from (2R)^2 points. */
+    float *plain_mixed[SF_ANISOTROPIC_FIELDS][SF_MIXED_PAIRS][SF_MIXED_OWNERS];
 } sf_cuda_anisotropic_step;
 
 /* The new level of both fields on local planes [k0, k1), queued in order
@@ -57,7 +62,8 @@ typedef struct {
  * point without CPML terms, then per axis x, y, z a correction over the
  * points that read its psi (zeta advanced there, once a step), then (tti)
  * per pair of axes the stretch of its mixed derivative over the points in
- * the reach of either axis's layers. Under a free surface plane 0 stays
+ * the reach of either axis's layers (the derivative as the interior kernel
+ * kept it). Under a free surface plane 0 stays
  * zero: the corrections leave it alone. */
 void sf_cuda_anisotropic_advance(const sf_cuda_anisotropic_step *s, int radius, int k0, int k1,
                                  cudaStream_t stream);
