@@ -539,7 +539,9 @@ static __device__ __forceinline__ void keep_plain_mixed(const sf_cuda_anisotropi
     }
 }
 
-template <int R>
+/* KEEP: the slab has layers, whose points' plain mixed derivatives the
+ * kernel keeps (keep_plain_mixed); without, it looks up no slot. */
+template <int R, bool KEEP>
 __global__ void __launch_bounds__(THREADS, 2)
     tti_interior_kernel(const __grid_constant__ sf_cuda_anisotropic_step s, const int4 rect,
                         const int k0, const int k1, const int chunk)
@@ -566,6 +568,12 @@ __global__ void __launch_bounds__(THREADS, 2)
     rim_moves<S::RIMS> rim;
     tti_rim<R>(rim, tid, i0, j0, i, j, s.grid);
 
+    /* A block whose tile the x or y layers reach looks up its points' x and
+     * y slots on every plane; the others only where a z layer reaches (the
+     * slots, held across the march, would spill). */
+    const bool tile_in_layers =
+        KEEP && __syncthreads_or(owns && (__ldg(s.axis[0].point_slot + i + SLACK) >= 0 ||
+                                          __ldg(s.axis[1].point_slot + j + SLACK) >= 0));
     tti_column<R> col[FIELDS] = {};
     tti_loads<S::RIMS> ahead = {};
     /* The first 2R fronts fill the queues: plane kb's output needs
@@ -610,10 +618,11 @@ __global__ void __launch_bounds__(THREADS, 2)
         if (owns && k >= kb) {
             float w[SF_TILT_WEIGHTS], h1[FIELDS], h2[FIELDS], d[FIELDS];
             sf_tilt_weights(now.theta, now.phi, w);
-            /* Read again each plane: held across the march they spilled. */
-            const int layer[3] = {__ldg(s.axis[0].point_slot + i + SLACK),
-                                  __ldg(s.axis[1].point_slot + j + SLACK),
-                                  __ldg(s.axis[2].point_slot + k + SLACK)};
+            int layer[3] = {-1, -1, KEEP ? __ldg(s.axis[2].point_slot + k + SLACK) : -1};
+            if (tile_in_layers || layer[2] >= 0) {
+                layer[0] = __ldg(s.axis[0].point_slot + i + SLACK);
+                layer[1] = __ldg(s.axis[1].point_slot + j + SLACK);
+            }
             const bool stretched = layer[0] >= 0 || layer[1] >= 0 || layer[2] >= 0;
 #pragma unroll
             for (int g = 0; g < FIELDS; ++g) {
@@ -621,7 +630,7 @@ __global__ void __launch_bounds__(THREADS, 2)
                                      waiting[ring][2][g][tid]};
                 float mixed[SF_MIXED_PAIRS];
                 tti_operators<R>(s, col[g], xy, w, &h1[g], &h2[g], mixed);
-                if (stretched) keep_plain_mixed(s, g, layer, i, j, k, mixed);
+                if (KEEP && stretched) keep_plain_mixed(s, g, layer, i, j, k, mixed);
             }
             sf_fdf_rhs(sf_fdf_at(now.vp, now.epsilon, now.delta, s.dt2), h1[SF_ANISOTROPIC_P],
                        h2[SF_ANISOTROPIC_P], h1[SF_ANISOTROPIC_Q], h2[SF_ANISOTROPIC_Q],
@@ -976,7 +985,10 @@ static void launch_interior(const sf_cuda_anisotropic_step *s, int k0, int k1, c
     const dim3 grid((unsigned)((s->grid.nx + tile_x - 1) / tile_x), (unsigned)((s->grid.ny + TY - 1) / TY),
                     chunks(k1 - k0, chunk));
     if (s->theta)
-        tti_interior_kernel<R><<<grid, dim3(TX, TY), 0, stream>>>(*s, rect, k0, k1, chunk);
+        if (s->axis[0].points || s->axis[1].points || s->axis[2].points)
+            tti_interior_kernel<R, true><<<grid, dim3(TX, TY), 0, stream>>>(*s, rect, k0, k1, chunk);
+        else
+            tti_interior_kernel<R, false><<<grid, dim3(TX, TY), 0, stream>>>(*s, rect, k0, k1, chunk);
     else
         vti_interior_kernel<R, VTI_VEC><<<grid, dim3(TX, TY), 0, stream>>>(*s, rect, k0, k1, chunk);
     SF_CUDA_CHECK(cudaGetLastError(), "launching the pseudo-acoustic interior kernel");
