@@ -40,13 +40,15 @@
  *   theta, phi) read: 44 bytes (52), plus p, q and psi along the line,
  *   about 18 bytes at a 20-point layer (their neighbours hit L1).
  *
- * - tti: then per pair of axes and owner (the pair's first axis's layers,
- *   then its second's less those) the stretch of the mixed derivative, a
- *   thread per point: its memory variables advanced, the new level
- *   corrected. The interior kernel keeps the plain mixed derivatives of
- *   those points (keep_plain_mixed), so the stretch reads one value where
- *   it formed the (2R)^2-point sum again (which cost 19 ms of a 35 ms step
- *   at 800^3 with 20-point layers).
+ * - tti: then the stretch of the mixed derivatives, a thread per point some
+ *   layer reaches (a launch per axis, over the points its layers reach and
+ *   no earlier axis's do), doing every pair there: the pair's memory
+ *   variables advanced, the new level corrected once for the three. The
+ *   interior kernel keeps the plain mixed derivatives of those points
+ *   (keep_plain_mixed), so the stretch reads one value where it formed the
+ *   (2R)^2-point sum again (at 800^3 with 20-point layers, six launches,
+ *   one per pair and owner, each forming the sums, took 19 ms of a 35 ms
+ *   step).
  *
  * Compared with the CPU (d2 + dpsi + zeta inside each H), only the order of
  * the additions differs, and the mixed derivatives are the separable ones. */
@@ -895,72 +897,75 @@ __global__ void __launch_bounds__(THREADS)
 
 /* ---- the mixed derivatives' stretch (tti) ------------------------------- */
 
-/* Pair q's stretch at point (i, j, k), its memory variables those of
- * owner o at its slot: both fields' variables advanced, and the new level
- * takes H1 w_ab times the correction, H2 minus that. */
-template <int R>
-static __device__ __forceinline__ void stretch_mixed_point(const sf_cuda_anisotropic_step &s, int q,
-                                                           int o, int slot, int i, int j, int k)
+/* Every pair's stretch at point (i, j, k), layer its slots along x, y, z
+ * (-1: outside that axis's layers' reach): each pair's memory variables
+ * (its first axis's where that reaches the point, else its second's) take
+ * the plain mixed derivative the interior kernel kept; the new level takes
+ * H1 sum_q w_q corr_q and H2 minus that, the medium read once for the
+ * three pairs. */
+static __device__ __forceinline__ void stretch_mixed_point(const sf_cuda_anisotropic_step &s,
+                                                           const int (&layer)[3], int i, int j,
+                                                           int k)
 {
-    const int a = sf_mixed_first_axis(q), c = sf_mixed_second_axis(q), oa = o ? c : a;
-    const int along_a = a == 0 ? i : a == 1 ? j : k, along_c = c == 1 ? j : k;
-    const long at = field_offset(s.grid, i, j, k);
-    const long m = memory_at(s.grid, oa, s.axis[oa].points, slot, i, j, k);
-    const int ga = along_a + s.axis[a].first, gc = along_c + s.axis[c].first;
-    const float aa = __ldg(s.axis[a].a + ga), ba = __ldg(s.axis[a].b + ga);
-    const float ac = __ldg(s.axis[c].a + gc), bc = __ldg(s.axis[c].b + gc);
-    float corr[FIELDS];
+    float h1[FIELDS] = {}, w[SF_TILT_WEIGHTS];
+    const long at = field_offset(s.grid, i, j, k), n = at - SF_HALO * s.grid.sp;
+    sf_tilt_weights(__ldg(s.theta + n), __ldg(s.phi + n), w);
 #pragma unroll
-    for (int f = 0; f < FIELDS; ++f) {
-        const float y = __ldg(s.plain_mixed[f][q][o] + m);
-        float *inner = s.mixed[f][q][o][SF_MIXED_INNER] + m, *outer = s.mixed[f][q][o][SF_MIXED_OUTER] + m;
-        float vi = *inner, vo = *outer;
-        corr[f] = sf_mixed_stretch(y, aa, ba, ac, bc, &vi, &vo);
-        *inner = vi, *outer = vo;
+    for (int q = 0; q < SF_MIXED_PAIRS; ++q) {
+        const int a = sf_mixed_first_axis(q), c = sf_mixed_second_axis(q);
+        const int o = layer[a] >= 0 ? 0 : 1, slot = o ? layer[c] : layer[a];
+        if (slot < 0) continue;
+        const long m = o ? memory_at(s.grid, c, s.axis[c].points, slot, i, j, k)
+                         : memory_at(s.grid, a, s.axis[a].points, slot, i, j, k);
+        const int ga = (a == 0 ? i : j) + s.axis[a].first, gc = (c == 1 ? j : k) + s.axis[c].first;
+        const float aa = __ldg(s.axis[a].a + ga), ba = __ldg(s.axis[a].b + ga);
+        const float ac = __ldg(s.axis[c].a + gc), bc = __ldg(s.axis[c].b + gc);
+#pragma unroll
+        for (int f = 0; f < FIELDS; ++f) {
+            float *inner = s.mixed[f][q][o][SF_MIXED_INNER] + m, *outer = s.mixed[f][q][o][SF_MIXED_OUTER] + m;
+            float vi = *inner, vo = *outer;
+            h1[f] += w[3 + q] * sf_mixed_stretch(__ldg(s.plain_mixed[f][q][o] + m), aa, ba, ac, bc, &vi, &vo);
+            *inner = vi, *outer = vo;
+        }
     }
     if (s.zero_plane0 && k == 0) return;
-    const long n = at - SF_HALO * s.grid.sp;
-    float w[SF_TILT_WEIGHTS];
-    sf_tilt_weights(__ldg(s.theta + n), __ldg(s.phi + n), w);
-    const float wq = w[3 + q];
     float dp, dq;
     sf_fdf_rhs(sf_fdf_at(__ldg(s.vp + n), __ldg(s.epsilon + n), __ldg(s.delta + n), s.dt2),
-               wq * corr[SF_ANISOTROPIC_P], -wq * corr[SF_ANISOTROPIC_P], wq * corr[SF_ANISOTROPIC_Q],
-               -wq * corr[SF_ANISOTROPIC_Q], &dp, &dq);
+               h1[SF_ANISOTROPIC_P], -h1[SF_ANISOTROPIC_P], h1[SF_ANISOTROPIC_Q], -h1[SF_ANISOTROPIC_Q],
+               &dp, &dq);
     s.next[SF_ANISOTROPIC_P][at] += dp;
     s.next[SF_ANISOTROPIC_Q][at] += dq;
 }
 
-/* Pair q's points owned by o on planes [k0, k1), a thread each: those of
- * the owner axis's layers (x: its slots by rows, y: rows by its slots,
- * z: the planes of a run, which the launch passes), the second owner's
- * skipping the points the first axis's layers hold. */
-template <int R>
+/* The points on planes [k0, k1) in the reach of axis oa's layers and of no
+ * earlier axis's, a thread each (x: its slots by rows, y: rows by its
+ * slots, z: the planes of a run, which the launch passes); together the
+ * three launches visit every point some layer reaches once. */
 __global__ void __launch_bounds__(THREADS)
-    mixed_layer_kernel(const __grid_constant__ sf_cuda_anisotropic_step s, const int q, const int o,
+    mixed_layer_kernel(const __grid_constant__ sf_cuda_anisotropic_step s, const int oa,
                        const int k0, const int k1)
 {
-    const int a = sf_mixed_first_axis(q), oa = o ? sf_mixed_second_axis(q) : a;
     const sf_cuda_anisotropic_axis &ox = s.axis[oa];
     const long t = (long)blockIdx.x * THREADS + threadIdx.x, nx = s.grid.nx, ny = s.grid.ny;
     const long across = oa == 0 ? (long)ox.points * ny : oa == 1 ? nx * ox.points : nx * ny;
     if (t >= across * (k1 - k0)) return;
     const int k = k0 + (int)(t / across);
     const long r = t % across;
-    int i, j, slot;
+    int i, j;
     if (oa == 0) {
-        slot = (int)(r % ox.points), j = (int)(r / ox.points);
-        i = __ldg(ox.point_at + slot);
+        j = (int)(r / ox.points);
+        i = __ldg(ox.point_at + r % ox.points);
     } else if (oa == 1) {
-        i = (int)(r % nx), slot = (int)(r / nx);
-        j = __ldg(ox.point_at + slot);
+        i = (int)(r % nx);
+        j = __ldg(ox.point_at + r / nx);
     } else {
         i = (int)(r % nx), j = (int)(r / nx);
-        slot = __ldg(ox.point_slot + k + SLACK);
-        if (slot < 0) return;
     }
-    if (o == 1 && __ldg(s.axis[a].point_slot + (a == 0 ? i : j) + SLACK) >= 0) return;
-    stretch_mixed_point<R>(s, q, o, slot, i, j, k);
+    const int layer[3] = {__ldg(s.axis[0].point_slot + i + SLACK), __ldg(s.axis[1].point_slot + j + SLACK),
+                          __ldg(s.axis[2].point_slot + k + SLACK)};
+    const int own = oa == 0 ? layer[0] : oa == 1 ? layer[1] : layer[2];
+    if (own < 0 || (oa > 0 && layer[0] >= 0) || (oa > 1 && layer[1] >= 0)) return;
+    stretch_mixed_point(s, layer, i, j, k);
 }
 
 /* ---- launches ------------------------------------------------------------- */
@@ -1020,31 +1025,24 @@ static void launch_corrections(const sf_cuda_anisotropic_step *s, int k0, int k1
     SF_CUDA_CHECK(cudaGetLastError(), "launching the pseudo-acoustic CPML corrections");
 }
 
-/* A launch of mixed_layer_kernel over pair q's points owned by o on
- * planes [k0, k1) (along z, those of the runs that read psi_z). */
-template <int R>
-static void launch_mixed_owner(const sf_cuda_anisotropic_step *s, int q, int o, int k0, int k1,
-                               cudaStream_t stream)
-{
-    const sf_cuda_grid &g = s->grid;
-    const int oa = o ? sf_mixed_second_axis(q) : sf_mixed_first_axis(q);
-    const long across = oa == 0 ? (long)s->axis[0].points * g.ny
-                                : oa == 1 ? (long)g.nx * s->axis[1].points : (long)g.nx * g.ny;
-    for (int run = 0; run < (oa == 2 ? 2 : 1); ++run) {
-        const int lo = oa != 2 ? k0 : s->z_lo[run] > k0 ? s->z_lo[run] : k0;
-        const int hi = oa != 2 ? k1 : s->z_hi[run] < k1 ? s->z_hi[run] : k1;
-        const long threads = across * (hi - lo);
-        if (threads <= 0) continue;
-        mixed_layer_kernel<R><<<(unsigned)((threads + THREADS - 1) / THREADS), THREADS, 0, stream>>>(
-            *s, q, o, lo, hi);
-    }
-}
-
-template <int R>
+/* The mixed stretch over planes [k0, k1): a launch per axis over the points
+ * its layers reach and no earlier axis's do (along z, those of the runs
+ * that read psi_z). */
 static void launch_mixed(const sf_cuda_anisotropic_step *s, int k0, int k1, cudaStream_t stream)
 {
-    for (int q = 0; q < SF_MIXED_PAIRS; ++q)
-        for (int o = 0; o < SF_MIXED_OWNERS; ++o) launch_mixed_owner<R>(s, q, o, k0, k1, stream);
+    const sf_cuda_grid &g = s->grid;
+    for (int oa = 0; oa < 3; ++oa) {
+        const long across = oa == 0 ? (long)s->axis[0].points * g.ny
+                                    : oa == 1 ? (long)g.nx * s->axis[1].points : (long)g.nx * g.ny;
+        for (int run = 0; run < (oa == 2 ? 2 : 1); ++run) {
+            const int lo = oa != 2 ? k0 : s->z_lo[run] > k0 ? s->z_lo[run] : k0;
+            const int hi = oa != 2 ? k1 : s->z_hi[run] < k1 ? s->z_hi[run] : k1;
+            const long threads = across * (hi - lo);
+            if (threads <= 0) continue;
+            mixed_layer_kernel<<<(unsigned)((threads + THREADS - 1) / THREADS), THREADS, 0, stream>>>(
+                *s, oa, lo, hi);
+        }
+    }
     SF_CUDA_CHECK(cudaGetLastError(), "launching the TTI mixed derivatives' CPML stretch");
 }
 
@@ -1054,7 +1052,7 @@ static void advance(const sf_cuda_anisotropic_step *s, int k0, int k1, cudaStrea
     launch_interior<R>(s, k0, k1, stream);
     if (s->theta) {
         launch_corrections<R, true>(s, k0, k1, stream);
-        launch_mixed<R>(s, k0, k1, stream);
+        launch_mixed(s, k0, k1, stream);
     } else {
         launch_corrections<R, false>(s, k0, k1, stream);
     }
