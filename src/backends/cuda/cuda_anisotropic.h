@@ -60,11 +60,10 @@ typedef struct {
 /* The new level of both fields on local planes [k0, k1), queued in order
  * on stream: the interior kernel (vti or tti after s->theta) over every
  * point without CPML terms, then per axis x, y, z a correction over the
- * points that read its psi (zeta advanced there, once a step), then (tti)
- * per pair of axes the stretch of its mixed derivative over the points in
- * the reach of either axis's layers (the derivative as the interior kernel
- * kept it). Under a free surface plane 0 stays
- * zero: the corrections leave it alone. */
+ * points that read its psi (zeta advanced there, once a step) and (tti)
+ * stretch the mixed derivatives of the pairs it owns there (the
+ * derivatives as the interior kernel kept them). Under a free surface
+ * plane 0 stays zero: the corrections leave it alone. */
 void sf_cuda_anisotropic_advance(const sf_cuda_anisotropic_step *s, int radius, int k0, int k1,
                                  cudaStream_t stream);
 

@@ -40,15 +40,15 @@
  *   theta, phi) read: 44 bytes (52), plus p, q and psi along the line,
  *   about 18 bytes at a 20-point layer (their neighbours hit L1).
  *
- * - tti: then the stretch of the mixed derivatives, a thread per point some
- *   layer reaches (a launch per axis, over the points its layers reach and
- *   no earlier axis's do), doing every pair there: the pair's memory
- *   variables advanced, the new level corrected once for the three. The
- *   interior kernel keeps the plain mixed derivatives of those points
- *   (keep_plain_mixed), so the stretch reads one value where it formed the
- *   (2R)^2-point sum again (at 800^3 with 20-point layers, six launches,
- *   one per pair and owner, each forming the sums, took 19 ms of a 35 ms
- *   step).
+ * - tti: the correction kernels also stretch the mixed derivatives: each
+ *   point's pairs go to the first of their axes whose layers reach it
+ *   (stretch_owned_pairs), so every pair is stretched once a point, its
+ *   memory variables advanced and its share added to H1 and H2 beside the
+ *   axis's own terms, the medium and the new level read once for both.
+ *   The interior kernel keeps the plain mixed derivatives of the points
+ *   some layer reaches (keep_plain_mixed), so the stretch reads one value
+ *   where it formed the (2R)^2-point sum again (at 800^3 with 20-point
+ *   layers six launches forming the sums took 19 ms of a 35 ms step).
  *
  * Compared with the CPU (d2 + dpsi + zeta inside each H), only the order of
  * the additions differs, and the mixed derivatives are the separable ones. */
@@ -733,6 +733,39 @@ static __device__ __forceinline__ void load_point(point_state<TILTED> &p,
     }
 }
 
+/* TTI's mixed pairs that axis A's layers stretch at point (i, j, k): those
+ * whose first axis is A, and those whose second is A where the first
+ * axis's layers do not reach the point. Each pair's memory variables sit
+ * at the point's index among A's layer points (m, zeta's index); a_own,
+ * b_own are A's coefficients there. Adds sum_q w_q corr_q per field to
+ * mixed, which H1 takes and H2 gives up. */
+template <int A>
+static __device__ __forceinline__ void stretch_owned_pairs(const sf_cuda_anisotropic_step &s, int i,
+                                                           int j, int k, long m, float a_own,
+                                                           float b_own, const float *w,
+                                                           float (&mixed)[FIELDS])
+{
+    const int along[3] = {i, j, k};
+#pragma unroll
+    for (int q = 0; q < SF_MIXED_PAIRS; ++q) {
+        const int a = sf_mixed_first_axis(q), c = sf_mixed_second_axis(q);
+        if (a != A && c != A) continue;
+        const int o = a == A ? 0 : 1, other = o ? a : c;
+        if (o == 1 && __ldg(s.axis[a].point_slot + along[a] + SLACK) >= 0) continue;
+        const int g = along[other] + s.axis[other].first;
+        const float a_other = __ldg(s.axis[other].a + g), b_other = __ldg(s.axis[other].b + g);
+        const float aa = o ? a_other : a_own, ba = o ? b_other : b_own;
+        const float ac = o ? a_own : a_other, bc = o ? b_own : b_other;
+#pragma unroll
+        for (int f = 0; f < FIELDS; ++f) {
+            float *inner = s.mixed[f][q][o][SF_MIXED_INNER] + m, *outer = s.mixed[f][q][o][SF_MIXED_OUTER] + m;
+            float vi = *inner, vo = *outer;
+            mixed[f] += w[3 + q] * sf_mixed_stretch(__ldg(s.plain_mixed[f][q][o] + m), aa, ba, ac, bc, &vi, &vo);
+            *inner = vi, *outer = vo;
+        }
+    }
+}
+
 /* zeta <- b zeta + a (d2 + dpsi) for p and q, and the new level at field
  * offset `at` (plane k) takes what their layer terms c = dpsi + zeta along
  * axis A change: H1 w_aa c, H2 the rest. Under a free surface plane 0
@@ -741,7 +774,8 @@ template <int A, bool TILTED>
 static __device__ __forceinline__ void store_point(const point_state<TILTED> &p,
                                                    const sf_cuda_anisotropic_step &s,
                                                    const sf_cuda_anisotropic_axis &ax, long at,
-                                                   long zeta_at, int k, const float (&d2)[FIELDS],
+                                                   long zeta_at, int i, int j, int k,
+                                                   const float (&d2)[FIELDS],
                                                    const float (&dpsi)[FIELDS], float a, float b)
 {
     float c[FIELDS];
@@ -751,14 +785,16 @@ static __device__ __forceinline__ void store_point(const point_state<TILTED> &p,
         ax.zeta[f][zeta_at] = z;
         c[f] = dpsi[f] + z;
     }
-    if (s.zero_plane0 && k == 0) return;
     float h1[FIELDS], h2[FIELDS];
     if (TILTED) {
-        float w[SF_TILT_WEIGHTS];
+        float w[SF_TILT_WEIGHTS], mixed[FIELDS] = {};
         sf_tilt_weights(p.theta, p.phi, w);
+        stretch_owned_pairs<A>(s, i, j, k, zeta_at, a, b, w, mixed);
+        if (s.zero_plane0 && k == 0) return;
 #pragma unroll
-        for (int f = 0; f < FIELDS; ++f) h1[f] = w[A] * c[f], h2[f] = c[f] - h1[f];
+        for (int f = 0; f < FIELDS; ++f) h1[f] = w[A] * c[f] + mixed[f], h2[f] = c[f] - h1[f];
     } else {
+        if (s.zero_plane0 && k == 0) return;
 #pragma unroll
         for (int f = 0; f < FIELDS; ++f) h1[f] = A == 2 ? c[f] : 0.0f, h2[f] = A == 2 ? 0.0f : c[f];
     }
@@ -793,7 +829,7 @@ static __device__ __forceinline__ void correct_line_point(const sf_cuda_anisotro
     }
     point_state<TILTED> p;
     load_point<TILTED>(p, s, ax, at, zeta_at);
-    store_point<A, TILTED>(p, s, ax, at, zeta_at, k, d2, dpsi, t.a, t.b);
+    store_point<A, TILTED>(p, s, ax, at, zeta_at, i, j, k, d2, dpsi, t.a, t.b);
 }
 
 /* x: a thread per (x slot, row), the slots fastest, so a warp covers the
@@ -884,7 +920,7 @@ __global__ void __launch_bounds__(THREADS)
                 dpsi[f] += s.first[2][m] * (h[f][R - 1 + m] - h[f][R - m]);
             }
         }
-        store_point<2, TILTED>(p, s, ax, at, zeta_at, k, d2, dpsi, a, b);
+        store_point<2, TILTED>(p, s, ax, at, zeta_at, i, j, k, d2, dpsi, a, b);
 #pragma unroll
         for (int f = 0; f < FIELDS; ++f) {
 #pragma unroll
@@ -893,79 +929,6 @@ __global__ void __launch_bounds__(THREADS)
             for (int x = 0; x + 1 < 2 * R; ++x) h[f][x] = h[f][x + 1];
         }
     }
-}
-
-/* ---- the mixed derivatives' stretch (tti) ------------------------------- */
-
-/* Every pair's stretch at point (i, j, k), layer its slots along x, y, z
- * (-1: outside that axis's layers' reach): each pair's memory variables
- * (its first axis's where that reaches the point, else its second's) take
- * the plain mixed derivative the interior kernel kept; the new level takes
- * H1 sum_q w_q corr_q and H2 minus that, the medium read once for the
- * three pairs. */
-static __device__ __forceinline__ void stretch_mixed_point(const sf_cuda_anisotropic_step &s,
-                                                           const int (&layer)[3], int i, int j,
-                                                           int k)
-{
-    float h1[FIELDS] = {}, w[SF_TILT_WEIGHTS];
-    const long at = field_offset(s.grid, i, j, k), n = at - SF_HALO * s.grid.sp;
-    sf_tilt_weights(__ldg(s.theta + n), __ldg(s.phi + n), w);
-#pragma unroll
-    for (int q = 0; q < SF_MIXED_PAIRS; ++q) {
-        const int a = sf_mixed_first_axis(q), c = sf_mixed_second_axis(q);
-        const int o = layer[a] >= 0 ? 0 : 1, slot = o ? layer[c] : layer[a];
-        if (slot < 0) continue;
-        const long m = o ? memory_at(s.grid, c, s.axis[c].points, slot, i, j, k)
-                         : memory_at(s.grid, a, s.axis[a].points, slot, i, j, k);
-        const int ga = (a == 0 ? i : j) + s.axis[a].first, gc = (c == 1 ? j : k) + s.axis[c].first;
-        const float aa = __ldg(s.axis[a].a + ga), ba = __ldg(s.axis[a].b + ga);
-        const float ac = __ldg(s.axis[c].a + gc), bc = __ldg(s.axis[c].b + gc);
-#pragma unroll
-        for (int f = 0; f < FIELDS; ++f) {
-            float *inner = s.mixed[f][q][o][SF_MIXED_INNER] + m, *outer = s.mixed[f][q][o][SF_MIXED_OUTER] + m;
-            float vi = *inner, vo = *outer;
-            h1[f] += w[3 + q] * sf_mixed_stretch(__ldg(s.plain_mixed[f][q][o] + m), aa, ba, ac, bc, &vi, &vo);
-            *inner = vi, *outer = vo;
-        }
-    }
-    if (s.zero_plane0 && k == 0) return;
-    float dp, dq;
-    sf_fdf_rhs(sf_fdf_at(__ldg(s.vp + n), __ldg(s.epsilon + n), __ldg(s.delta + n), s.dt2),
-               h1[SF_ANISOTROPIC_P], -h1[SF_ANISOTROPIC_P], h1[SF_ANISOTROPIC_Q], -h1[SF_ANISOTROPIC_Q],
-               &dp, &dq);
-    s.next[SF_ANISOTROPIC_P][at] += dp;
-    s.next[SF_ANISOTROPIC_Q][at] += dq;
-}
-
-/* The points on planes [k0, k1) in the reach of axis oa's layers and of no
- * earlier axis's, a thread each (x: its slots by rows, y: rows by its
- * slots, z: the planes of a run, which the launch passes); together the
- * three launches visit every point some layer reaches once. */
-__global__ void __launch_bounds__(THREADS)
-    mixed_layer_kernel(const __grid_constant__ sf_cuda_anisotropic_step s, const int oa,
-                       const int k0, const int k1)
-{
-    const sf_cuda_anisotropic_axis &ox = s.axis[oa];
-    const long t = (long)blockIdx.x * THREADS + threadIdx.x, nx = s.grid.nx, ny = s.grid.ny;
-    const long across = oa == 0 ? (long)ox.points * ny : oa == 1 ? nx * ox.points : nx * ny;
-    if (t >= across * (k1 - k0)) return;
-    const int k = k0 + (int)(t / across);
-    const long r = t % across;
-    int i, j;
-    if (oa == 0) {
-        j = (int)(r / ox.points);
-        i = __ldg(ox.point_at + r % ox.points);
-    } else if (oa == 1) {
-        i = (int)(r % nx);
-        j = __ldg(ox.point_at + r / nx);
-    } else {
-        i = (int)(r % nx), j = (int)(r / nx);
-    }
-    const int layer[3] = {__ldg(s.axis[0].point_slot + i + SLACK), __ldg(s.axis[1].point_slot + j + SLACK),
-                          __ldg(s.axis[2].point_slot + k + SLACK)};
-    const int own = oa == 0 ? layer[0] : oa == 1 ? layer[1] : layer[2];
-    if (own < 0 || (oa > 0 && layer[0] >= 0) || (oa > 1 && layer[1] >= 0)) return;
-    stretch_mixed_point(s, layer, i, j, k);
 }
 
 /* ---- launches ------------------------------------------------------------- */
@@ -1025,37 +988,14 @@ static void launch_corrections(const sf_cuda_anisotropic_step *s, int k0, int k1
     SF_CUDA_CHECK(cudaGetLastError(), "launching the pseudo-acoustic CPML corrections");
 }
 
-/* The mixed stretch over planes [k0, k1): a launch per axis over the points
- * its layers reach and no earlier axis's do (along z, those of the runs
- * that read psi_z). */
-static void launch_mixed(const sf_cuda_anisotropic_step *s, int k0, int k1, cudaStream_t stream)
-{
-    const sf_cuda_grid &g = s->grid;
-    for (int oa = 0; oa < 3; ++oa) {
-        const long across = oa == 0 ? (long)s->axis[0].points * g.ny
-                                    : oa == 1 ? (long)g.nx * s->axis[1].points : (long)g.nx * g.ny;
-        for (int run = 0; run < (oa == 2 ? 2 : 1); ++run) {
-            const int lo = oa != 2 ? k0 : s->z_lo[run] > k0 ? s->z_lo[run] : k0;
-            const int hi = oa != 2 ? k1 : s->z_hi[run] < k1 ? s->z_hi[run] : k1;
-            const long threads = across * (hi - lo);
-            if (threads <= 0) continue;
-            mixed_layer_kernel<<<(unsigned)((threads + THREADS - 1) / THREADS), THREADS, 0, stream>>>(
-                *s, oa, lo, hi);
-        }
-    }
-    SF_CUDA_CHECK(cudaGetLastError(), "launching the TTI mixed derivatives' CPML stretch");
-}
-
 template <int R>
 static void advance(const sf_cuda_anisotropic_step *s, int k0, int k1, cudaStream_t stream)
 {
     launch_interior<R>(s, k0, k1, stream);
-    if (s->theta) {
+    if (s->theta)
         launch_corrections<R, true>(s, k0, k1, stream);
-        launch_mixed(s, k0, k1, stream);
-    } else {
+    else
         launch_corrections<R, false>(s, k0, k1, stream);
-    }
 }
 
 void sf_cuda_anisotropic_advance(const sf_cuda_anisotropic_step *s, int radius, int k0, int k1,
