@@ -5,6 +5,7 @@
 #include "config_sections.h"
 
 #include "sf_physics_registry.h"
+#include "sf_relaxation_fit.h"
 
 #include <stdio.h>
 #include <string.h>
@@ -18,6 +19,16 @@ static void default_physics(char *out, size_t len)
 
 static const int ORDERS[] = {2, 4, 8};
 
+static int attenuates(const sf_config *c) { return sf_physics_declared(c->physics)->attenuates; }
+
+static int takes_attenuation(sf_physics p, int what)
+{
+    (void)what;
+    return sf_physics_declared(p)->attenuates;
+}
+
+static void attenuating_physics(char *out, size_t len) { cfg_physics_taking(takes_attenuation, 0, out, len); }
+
 static const cfg_key PHYSICS_ROWS[] = {
     {.name = "type", .type = CFG_KEY_CHOICE, .list_choices = physics_choices,
      .list_fallback = default_physics, .help = "the wave equation solved (physics.md)",
@@ -25,6 +36,22 @@ static const cfg_key PHYSICS_ROWS[] = {
     {.name = "order", .type = CFG_KEY_CHOICE, .choices = "2|4|8", .values = ORDERS,
      .fallback = "8", .help = "spatial order of the finite-difference stencil",
      .value = CFG_AT(sf_config, order), .mark = CFG_AT(sf_config, order_mark)},
+    {.name = "attenuation_band", .type = CFG_KEY_VECTOR, .count = 2,
+     .range = CFG_RANGE_FREQUENCY, .offered = attenuates,
+     .offered_to = attenuating_physics, .unit = "Hz",
+     .fallback = "from a quarter of the source wavelet's dominant frequency to its upper one",
+     .help = "the band over which Q is held constant: [lowest, highest]",
+     .value = CFG_AT(sf_config, attenuation_band), .mark = CFG_AT(sf_config, attenuation_band_mark)},
+    {.name = "reference_frequency", .type = CFG_KEY_NUMBER, .range = CFG_RANGE_FREQUENCY,
+     .offered = attenuates, .offered_to = attenuating_physics, .unit = "Hz",
+     .fallback = "the source wavelet's dominant frequency",
+     .help = "the frequency at which the model's velocities hold",
+     .value = CFG_AT(sf_config, reference_frequency),
+     .mark = CFG_AT(sf_config, reference_frequency_mark)},
+    {.name = "mechanisms", .type = CFG_KEY_INTEGER, .lo = 1, .hi = SF_MAX_MECHANISMS,
+     .offered = attenuates, .offered_to = attenuating_physics, .fallback = "3",
+     .help = "standard linear solids per point (3 hold Q within 1% over 1.4 decades, 4 over 2)",
+     .value = CFG_AT(sf_config, mechanisms), .mark = CFG_AT(sf_config, mechanisms_mark)},
 };
 const cfg_table CFG_PHYSICS_KEYS = CFG_TABLE("physics", NULL, "Optional.", PHYSICS_ROWS);
 
