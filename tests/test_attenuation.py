@@ -79,3 +79,34 @@ def test_visco_acoustic_without_loss_is_acoustic(tmp):
     off = float(np.abs(v - a).max() / np.abs(a).max())
     check(off <= 1e-5, f"qp 1e8 differs from the acoustic gather by {off:.2e} of the peak")
     return f"{off:.1e} of the peak"
+
+
+VISCO_JOB = """grid: {nx: 24, ny: 24, nz: 24, dx: 10, dy: 10, dz: 10}
+time: {dt: auto, duration: 0.1}
+physics:
+  type: visco_acoustic
+  attenuation_band: [4, 40]
+model:
+  type: homogeneous
+  vp: 2000
+  qp: 50
+boundaries: {cpml: 6}
+source: {position: [120, 120, 120], frequency: 15}
+receivers: {points: [[150, 120, 120]]}
+output: {gather: g.h5, overwrite: true}
+"""
+
+
+def test_visco_acoustic_bad_values_name_their_key(tmp):
+    """qp outside its limits, a band upside down and a key only an
+    attenuating physics takes are errors at their file:line:col."""
+    from test_config import expect_error
+    expect_error(tmp, VISCO_JOB.replace("qp: 50", "qp: 1"),
+                 r"job\.yaml:9:7: model\.qp: .*2 <= x <= 1e\+09")
+    expect_error(tmp, VISCO_JOB.replace("[4, 40]", "[40, 4]"),
+                 r"job\.yaml:5:21: physics\.attenuation_band: \[40, 4\] Hz: the lowest frequency "
+                 r"comes first")
+    acoustic = VISCO_JOB.replace("type: visco_acoustic", "type: acoustic").replace("  qp: 50\n", "")
+    expect_error(tmp, acoustic, r"job\.yaml:5:21: physics\.attenuation_band: only a visco_acoustic job "
+                                r"takes this key")
+    return "qp, the band and a lossless job's band refused at their lines"

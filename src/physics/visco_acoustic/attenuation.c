@@ -12,9 +12,12 @@
 static const double FIT_Q = 30.0;
 
 /* The band where the job leaves it: from a quarter of the dominant
- * frequency of the source's wavelet to its upper frequency. */
-int sf_visco_attenuation_of(const sf_config *c, sf_visco_attenuation *a, char *reason, size_t len)
+ * frequency of the job's source wavelet to its upper frequency. */
+int sf_visco_attenuation_of(const sf_config *shot, sf_visco_attenuation *a, char *reason,
+                            size_t len)
 {
+    /* The job's, never a survey shot's: every shot runs the same medium. */
+    const sf_config *c = shot->survey_job ? shot->survey_job : shot;
     const sf_wavelet *w = c->source.wavelet.built;
     a->band[0] = c->attenuation_band[0], a->band[1] = c->attenuation_band[1];
     a->reference = c->reference_frequency;
