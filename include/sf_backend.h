@@ -182,5 +182,6 @@ const sf_backend_ops *sf_backend_cuda_elastic(void);
 /* vti and tti: one backend each, the tilt given or not (sf_problem). */
 const sf_backend_ops *sf_backend_cpu_anisotropic(void);
 const sf_backend_ops *sf_backend_cuda_anisotropic(void);
+const sf_backend_ops *sf_backend_cpu_visco_acoustic(void);
 
 #endif

@@ -62,6 +62,9 @@ typedef struct {
      * where every value in the parameters' ranges runs. */
     const char *(*point_problem)(const double *value, char *text, size_t len);
     int point_key;                  /* the parameter (its index) such a problem is reported on */
+    /* 1: the physics loses energy by standard linear solids; the job's
+     * physics section takes the attenuation keys (sf_config's). */
+    int attenuates;
 } sf_physics_declaration;
 
 /* 1 when physics p takes the parameter of that name. */
@@ -174,6 +177,13 @@ typedef struct sf_config {
     sf_mark physics_mark;
     int order;                /* spatial order: 2, 4 or 8 */
     sf_mark order_mark;
+    /* An attenuating physics: Q held constant over attenuation_band (Hz)
+     * by `mechanisms` standard linear solids, the model's velocities
+     * being those at reference_frequency (Hz). 0 where the job leaves
+     * them to its source's wavelet. */
+    double attenuation_band[2], reference_frequency;
+    long mechanisms;
+    sf_mark attenuation_band_mark, reference_frequency_mark, mechanisms_mark;
 
     int cpml[6];              /* absorbing-layer thickness per face, grid points */
     sf_mark cpml_mark;

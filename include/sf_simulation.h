@@ -85,8 +85,8 @@ struct sf_physics_plugin {
     const char *(*field_name)(int field);
     /* Collective over comm: m->slowest (the dispersion check's) and
      * m->vmax (the CFL limit's) over the model's points, from its
-     * parameters (m->min and m->max are global already). */
-    void (*wave_speeds)(sf_model *m, long points, MPI_Comm comm);
+     * parameters (m->min and m->max are global already) and the job c. */
+    void (*wave_speeds)(sf_model *m, const sf_config *c, long points, MPI_Comm comm);
     /* The slowest wave the dispersion check speaks of ("vp_min", ...),
      * and the summary's line of the model. */
     const char *(*slowest_wave_name)(const sf_model *m);

@@ -5,6 +5,7 @@
 #include "config_sections.h"
 
 #include "sf_physics_registry.h"
+#include "sf_relaxation_fit.h"
 
 #include <stdio.h>
 #include <string.h>
@@ -18,6 +19,16 @@ static void default_physics(char *out, size_t len)
 
 static const int ORDERS[] = {2, 4, 8};
 
+static int attenuates(const sf_config *c) { return sf_physics_declared(c->physics)->attenuates; }
+
+static int takes_attenuation(sf_physics p, int what)
+{
+    (void)what;
+    return sf_physics_declared(p)->attenuates;
+}
+
+static void attenuating_physics(char *out, size_t len) { cfg_physics_taking(takes_attenuation, 0, out, len); }
+
 static const cfg_key PHYSICS_ROWS[] = {
     {.name = "type", .type = CFG_KEY_CHOICE, .list_choices = physics_choices,
      .list_fallback = default_physics, .help = "the wave equation solved (physics.md)",
@@ -25,6 +36,22 @@ static const cfg_key PHYSICS_ROWS[] = {
     {.name = "order", .type = CFG_KEY_CHOICE, .choices = "2|4|8", .values = ORDERS,
      .fallback = "8", .help = "spatial order of the finite-difference stencil",
      .value = CFG_AT(sf_config, order), .mark = CFG_AT(sf_config, order_mark)},
+    {.name = "attenuation_band", .type = CFG_KEY_VECTOR, .count = 2,
+     .range = CFG_RANGE_FREQUENCY, .offered = attenuates,
+     .offered_to = attenuating_physics, .unit = "Hz",
+     .fallback = "from a quarter of the source wavelet's dominant frequency to its upper one",
+     .help = "the band over which Q is held constant: [lowest, highest]",
+     .value = CFG_AT(sf_config, attenuation_band), .mark = CFG_AT(sf_config, attenuation_band_mark)},
+    {.name = "reference_frequency", .type = CFG_KEY_NUMBER, .range = CFG_RANGE_FREQUENCY,
+     .offered = attenuates, .offered_to = attenuating_physics, .unit = "Hz",
+     .fallback = "the source wavelet's dominant frequency",
+     .help = "the frequency at which the model's velocities hold",
+     .value = CFG_AT(sf_config, reference_frequency),
+     .mark = CFG_AT(sf_config, reference_frequency_mark)},
+    {.name = "mechanisms", .type = CFG_KEY_INTEGER, .lo = 1, .hi = SF_MAX_MECHANISMS,
+     .offered = attenuates, .offered_to = attenuating_physics, .fallback = "3",
+     .help = "standard linear solids per point (3 hold Q within 1% over 1.4 decades, 4 over 2)",
+     .value = CFG_AT(sf_config, mechanisms), .mark = CFG_AT(sf_config, mechanisms_mark)},
 };
 const cfg_table CFG_PHYSICS_KEYS = CFG_TABLE("physics", NULL, "Optional.", PHYSICS_ROWS);
 
@@ -33,7 +60,18 @@ _Static_assert(sizeof(sf_physics) == sizeof(int), "physics.type is read as an in
 
 void cfg_read_physics(cfg_reader *r, sf_yaml_node *root, sf_config *c)
 {
+    /* The attenuation keys in a lossless job: said so, not "unknown". */
+    sf_yaml_node *section = sf_yaml_take(root, "physics");
+    for (int k = 0; section && section->kind == SF_YAML_MAPPING && k < CFG_PHYSICS_KEYS.count; ++k)
+        if (CFG_PHYSICS_KEYS.keys[k].offered == attenuates)
+            cfg_reject_foreign_key(r, section, "physics", CFG_PHYSICS_KEYS.keys[k].name, c,
+                                   takes_attenuation, 0);
     cfg_read_mapping(r, root, "physics", "", 0, &CFG_PHYSICS_KEYS, c, c, NULL);
+    const sf_mark *band = &c->attenuation_band_mark;
+    if (band->line && !(c->attenuation_band[0] < c->attenuation_band[1]))
+        cfg_problem(r, band->line, band->column, "physics.attenuation_band",
+                    "[%g, %g] Hz: the lowest frequency comes first, below the highest",
+                    c->attenuation_band[0], c->attenuation_band[1]);
 }
 
 const char *cfg_article(const char *word) { return strchr("aeiou", word[0]) ? "an" : "a"; }

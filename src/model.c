@@ -306,7 +306,7 @@ void sf_model_build(sf_model *m, const sf_config *c, const sf_slab *slab)
         global_range(m->param[p], count, slab->comm, &m->min[p], &m->max[p]);
     }
     check_points(m, c, slab);
-    sf_physics_of(c->physics)->wave_speeds(m, count, slab->comm);
+    sf_physics_of(c->physics)->wave_speeds(m, c, count, slab->comm);
 }
 
 void sf_model_free(sf_model *m)

@@ -579,8 +579,8 @@ def test_elastic_source_keys(tmp):
                  r"job\.yaml:22:14: source\.direction: only for source\.type: force",
                  r"job\.yaml:21:3: source\.moment: required key is missing")
     expect_error(tmp, edit(ELASTIC, "  type: force", "  type: pressure"),
-                 r"job\.yaml:21:9: source\.type: pressure sources need physics\.type: acoustic, vti or "
-                 r"tti \(an elastic job takes explosive, force or moment\)")
+                 r"job\.yaml:21:9: source\.type: pressure sources need physics\.type: acoustic, vti, "
+                 r"tti or visco_acoustic \(an elastic job takes explosive, force or moment\)")
     text = edit(edit(ELASTIC, "  type: force", "  type: moment"), "  direction: [0, 0, 1]",
                 "  moment: [1, 1, 1, 0, 0]")
     expect_error(tmp, text, r"job\.yaml:22:11: source\.moment: expected a list of 6 numbers")
@@ -605,7 +605,7 @@ def test_elastic_model_file_keys(tmp):
                           r"per parameter: give model\.datasets")
     acoustic = edit(VALID, "  type: homogeneous\n  vp: 2000\n",
                     "  type: raw\n  paths: {vp: a.bin}\n  dims: [40, 40, 40]\n  vs_range: [0, 1]\n")
-    expect_error(tmp, acoustic, r"job\.yaml:13:10: model\.paths: only an elastic, vti or tti job takes this key",
+    expect_error(tmp, acoustic, r"job\.yaml:13:10: model\.paths: only an elastic, vti, tti or visco_acoustic job takes this key",
                  r"job\.yaml:15:13: model\.vs_range: only an elastic job takes this key",
                  r"job\.yaml:12:3: model\.path: required key is missing")
 

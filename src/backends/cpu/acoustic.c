@@ -2,9 +2,11 @@
  * over cache-sized blocks of rows, each block streamed through its z range
  * so the (2R+1) planes the stencil touches stay in cache. */
 #include "sf_acoustic.h"
+#include "acoustic_kernels.h"
 #include "cpu_backend.h"
 #include "sf_error.h"
 
+#include <omp.h>
 #include <string.h>
 
 enum { CACHE_TARGET_BYTES = 160 * 1024 };
@@ -42,6 +44,10 @@ typedef struct {
     layer_xy x[2], y[2];
     layer_z z[2];
     sf_cpu_arena *arena;
+    /* A law finishing each block of rows, and per thread the block's rows
+     * of the level the update overwrites (NULL without a law). */
+    const sf_cpu_row_law *law;
+    float *before;
 } acoustic;
 
 static void setup_coefficients(acoustic *b, const sf_problem *p)
@@ -105,7 +111,7 @@ static void setup_cpml(acoustic *b, const sf_problem *p)
     }
 }
 
-static void *acoustic_create(sf_cpu_shared *shared, const sf_problem *p)
+void *sf_cpu_acoustic_create(sf_cpu_shared *shared, const sf_problem *p, const sf_cpu_row_law *law)
 {
     acoustic *b = sf_calloc(1, sizeof *b, "the acoustic CPU kernels");
     b->L = shared->L;
@@ -120,7 +126,16 @@ static void *acoustic_create(sf_cpu_shared *shared, const sf_problem *p)
     setup_cpml(b, p);
     long row_bytes = b->L.sx * (long)sizeof(float) * (2 * b->radius + 1);
     b->rows_per_block = sf_cpu_rows_per_block(b->L.ny, row_bytes, CACHE_TARGET_BYTES);
+    b->law = law;
+    if (law)
+        b->before = sf_cpu_take(b->arena, (size_t)omp_get_max_threads() * (size_t)b->rows_per_block *
+                                              (size_t)b->L.nx, sizeof(float), "the rows a law reads");
     return b;
+}
+
+static void *acoustic_create(sf_cpu_shared *shared, const sf_problem *p)
+{
+    return sf_cpu_acoustic_create(shared, p, NULL);
 }
 
 /* ---- halo planes ------------------------------------------------------ */
@@ -154,9 +169,9 @@ static float *psi_z_plane(acoustic *b, long k)
 
 /* The wavefield group sends the new level (p_prev until the stage ends);
  * the memory group psi_z, where its half-planes hold any. */
-static int acoustic_halo_arrays(const void *state, int group) { return (void)state, (void)group, 1; }
+int sf_cpu_acoustic_halo_arrays(const void *state, int group) { return (void)state, (void)group, 1; }
 
-static float *acoustic_halo_plane(void *state, int group, int array, long k, long *row_stride)
+float *sf_cpu_acoustic_halo_plane(void *state, int group, int array, long k, long *row_stride)
 {
     acoustic *b = state;
     (void)array;
@@ -433,8 +448,21 @@ static void advance_row(acoustic *b, long j, long k, const int R)
         stencil_row(next, cur, vel, L->nx, L->sx, L->sp, b, R);
 }
 
+/* The rows [j0, j1) of plane k of the level the update will overwrite,
+ * into this thread's rows of b->before. */
+static float *save_rows(acoustic *b, long j0, long j1, long k)
+{
+    const sf_layout *L = &b->L;
+    float *rows = b->before + (size_t)omp_get_thread_num() * (size_t)b->rows_per_block * (size_t)L->nx;
+    for (long j = j0; j < j1; ++j)
+        memcpy(rows + (j - j0) * L->nx, b->p_prev + sf_field_index(L, 0, j, k),
+               (size_t)L->nx * sizeof(float));
+    return rows;
+}
+
 static void advance_block_plane(acoustic *b, long j0, long j1, long k)
 {
+    float *before = b->law ? save_rows(b, j0, j1, k) : NULL;
     for (long j = j0; j < j1; ++j) {
         switch (b->radius) {
         case 1: advance_row(b, j, k, 1); break;
@@ -447,6 +475,10 @@ static void advance_block_plane(acoustic *b, long j0, long j1, long k)
      * with the row kernels (measured about 2% faster on 256^3). */
     if (has_cpml_x(b))
         for (long j = j0; j < j1; ++j) correct_row_x(b, j, k);
+    if (b->law) {
+        const size_t f = sf_field_index(&b->L, 0, j0, k);
+        b->law->finish_rows(b->law->state, &b->L, j0, j1, k, b->p_prev + f, b->p_cur + f, before);
+    }
 }
 
 /* Blocks of rows streamed through the planes; the radius is dispatched
@@ -469,7 +501,7 @@ static void advance(acoustic *b, long k0, long k1)
     }
 }
 
-static void acoustic_update(void *state, int stage, long k0, long k1)
+void sf_cpu_acoustic_update(void *state, int stage, long k0, long k1)
 {
     if (stage == SF_ACOUSTIC_MEMORY)
         update_cpml_memory(state, k0, k1);
@@ -478,14 +510,14 @@ static void acoustic_update(void *state, int stage, long k0, long k1)
 }
 
 /* The pressure source enters the new level scaled like the Laplacian. */
-static int acoustic_source_point(const void *state, const sf_field_weight *w, float *coefficient)
+int sf_cpu_acoustic_source_point(const void *state, const sf_field_weight *w, float *coefficient)
 {
     const acoustic *b = state;
     *coefficient = w->weight * b->vdt2[sf_plane_index(&b->L, w->i, w->j, w->k)];
     return 1;
 }
 
-static int acoustic_source_arrays(void *state, int stage, int field,
+int sf_cpu_acoustic_source_arrays(void *state, int stage, int field,
                                   float *arrays[SF_CPU_MAX_SOURCE_ARRAYS])
 {
     (void)field;
@@ -495,7 +527,7 @@ static int acoustic_source_arrays(void *state, int stage, int field,
 
 /* The new level becomes the current one, with its images above a free
  * surface (the next step's memory update reads them). */
-static void acoustic_finish_stage(void *state, int stage)
+void sf_cpu_acoustic_finish_stage(void *state, int stage)
 {
     if (stage != SF_ACOUSTIC_ADVANCE) return;
     acoustic *b = state;
@@ -506,14 +538,14 @@ static void acoustic_finish_stage(void *state, int stage)
 }
 
 /* The pressure is the only component. */
-static const float *acoustic_component(const void *state, sf_component c)
+const float *sf_cpu_acoustic_component(const void *state, sf_component c)
 {
     return c == SF_COMPONENT_P ? ((const acoustic *)state)->p_cur : NULL;
 }
 
 /* Only the current level needs a look: a non-finite value anywhere else
  * (the previous level, the CPML memory) reaches it within a step. */
-static int acoustic_guard_fields(const void *state, const float *fields[SF_GUARD_MAX_FIELDS])
+int sf_cpu_acoustic_guard_fields(const void *state, const float *fields[SF_GUARD_MAX_FIELDS])
 {
     fields[0] = ((const acoustic *)state)->p_cur;
     return 1;
@@ -523,14 +555,14 @@ static const sf_cpu_physics ACOUSTIC = {
     .name = "acoustic",
     .halo_groups = SF_ACOUSTIC_STAGES,
     .create = acoustic_create,
-    .update = acoustic_update,
-    .finish_stage = acoustic_finish_stage,
-    .source_point = acoustic_source_point,
-    .source_arrays = acoustic_source_arrays,
-    .halo_arrays = acoustic_halo_arrays,
-    .halo_plane = acoustic_halo_plane,
-    .component = acoustic_component,
-    .guard_fields = acoustic_guard_fields,
+    .update = sf_cpu_acoustic_update,
+    .finish_stage = sf_cpu_acoustic_finish_stage,
+    .source_point = sf_cpu_acoustic_source_point,
+    .source_arrays = sf_cpu_acoustic_source_arrays,
+    .halo_arrays = sf_cpu_acoustic_halo_arrays,
+    .halo_plane = sf_cpu_acoustic_halo_plane,
+    .component = sf_cpu_acoustic_component,
+    .guard_fields = sf_cpu_acoustic_guard_fields,
 };
 
 SF_CPU_BACKEND(sf_backend_cpu_acoustic, ACOUSTIC, NULL)

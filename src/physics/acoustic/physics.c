@@ -49,9 +49,9 @@ enum { VP = SF_ACOUSTIC_PARAM_VP };
 
 
 /* vp is both the slowest and the fastest wave. */
-static void acoustic_wave_speeds(sf_model *m, long points, MPI_Comm comm)
+static void acoustic_wave_speeds(sf_model *m, const sf_config *c, long points, MPI_Comm comm)
 {
-    (void)points, (void)comm;
+    (void)c, (void)points, (void)comm;
     m->slowest = m->min[VP];
     m->vmax = m->max[VP];
 }

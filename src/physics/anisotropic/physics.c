@@ -41,8 +41,9 @@ static const sf_parameter_declaration PHI_DECLARED = {
  * vp sqrt(1 + 2 epsilon)), its least at an end or at its vertex. The CFL
  * limit of the discrete system is the isotropic one at that largest speed,
  * since its symbol is the dispersion relation's with discrete wavenumbers. */
-static void anisotropic_wave_speeds(sf_model *m, long points, MPI_Comm comm)
+static void anisotropic_wave_speeds(sf_model *m, const sf_config *c, long points, MPI_Comm comm)
 {
+    (void)c;
     double lo = INFINITY, hi = 0.0;
     for (long i = 0; i < points; ++i) {
         const double eps = m->param[EPSILON][i], delta = m->param[DELTA][i];

@@ -151,8 +151,9 @@ static const sf_physics_declaration DECLARED = {
 };
 
 /* The slowest wave: vs, or vp where vs = 0 (a fluid); the fastest is vp. */
-static void elastic_wave_speeds(sf_model *m, long points, MPI_Comm comm)
+static void elastic_wave_speeds(sf_model *m, const sf_config *c, long points, MPI_Comm comm)
 {
+    (void)c;
     const float *vp = m->param[SF_ELASTIC_VP], *vs = m->param[SF_ELASTIC_VS];
     double lo = INFINITY;
     for (long i = 0; i < points; ++i) {

@@ -1,0 +1,44 @@
+/* The visco-acoustic physics: the acoustic leapfrog for the pressure at
+ * the unrelaxed velocity, with L standard linear solids a point whose
+ * memory variables relax towards its (layer-stretched) Laplacian, so that
+ * Q stays near the model's qp over the job's attenuation band
+ * (sf_relaxation_fit.h). Its stages and halo groups are the acoustic ones
+ * (sf_acoustic.h); the memory variables are point-local and never cross a
+ * slab boundary. */
+#ifndef SF_VISCO_ACOUSTIC_H
+#define SF_VISCO_ACOUSTIC_H
+
+#include "sf_config.h"
+#include "sf_relaxation_fit.h"
+
+/* Its parameters' indices in sf_problem.param. */
+enum { SF_VISCO_ACOUSTIC_VP, SF_VISCO_ACOUSTIC_QP };
+
+/* The job's attenuation as a run uses it: the band and reference
+ * frequency (Hz, the job's or its source's), and the relaxation times
+ * fitted once for the band, shared by every point. */
+typedef struct {
+    double band[2], reference;
+    sf_relaxation_times times;
+} sf_visco_attenuation;
+
+/* 0, or non-zero with why in reason when the band cannot be fitted. */
+int sf_visco_attenuation_of(const sf_config *c, sf_visco_attenuation *a, char *reason,
+                            size_t len);
+
+/* What the backends take of a point of Q q and velocity v at the
+ * reference frequency: the unrelaxed velocity (the update's and the CFL
+ * limit's) and each mechanism's weight y_l / (1 + sum y), the share of the
+ * unrelaxed modulus that relaxes through it. */
+double sf_visco_point(const sf_visco_attenuation *a, double v, double q, float *weight);
+
+/* The medium the plug-in builds over the owned planes, compact
+ * [nz][ny][nx]: the unrelaxed velocity and the weights. */
+typedef struct {
+    int mechanisms;
+    double tau[SF_MAX_MECHANISMS];   /* s */
+    float *unrelaxed;
+    float *weight[SF_MAX_MECHANISMS];
+} sf_visco_medium;
+
+#endif

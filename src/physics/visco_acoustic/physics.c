@@ -1,0 +1,161 @@
+/* The visco-acoustic physics (sf_visco_acoustic.h): the acoustic pressure
+ * and its stages, with qp beside vp, the velocities given at the job's
+ * reference frequency. */
+#include "sf_acoustic.h"
+#include "sf_error.h"
+#include "sf_simulation.h"
+#include "sf_visco_acoustic.h"
+
+#include <math.h>
+#include <stdlib.h>
+
+enum { VP = SF_VISCO_ACOUSTIC_VP, QP = SF_VISCO_ACOUSTIC_QP };
+
+/* From very lossy sediments to no loss worth the name (1e9: the lossless
+ * physics to float precision); a model file's from 5 unless qp_range says. */
+static const sf_parameter_declaration QP_DECLARED = {
+    .name = "qp", .unit = "", .values = "quality factors", .limits = {2.0, 1e9},
+    .range = {5.0, 1e9}, .typical = 100.0, .resampling = SF_RESAMPLE_AS_MODEL,
+};
+
+static sf_visco_attenuation attenuation_or_fail(const sf_config *c)
+{
+    sf_visco_attenuation a;
+    char reason[256];
+    if (sf_visco_attenuation_of(c, &a, reason, sizeof reason) != 0)
+        sf_fatal("%s: %s", c->source_path ? c->source_path : "the job", reason);
+    return a;
+}
+
+/* The unrelaxed velocity grows as Q falls: the fastest wave is vp_max's at
+ * the lowest Q (an upper bound where they are not at one point); the
+ * slowest is the relaxed end's, below vp_min. */
+static void visco_wave_speeds(sf_model *m, const sf_config *c, long points, MPI_Comm comm)
+{
+    (void)points, (void)comm;
+    const sf_visco_attenuation a = attenuation_or_fail(c);
+    float weight[SF_MAX_MECHANISMS];
+    m->vmax = sf_visco_point(&a, m->max[VP], m->min[QP], weight);
+    double y[SF_MAX_MECHANISMS];
+    sf_relaxation_weights(&a.times, a.band[0], a.band[1], m->min[QP], y);
+    m->slowest = m->min[VP] * sf_relaxation_velocity_ratio(&a.times, y, a.reference, a.band[0]);
+}
+
+static void *visco_build_medium(const sf_physics_context *context, sf_problem *p)
+{
+    const sf_visco_attenuation a = attenuation_or_fail(context->cfg);
+    const long count = (long)context->cfg->n[0] * context->cfg->n[1] * context->slab->nz;
+    sf_visco_medium *medium = sf_calloc(1, sizeof *medium, "the visco-acoustic medium");
+    medium->mechanisms = a.times.count;
+    medium->unrelaxed = sf_malloc((size_t)count * sizeof(float), "the unrelaxed velocities");
+    for (int l = 0; l < a.times.count; ++l) {
+        medium->tau[l] = a.times.tau[l];
+        medium->weight[l] = sf_malloc((size_t)count * sizeof(float), "the relaxation weights");
+    }
+    const float *vp = context->model->param[VP], *qp = context->model->param[QP];
+    float weight[SF_MAX_MECHANISMS];
+    double q_last = -1.0, ratio = 0.0;
+    for (long n = 0; n < count; ++n) {
+        /* Layers and homogeneous models repeat Q: its weights are kept. */
+        if (qp[n] != q_last) ratio = sf_visco_point(&a, 1.0, qp[n], weight), q_last = qp[n];
+        medium->unrelaxed[n] = (float)(vp[n] * ratio);
+        for (int l = 0; l < a.times.count; ++l) medium->weight[l][n] = weight[l];
+    }
+    p->medium = medium;
+    return medium;
+}
+
+static void visco_free_medium(void *built)
+{
+    sf_visco_medium *medium = built;
+    free(medium->unrelaxed);
+    for (int l = 0; l < medium->mechanisms; ++l) free(medium->weight[l]);
+    free(medium);
+}
+
+static const char *visco_slowest_wave(const sf_model *m)
+{
+    (void)m;
+    return "vp_min at the band's lowest frequency";
+}
+
+static void visco_model_summary(const sf_model *m)
+{
+    sf_info("  model             vp %g .. %g m/s, qp %g .. %g", m->min[VP], m->max[VP], m->min[QP],
+            m->max[QP]);
+}
+
+/* The fit as the run uses it: the band, the mechanisms and the worst
+ * misfit of Q over the band at the model's extremes of qp. */
+static void visco_summary(const sf_simulation *s)
+{
+    sf_acoustic_summary(s);
+    const sf_visco_attenuation a = attenuation_or_fail(s->cfg);
+    double worst = 0.0, y[SF_MAX_MECHANISMS];
+    for (int e = 0; e < 2; ++e) {
+        const double q = e ? s->model.max[QP] : s->model.min[QP];
+        sf_relaxation_weights(&a.times, a.band[0], a.band[1], q, y);
+        const double off = sf_relaxation_worst_misfit(&a.times, y, a.band[0], a.band[1], q);
+        worst = off > worst ? off : worst;
+    }
+    char taus[160] = "";
+    for (int l = 0, used = 0; l < a.times.count; ++l)
+        used += snprintf(taus + used, sizeof taus - (size_t)used, "%s%.3g", l ? ", " : "",
+                         1.0 / (2.0 * M_PI * a.times.tau[l]));
+    sf_info("  attenuation       Q held over %g .. %g Hz by %d standard linear solids (relaxing at "
+            "%s Hz), velocities at %g Hz; fitted Q within %.2f%% of qp over the band",
+            a.band[0], a.band[1], a.times.count, taus, a.reference, 100.0 * worst);
+}
+
+static const char *pressure_name(int field)
+{
+    (void)field;
+    return "p";
+}
+
+static const sf_physics_declaration DECLARED = {
+    .name = "visco_acoustic",
+    .nparams = 2,
+    .param = {[VP] = &SF_ACOUSTIC_VP, [QP] = &QP_DECLARED},
+    .sources = 1u << SF_SOURCE_PRESSURE,
+    .default_source = SF_SOURCE_PRESSURE,
+    .components = 1u << SF_COMPONENT_P,
+    .default_receivers = 1u << SF_COMPONENT_P,
+    .quantity = {[SF_COMPONENT_P] = "pressure"},
+    .units = {[SF_COMPONENT_P] = "per unit source amplitude per metre"},
+    .attenuates = 1,
+};
+
+const sf_physics_plugin *sf_physics_visco_acoustic(void)
+{
+    /* The acoustic schedule (see its plug-in). */
+    static const sf_physics_plugin physics = {
+        .declared = &DECLARED,
+        .trace_units = "pressure per unit source amplitude per metre, attenuated and dispersed "
+                       "by the model's qp",
+        .stages = SF_ACOUSTIC_STAGES,
+        .edge_planes = {[SF_ACOUSTIC_MEMORY] = 2 * SF_HALO, [SF_ACOUSTIC_ADVANCE] = SF_HALO},
+        .source_half = {[SF_ACOUSTIC_MEMORY] = -1, [SF_ACOUSTIC_ADVANCE] = 0},
+        .interior_waits = {[SF_ACOUSTIC_MEMORY] = 1},
+        .in_z_layers = {[SF_HALO_CPML_Z] = 1},
+        .sample_after = 0,
+        .fields = &SF_PRESSURE_LATTICE,
+        .field_name = pressure_name,
+        .wave_speeds = visco_wave_speeds,
+        .slowest_wave_name = visco_slowest_wave,
+        .model_summary = visco_model_summary,
+        .build_medium = visco_build_medium,
+        .free_medium = visco_free_medium,
+        .summary = visco_summary,
+        .cpu = sf_backend_cpu_visco_acoustic,
+        .cuda = NULL,
+        /* p at two levels; vp, qp and the medium built from them (the
+         * unrelaxed velocity, 3 weights); on the owned planes v^2 dt^2
+         * and per mechanism a weight and a memory variable (the default
+         * 3 mechanisms). */
+        .memory = {.model_volumes = 6, .field_volumes = 2, .medium_volumes = 7,
+                   .halo_fields = 1, .cpml_arrays = 2, .cpml_reach = 1},
+        .bench = {.gpu_size = 1000, .bytes_per_point = 16.0 + 3 * 12.0},
+    };
+    return &physics;
+}
