@@ -53,14 +53,14 @@ static void *visco_build_medium(const sf_physics_context *context, sf_problem *p
         medium->weight[l] = sf_malloc((size_t)count * sizeof(float), "the relaxation weights");
     }
     const float *vp = context->model->param[VP], *qp = context->model->param[QP];
+    sf_visco_table table;
+    sf_visco_table_build(&table, &a, context->model->min[QP], context->model->max[QP]);
     float weight[SF_MAX_MECHANISMS];
-    double q_last = -1.0, ratio = 0.0;
     for (long n = 0; n < count; ++n) {
-        /* Layers and homogeneous models repeat Q: its weights are kept. */
-        if (qp[n] != q_last) ratio = sf_visco_point(&a, 1.0, qp[n], weight), q_last = qp[n];
-        medium->unrelaxed[n] = (float)(vp[n] * ratio);
+        medium->unrelaxed[n] = (float)sf_visco_table_point(&table, vp[n], qp[n], weight);
         for (int l = 0; l < a.times.count; ++l) medium->weight[l][n] = weight[l];
     }
+    sf_visco_table_free(&table);
     p->medium = medium;
     return medium;
 }
