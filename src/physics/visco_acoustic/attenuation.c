@@ -26,7 +26,7 @@ int sf_visco_attenuation_of(const sf_config *shot, sf_visco_attenuation *a, char
     a->reference = c->reference_frequency;
     if (w && a->band[1] <= 0.0) a->band[0] = 0.25 * w->dominant_frequency, a->band[1] = w->upper_frequency;
     if (w && a->reference <= 0.0) a->reference = w->dominant_frequency;
-    const int mechanisms = c->mechanisms > 0 ? (int)c->mechanisms : 3;
+    const int mechanisms = (int)c->mechanisms;
     if (!(a->band[0] > 0.0 && a->band[1] > a->band[0] && a->reference > 0.0)) {
         snprintf(reason, len, "physics.attenuation_band: [%g, %g] Hz with reference_frequency %g "
                  "Hz: the band needs 0 < lowest < highest and a reference frequency above 0",

@@ -150,11 +150,12 @@ const sf_physics_plugin *sf_physics_visco_acoustic(void)
         .cpu = sf_backend_cpu_visco_acoustic,
         .cuda = NULL,
         /* p at two levels; vp, qp and the medium built from them (the
-         * unrelaxed velocity, 3 weights); on the owned planes v^2 dt^2
-         * and per mechanism a weight and a memory variable (the default
-         * 3 mechanisms). */
-        .memory = {.model_volumes = 6, .field_volumes = 2, .medium_volumes = 7,
-                   .halo_fields = 1, .cpml_arrays = 2, .cpml_reach = 1},
+         * unrelaxed velocity, a weight per mechanism); on the owned
+         * planes v^2 dt^2 and per mechanism a weight and a memory
+         * variable. */
+        .memory = {.model_volumes = 3, .mechanism_model_volumes = 1, .field_volumes = 2,
+                   .medium_volumes = 1, .mechanism_volumes = 2, .halo_fields = 1,
+                   .cpml_arrays = 2, .cpml_reach = 1},
         .bench = {.gpu_size = 1000, .bytes_per_point = 16.0 + 3 * 12.0},
     };
     return &physics;
