@@ -32,6 +32,26 @@ int sf_visco_attenuation_of(const sf_config *c, sf_visco_attenuation *a, char *r
  * unrelaxed modulus that relaxes through it. */
 double sf_visco_point(const sf_visco_attenuation *a, double v, double q, float *weight);
 
+/* sf_visco_point over a model's range of Q, as a table in 1/Q read by
+ * linear interpolation: a model file's Q may differ at every point, and a
+ * point's own fit (about 2 us) would cost minutes on a large slab. The
+ * table's ends are the model's global extremes, so every rank reads the
+ * same values for the same Q. */
+typedef struct {
+    double first, step;                 /* 1/Q at node 0, and between nodes */
+    int nodes;
+    double *ratio;                      /* [nodes] the unrelaxed velocity over v */
+    float *weight;                      /* [nodes][mechanisms] */
+    int mechanisms;
+} sf_visco_table;
+
+void sf_visco_table_build(sf_visco_table *t, const sf_visco_attenuation *a, double q_min,
+                          double q_max);
+/* The unrelaxed velocity of a point of velocity v and Q q (inside the
+ * table's range), its weights into weight. */
+double sf_visco_table_point(const sf_visco_table *t, double v, double q, float *weight);
+void sf_visco_table_free(sf_visco_table *t);
+
 /* The medium the plug-in builds over the owned planes, compact
  * [nz][ny][nx]: the unrelaxed velocity and the weights. */
 typedef struct {

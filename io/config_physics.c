@@ -60,13 +60,16 @@ _Static_assert(sizeof(sf_physics) == sizeof(int), "physics.type is read as an in
 
 void cfg_read_physics(cfg_reader *r, sf_yaml_node *root, sf_config *c)
 {
-    /* The attenuation keys in a lossless job: said so, not "unknown". */
-    sf_yaml_node *section = sf_yaml_take(root, "physics");
-    for (int k = 0; section && section->kind == SF_YAML_MAPPING && k < CFG_PHYSICS_KEYS.count; ++k)
+    sf_yaml_node *section = cfg_section(r, root, "physics", "", 0);
+    if (!section) return;
+    cfg_read_keys(r, section, &CFG_PHYSICS_KEYS, c, c, NULL);
+    /* The attenuation keys in a lossless job: said so, not "unknown"
+     * (the type is known now). */
+    for (int k = 0; k < CFG_PHYSICS_KEYS.count; ++k)
         if (CFG_PHYSICS_KEYS.keys[k].offered == attenuates)
             cfg_reject_foreign_key(r, section, "physics", CFG_PHYSICS_KEYS.keys[k].name, c,
                                    takes_attenuation, 0);
-    cfg_read_mapping(r, root, "physics", "", 0, &CFG_PHYSICS_KEYS, c, c, NULL);
+    cfg_reject_unknown_keys(r, section, &CFG_PHYSICS_KEYS, c);
     const sf_mark *band = &c->attenuation_band_mark;
     if (band->line && !(c->attenuation_band[0] < c->attenuation_band[1]))
         cfg_problem(r, band->line, band->column, "physics.attenuation_band",

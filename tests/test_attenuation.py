@@ -110,3 +110,25 @@ def test_visco_acoustic_bad_values_name_their_key(tmp):
     expect_error(tmp, acoustic, r"job\.yaml:5:21: physics\.attenuation_band: only a visco_acoustic job "
                                 r"takes this key")
     return "qp, the band and a lossless job's band refused at their lines"
+
+
+def test_visco_acoustic_mechanisms_key(tmp):
+    """physics.mechanisms: 5 over 1-100 Hz: the summary says 5 solids and a
+    fitted Q within 0.2% (the fit's unit tests: 0.13%), and the memory
+    check's estimate follows the count (within 20% of what the backend
+    allocates)."""
+    import re
+    from testlib import run, write_job
+    job = line_job("visco_acoustic", 40.0, "five")
+    job["physics"].update({"attenuation_band": [1.0, 100.0], "mechanisms": 5})
+    path = write_job(f"{tmp}/five.yaml", job)
+    rc, out, err = run(["check", path], cwd=tmp)
+    check(rc == 0, f"check failed:\n{err[-2000:]}")
+    fit = re.search(r"by (\d+) standard linear solids .* within ([\d.]+)% of qp", out)
+    check(fit and fit.group(1) == "5" and float(fit.group(2)) <= 0.2, f"the fit's line:\n{out}")
+    memory = re.search(r"memory per rank +[\d.]+ MiB \(min\) \.\. ([\d.]+) MiB \(max\), cpu backend "
+                       r"\(the memory check's estimate of the fields and layers: ([\d.]+) MiB\)", out)
+    check(memory, f"no memory line:\n{out}")
+    ratio = float(memory.group(2)) / float(memory.group(1))
+    check(0.8 <= ratio <= 1.2, f"estimate over allocation {ratio:.2f} with 5 mechanisms")
+    return f"5 solids, Q within {fit.group(2)}%, memory estimate {ratio:.2f} of the allocation"

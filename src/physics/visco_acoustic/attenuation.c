@@ -2,8 +2,11 @@
  * (sf_visco_acoustic.h). */
 #include "sf_visco_acoustic.h"
 
+#include "sf_error.h"
+
 #include <math.h>
 #include <stdio.h>
+#include <stdlib.h>
 
 /* The times are fitted at one Q and shared by every point (each point's
  * weights are solved for its own Q): fitted at 30 they hold Q from 10 to
@@ -23,7 +26,7 @@ int sf_visco_attenuation_of(const sf_config *shot, sf_visco_attenuation *a, char
     a->reference = c->reference_frequency;
     if (w && a->band[1] <= 0.0) a->band[0] = 0.25 * w->dominant_frequency, a->band[1] = w->upper_frequency;
     if (w && a->reference <= 0.0) a->reference = w->dominant_frequency;
-    const int mechanisms = c->mechanisms > 0 ? (int)c->mechanisms : 3;
+    const int mechanisms = (int)c->mechanisms;
     if (!(a->band[0] > 0.0 && a->band[1] > a->band[0] && a->reference > 0.0)) {
         snprintf(reason, len, "physics.attenuation_band: [%g, %g] Hz with reference_frequency %g "
                  "Hz: the band needs 0 < lowest < highest and a reference frequency above 0",
@@ -46,4 +49,47 @@ double sf_visco_point(const sf_visco_attenuation *a, double v, double q, float *
     for (int l = 0; l < a->times.count; ++l) weight[l] = (float)(y[l] / (1.0 + sum));
     const double relaxed = v * v * sf_relaxation_relaxed_modulus_factor(&a->times, y, a->reference);
     return sqrt(relaxed * (1.0 + sum));
+}
+
+/* Nodes across a model's range of 1/Q: the weights are smooth in 1/Q, so
+ * linear interpolation between 1024 intervals is far below float's
+ * precision. */
+enum { TABLE_INTERVALS = 1024 };
+
+void sf_visco_table_build(sf_visco_table *t, const sf_visco_attenuation *a, double q_min,
+                          double q_max)
+{
+    t->mechanisms = a->times.count;
+    t->first = 1.0 / q_max;
+    t->nodes = q_min < q_max ? TABLE_INTERVALS + 1 : 1;
+    t->step = t->nodes > 1 ? (1.0 / q_min - t->first) / TABLE_INTERVALS : 0.0;
+    t->ratio = sf_malloc((size_t)t->nodes * sizeof *t->ratio, "the attenuation table");
+    t->weight = sf_malloc((size_t)t->nodes * (size_t)t->mechanisms * sizeof *t->weight,
+                          "the attenuation table");
+    for (int n = 0; n < t->nodes; ++n) {
+        const double q = n == 0 ? q_max : n == t->nodes - 1 ? q_min : 1.0 / (t->first + n * t->step);
+        t->ratio[n] = sf_visco_point(a, 1.0, q, t->weight + (size_t)n * (size_t)t->mechanisms);
+    }
+}
+
+double sf_visco_table_point(const sf_visco_table *t, double v, double q, float *weight)
+{
+    const float *w = t->weight;
+    if (t->nodes == 1) {
+        for (int l = 0; l < t->mechanisms; ++l) weight[l] = w[l];
+        return v * t->ratio[0];
+    }
+    double at = (1.0 / q - t->first) / t->step;
+    at = at < 0.0 ? 0.0 : at > TABLE_INTERVALS ? TABLE_INTERVALS : at;
+    const int n = at >= TABLE_INTERVALS ? TABLE_INTERVALS - 1 : (int)at;
+    const double f = at - n;
+    const float *lo = w + (size_t)n * (size_t)t->mechanisms, *hi = lo + t->mechanisms;
+    for (int l = 0; l < t->mechanisms; ++l) weight[l] = (float)((1.0 - f) * lo[l] + f * hi[l]);
+    return v * ((1.0 - f) * t->ratio[n] + f * t->ratio[n + 1]);
+}
+
+void sf_visco_table_free(sf_visco_table *t)
+{
+    free(t->ratio);
+    free(t->weight);
 }

@@ -53,14 +53,14 @@ static void *visco_build_medium(const sf_physics_context *context, sf_problem *p
         medium->weight[l] = sf_malloc((size_t)count * sizeof(float), "the relaxation weights");
     }
     const float *vp = context->model->param[VP], *qp = context->model->param[QP];
+    sf_visco_table table;
+    sf_visco_table_build(&table, &a, context->model->min[QP], context->model->max[QP]);
     float weight[SF_MAX_MECHANISMS];
-    double q_last = -1.0, ratio = 0.0;
     for (long n = 0; n < count; ++n) {
-        /* Layers and homogeneous models repeat Q: its weights are kept. */
-        if (qp[n] != q_last) ratio = sf_visco_point(&a, 1.0, qp[n], weight), q_last = qp[n];
-        medium->unrelaxed[n] = (float)(vp[n] * ratio);
+        medium->unrelaxed[n] = (float)sf_visco_table_point(&table, vp[n], qp[n], weight);
         for (int l = 0; l < a.times.count; ++l) medium->weight[l][n] = weight[l];
     }
+    sf_visco_table_free(&table);
     p->medium = medium;
     return medium;
 }
@@ -150,11 +150,12 @@ const sf_physics_plugin *sf_physics_visco_acoustic(void)
         .cpu = sf_backend_cpu_visco_acoustic,
         .cuda = NULL,
         /* p at two levels; vp, qp and the medium built from them (the
-         * unrelaxed velocity, 3 weights); on the owned planes v^2 dt^2
-         * and per mechanism a weight and a memory variable (the default
-         * 3 mechanisms). */
-        .memory = {.model_volumes = 6, .field_volumes = 2, .medium_volumes = 7,
-                   .halo_fields = 1, .cpml_arrays = 2, .cpml_reach = 1},
+         * unrelaxed velocity, a weight per mechanism); on the owned
+         * planes v^2 dt^2 and per mechanism a weight and a memory
+         * variable. */
+        .memory = {.model_volumes = 3, .mechanism_model_volumes = 1, .field_volumes = 2,
+                   .medium_volumes = 1, .mechanism_volumes = 2, .halo_fields = 1,
+                   .cpml_arrays = 2, .cpml_reach = 1},
         .bench = {.gpu_size = 1000, .bytes_per_point = 16.0 + 3 * 12.0},
     };
     return &physics;
