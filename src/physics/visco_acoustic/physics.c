@@ -128,18 +128,11 @@ static const sf_physics_declaration DECLARED = {
 
 const sf_physics_plugin *sf_physics_visco_acoustic(void)
 {
-    /* The acoustic schedule (see its plug-in). */
     static const sf_physics_plugin physics = {
         .declared = &DECLARED,
         .trace_units = "pressure per unit source amplitude per metre, attenuated and dispersed "
                        "by the model's qp",
-        .stages = SF_ACOUSTIC_STAGES,
-        .edge_planes = {[SF_ACOUSTIC_MEMORY] = 2 * SF_HALO, [SF_ACOUSTIC_ADVANCE] = SF_HALO},
-        .source_half = {[SF_ACOUSTIC_MEMORY] = -1, [SF_ACOUSTIC_ADVANCE] = 0},
-        .interior_waits = {[SF_ACOUSTIC_MEMORY] = 1},
-        .in_z_layers = {[SF_HALO_CPML_Z] = 1},
-        .sample_after = 0,
-        .fields = &SF_PRESSURE_LATTICE,
+        SF_ACOUSTIC_SCHEDULE,
         .field_name = pressure_name,
         .wave_speeds = visco_wave_speeds,
         .slowest_wave_name = visco_slowest_wave,
