@@ -4,6 +4,7 @@ source, each run against the same job without loss (vp alike), so that
 spreading, the source's signature and the grid's dispersion cancel; and
 Q without bound giving the acoustic physics' gather."""
 import math
+import re
 
 import numpy as np
 
@@ -127,7 +128,6 @@ def test_visco_acoustic_mechanisms_key(tmp):
     fitted Q within 0.2% (the fit's unit tests: 0.13%), and the memory
     check's estimate follows the count (within 20% of what the backend
     allocates)."""
-    import re
     from testlib import run, write_job
     job = line_job("visco_acoustic", 40.0, "five")
     job["physics"].update({"attenuation_band": [1.0, 100.0], "mechanisms": 5})
@@ -209,3 +209,22 @@ def test_visco_acoustic_matches_the_analytic_solution(tmp):
     zone: make test-long's wider grid takes it)."""
     distances = (200.0, 500.0, 1000.0)
     return check_misfits(distances, analytic_misfits(tmp, 61, distances, "analytic"))
+
+
+def test_visco_acoustic_survey_shot_outside_the_band_is_warned_of(tmp):
+    """The band is the job's: a survey shot whose wavelet's dominant
+    frequency lies outside it gets a warning at its key; one inside none."""
+    from testlib import run, write_job
+    job = line_job("visco_acoustic", 50.0, "survey")
+    position = job["source"].pop("position")
+    job["survey"] = {"shots": [{"position": position},
+                               {"position": [position[0] + 20.0] + position[1:], "frequency": 45},
+                               {"position": [position[0] + 40.0] + position[1:], "frequency": 20}]}
+    job["output"] = {"directory": "shots"}
+    rc, out, err = run(["check", write_job(f"{tmp}/survey.yaml", job)], cwd=tmp)
+    check(rc == 0, f"check failed:\n{err[-2000:]}")
+    warned = re.findall(r"survey\.shots\[(\d)\]\.frequency: shot (\d)'s dominant frequency 45 Hz "
+                        r"lies outside the job's attenuation band 4 \.\. 40 Hz", err)
+    check(warned == [("1", "2")], f"warnings: {warned}\n{err[-2000:]}")
+    check("shot 3's dominant" not in err, f"shot 3 (20 Hz) warned of:\n{err[-2000:]}")
+    return "shot 2 (45 Hz) warned of, shot 3 (20 Hz) not"
