@@ -105,6 +105,7 @@ UNIT_OBJ := $(BUILD)/tests/unit_tests.o
 FUZZ_OBJ := $(BUILD)/tests/fuzz_driver.o
 CPML_OBJ := $(BUILD)/tests/cpml_coefficients.o
 TTI_STEPS_OBJ := $(BUILD)/tests/tti_steps.o
+RELAXATION_OBJ := $(BUILD)/tests/relaxation_values.o
 NVCC_ALL := $(NVCC_FLAGS) $(CUDA_ARCH_FLAGS) -Iinclude $(MPI_CFLAGS) -DOMPI_SKIP_MPICXX \
             -DMPICH_SKIP_MPICXX -DSF_HAVE_CUDA=1
 
@@ -143,6 +144,10 @@ $(BIN)/cpml_coefficients: $(CORE_OBJ) $(CPML_OBJ) | $(BIN)
 # Its runner of the CPU TTI backend's steps, which the test's model of the
 # TTI step is held to.
 $(BIN)/tti_steps: $(CORE_OBJ) $(TTI_STEPS_OBJ) | $(BIN)
+	$(MPICC) $(LDFLAGS) -o $@ $^ $(LDLIBS)
+
+# The visco-acoustic analytic test's reader of the fitted solids.
+$(BIN)/relaxation_values: $(CORE_OBJ) $(RELAXATION_OBJ) | $(BIN)
 	$(MPICC) $(LDFLAGS) -o $@ $^ $(LDLIBS)
 
 # The MPICH branch of the GPU-aware MPI query, built against a stand-in
@@ -204,7 +209,7 @@ $(BIN):
 	@mkdir -p $(BIN)
 
 -include $(CORE_OBJ:.o=.d) $(MAIN_OBJ:.o=.d) $(UNIT_OBJ:.o=.d) $(FUZZ_OBJ:.o=.d) $(CPML_OBJ:.o=.d) \
-         $(TTI_STEPS_OBJ:.o=.d)
+         $(TTI_STEPS_OBJ:.o=.d) $(RELAXATION_OBJ:.o=.d)
 
 # The Debian/Ubuntu packages are listed once, in setup.sh, which needs no
 # make (the README's first command on a bare system).
@@ -231,7 +236,7 @@ run: all
 	@MPIRUN="$(MPIRUN)" SEISFD="$(abspath $(BIN)/seisfd)" jobs/cpu-local.sh "$(JOB)" "$(RANKS)"
 
 test: all $(BIN)/unit_tests $(STUB_TESTS) $(BIN)/fuzz_driver $(BIN)/cpml_coefficients \
-      $(BIN)/tti_steps
+      $(BIN)/tti_steps $(BIN)/relaxation_values
 	@$(PYTHON) tests/run_tests.py
 
 # The GPU tests alone, on a machine with a GPU (they skip without one).
@@ -239,9 +244,10 @@ test-gpu: all $(BIN)/unit_tests $(STUB_TESTS)
 	@$(PYTHON) tests/run_tests.py gpu
 
 # The long matrix of absorbing layers (every physics, 6-, 10- and 20-point
-# layers, small and large grids, 50 000 steps each): hours on the CPU,
+# layers, small and large grids, 50 000 steps each; on the CPU also the
+# visco-acoustic analytic comparison out to 2 km): hours on the CPU,
 # minutes on a GPU; not in make test.
-test-long: all
+test-long: all $(BIN)/relaxation_values
 	@$(PYTHON) tests/run_tests.py --long cpu_
 
 test-long-gpu: all
@@ -259,6 +265,8 @@ SANITIZE_BUILD := -fsanitize=address,undefined -fno-sanitize-recover=undefined \
 SANITIZE_TESTS ?= unit. physics. wavelets. config. cli. output. models. segy. snapshots. survey. fuzz. decomposition. \
                   conformance.every_physics_records elastic_outputs. plot.gather \
                   anisotropic.anisotropic_job anisotropic.isotropic \
+                  attenuation.visco_acoustic_bad attenuation.visco_acoustic_mech \
+                  attenuation.visco_acoustic_without \
                   -physics.cpml_reflection -survey.killed -survey.full_disk -cli.check_every_example \
                   -wavelets.ricker_files -survey.manifest_cut -survey.removed_manifest \
                   -fuzz.job_files_through_check

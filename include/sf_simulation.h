@@ -116,9 +116,23 @@ struct sf_physics_plugin {
 #endif
 
 /* The acoustic lines of the set-up summary (source and receivers), which
- * the pseudo-acoustic physics share, and the pressure as placed on the nodes. */
+ * the physics built on the acoustic pressure share, and the pressure as
+ * placed on the nodes. */
 void sf_acoustic_summary(const sf_simulation *s);
 extern const sf_field_lattice SF_PRESSURE_LATTICE;
+
+/* The acoustic leapfrog's schedule, for the plug-ins of the physics built
+ * on its pressure (sf_acoustic.h's stages: the CPML memory variables,
+ * then the new level). The memory variables' edge planes reach R further
+ * than the pressure's, since an edge plane's update reads them R
+ * half-planes inward; so the memory interior can wait for the pressure's
+ * exchange. */
+#define SF_ACOUSTIC_SCHEDULE                                                                     \
+    .stages = SF_ACOUSTIC_STAGES,                                                                \
+    .edge_planes = {[SF_ACOUSTIC_MEMORY] = 2 * SF_HALO, [SF_ACOUSTIC_ADVANCE] = SF_HALO},        \
+    .source_half = {[SF_ACOUSTIC_MEMORY] = -1, [SF_ACOUSTIC_ADVANCE] = 0},                       \
+    .interior_waits = {[SF_ACOUSTIC_MEMORY] = 1}, .in_z_layers = {[SF_HALO_CPML_Z] = 1},         \
+    .sample_after = 0, .fields = &SF_PRESSURE_LATTICE
 
 /* Seconds per phase of a shot as reports give them: the sf_phase
  * phases, then the halo time the steps waited for ("halo exposed"). */

@@ -201,17 +201,18 @@ def draw_wiggles(ax, traces, t, clip, positions):
         ax.fill_betweenx(t, at, x, where=x > at, color="black", linewidth=0, interpolate=True)
 
 
-def gather_figure(args):
-    """The gather's picture, not yet saved, and where its traces stand:
-    (figure, positions, axis label). The colour bar is its last axes."""
-    g = read_gather(args.input, args.component)
+def read_drawable(path, component):
+    g = read_gather(path, component)
     nrec, nsamples = g.traces.shape
     if nrec == 0 or nsamples == 0:
-        raise PlotError(f"'{args.input}' holds no samples ({nrec} x {nsamples})")
-    positions, xlabel = trace_axis(args.axis, g)
+        raise PlotError(f"'{path}' holds no samples ({nrec} x {nsamples})")
+    return g
+
+
+def draw_gather(ax, g, path, args, clip, positions, xlabel):
+    """One panel: the traces of g at clip, titled after path."""
+    nrec, nsamples = g.traces.shape
     t = g.t0 + g.dt * np.arange(nsamples)
-    clip = clip_level(g.traces, args.clip)
-    fig, ax = plt.subplots(figsize=(8, 6), layout="constrained")
     edges = cell_edges(positions)
     image = ax.pcolormesh(edges, np.concatenate([t - g.dt / 2, [t[-1] + g.dt / 2]]), g.traces.T,
                           cmap=COLOUR_MAP, vmin=-clip, vmax=clip, shading="flat")
@@ -221,11 +222,38 @@ def gather_figure(args):
     ax.set_xlim(edges[0], edges[-1])
     ax.set_ylim(t[-1], t[0])
     ax.set_xlabel(xlabel)
-    ax.set_ylabel(with_unit("time", g.time_units))
     label = f"{g.component}, " if g.layered else ""
-    ax.set_title(args.title or f"{os.path.basename(args.input)}: {label}{nrec} traces, "
-                               f"{nsamples} samples at {measure(g.dt, g.time_units)}")
-    fig.colorbar(image, ax=ax, label=amplitude_label(g.quantity, g.units, args.clip))
+    ax.set_title(f"{os.path.basename(path)}: {label}{nrec} traces, "
+                 f"{nsamples} samples at {measure(g.dt, g.time_units)}")
+    return image
+
+
+def gather_figure(args):
+    """The gather's picture, not yet saved, and where its traces stand:
+    (figure, positions, axis label). The colour bar is its last axes. With
+    args.beside a second gather is drawn to its right at the first one's
+    colour scale, so that what one has and the other lacks shows (a lossy
+    run beside the lossless one)."""
+    g = read_drawable(args.input, args.component)
+    positions, xlabel = trace_axis(args.axis, g)
+    clip = clip_level(g.traces, args.clip)
+    panels = [(g, args.input, positions, xlabel)]
+    if args.beside:
+        other = read_drawable(args.beside, args.component)
+        if (other.quantity, other.units) != (g.quantity, g.units):
+            raise PlotError(f"'{args.beside}' holds {other.quantity} ({other.units}), "
+                            f"'{args.input}' {g.quantity} ({g.units}): not one scale")
+        panels.append((other, args.beside, *trace_axis(args.axis, other)))
+    fig, axes = plt.subplots(1, len(panels), figsize=(8 * len(panels), 6), sharey=True,
+                             layout="constrained", squeeze=False)
+    for ax, (gather, path, where, label) in zip(axes[0], panels):
+        image = draw_gather(ax, gather, path, args, clip, where, label)
+    axes[0][0].set_ylabel(with_unit("time", g.time_units))
+    if args.title and args.beside:
+        fig.suptitle(args.title)
+    elif args.title:
+        axes[0][0].set_title(args.title)
+    fig.colorbar(image, ax=list(axes[0]), label=amplitude_label(g.quantity, g.units, args.clip))
     return fig, positions, xlabel
 
 
@@ -358,6 +386,9 @@ def parse(argv):
                                        "default: its first)")
     g.add_argument("--wiggle", choices=("auto", "on", "off"), default="auto",
                    help=f"auto: wiggles when there are at most {WIGGLE_AUTO_MAX_TRACES} traces")
+    g.add_argument("--beside", metavar="OTHER",
+                   help="a second gather drawn to the right at this one's colour scale "
+                        "(the same run without loss, say)")
     g.add_argument("--axis", choices=("auto", "offset", "along", "x", "y", "z", "index"),
                    default="auto", help="where traces stand: the offset from the source the "
                    "gather stores (signed along a receiver line, as in its SEG-Y copy), distance "

@@ -100,7 +100,7 @@ def summary_line(counts):
 
 
 # Hours rather than minutes: run by make test-long and test-long-gpu only.
-LONG_MODULES = ["test_long_matrix"]
+LONG_MODULES = ["test_long_matrix", "test_attenuation_long"]
 
 
 def main():

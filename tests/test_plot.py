@@ -65,6 +65,40 @@ def test_gather_picture(tmp):
     return check_png(out, 800, 600)
 
 
+def test_gather_beside_another(tmp):
+    """--beside draws a second gather to the right at the first one's
+    colour scale: a lossy run beside the lossless one, the lossy panel
+    paler (its amplitudes fall below the shared clip); gathers of
+    different quantities are refused."""
+    panels = []
+    for physics, name in (("visco_acoustic", "lossy"), ("acoustic", "lossless")):
+        job = base_job(n=(40, 40, 40), h=10.0, cpml=8, duration=0.3, dt=0.001,
+                       source=[201.0, 198.0, 103.0], frequency=20.0, gather=f"{name}.h5")
+        job["receivers"] = {"line": {"start": [90, 198, 60], "end": [310, 198, 60], "count": 24}}
+        job["physics"] = {"type": physics}
+        if physics == "visco_acoustic":
+            job["model"]["qp"] = 5.0
+        run_job(tmp, job, name)
+        panels.append(os.path.join(tmp, f"{name}.h5"))
+    out = os.path.join(tmp, "beside.png")
+    rc, stdout, err = plot("gather", panels[1], out, "--beside", panels[0], "--title", "Q 5")
+    check(rc == 0, f"exit {rc}: {err}")
+    summary = check_png(out, 1600, 600)
+    import matplotlib.image
+    rgb = matplotlib.image.imread(out)[..., :3]
+    # Inside each panel, clear of the axes' labels and of the colour bar.
+    halves = [rgb[:, 100:650], rgb[:, 900:1400]]
+    strong = [int(np.count_nonzero((h[..., 0] > 0.6) & (h[..., 2] < 0.4)) +
+                  np.count_nonzero((h[..., 2] > 0.6) & (h[..., 0] < 0.4))) for h in halves]
+    check(strong[1] < strong[0], f"the lossy panel is not paler: {strong} saturated pixels")
+    elastic = elastic_job("explosive", n=(24, 24, 24), h=10.0, cpml=5, duration=0.02, dt=0.001,
+                          gather="elastic.h5")
+    run_job(tmp, elastic, "elastic")
+    rc, _, err = plot("gather", panels[1], out, "--beside", os.path.join(tmp, "elastic.h5"))
+    check(rc == 1 and "not one scale" in err, f"exit {rc}: {err}")
+    return f"{summary}; saturated pixels {strong[0]} lossless, {strong[1]} lossy"
+
+
 def test_gather_axes(tmp):
     """Offset for a line (signed, across the source), the distance along
     it, a coordinate, the index; along by default down a well; index by

@@ -7,6 +7,7 @@
 #define SF_CPU_ACOUSTIC_KERNELS_H
 
 #include "cpu_physics.h"
+#include "sf_acoustic.h"
 
 /* Finishes the new level of rows [j0, j1) of local plane k once the
  * acoustic update (layer terms included) has written it: next and cur
@@ -33,5 +34,13 @@ int sf_cpu_acoustic_halo_arrays(const void *state, int group);
 float *sf_cpu_acoustic_halo_plane(void *state, int group, int array, long k, long *row_stride);
 const float *sf_cpu_acoustic_component(const void *state, sf_component c);
 int sf_cpu_acoustic_guard_fields(const void *state, const float *fields[SF_GUARD_MAX_FIELDS]);
+
+/* A kernel table's entries for the acoustic kernels, create aside. */
+#define SF_CPU_ACOUSTIC_KERNELS                                                                  \
+    .halo_groups = SF_ACOUSTIC_STAGES, .update = sf_cpu_acoustic_update,                         \
+    .finish_stage = sf_cpu_acoustic_finish_stage, .source_point = sf_cpu_acoustic_source_point,  \
+    .source_arrays = sf_cpu_acoustic_source_arrays, .halo_arrays = sf_cpu_acoustic_halo_arrays,  \
+    .halo_plane = sf_cpu_acoustic_halo_plane, .component = sf_cpu_acoustic_component,            \
+    .guard_fields = sf_cpu_acoustic_guard_fields
 
 #endif

@@ -82,16 +82,8 @@ static void *visco_create(sf_cpu_shared *shared, const sf_problem *p)
 
 static const sf_cpu_physics VISCO_ACOUSTIC = {
     .name = "visco_acoustic",
-    .halo_groups = SF_ACOUSTIC_STAGES,
     .create = visco_create,
-    .update = sf_cpu_acoustic_update,
-    .finish_stage = sf_cpu_acoustic_finish_stage,
-    .source_point = sf_cpu_acoustic_source_point,
-    .source_arrays = sf_cpu_acoustic_source_arrays,
-    .halo_arrays = sf_cpu_acoustic_halo_arrays,
-    .halo_plane = sf_cpu_acoustic_halo_plane,
-    .component = sf_cpu_acoustic_component,
-    .guard_fields = sf_cpu_acoustic_guard_fields,
+    SF_CPU_ACOUSTIC_KERNELS,
 };
 
 SF_CPU_BACKEND(sf_backend_cpu_visco_acoustic, VISCO_ACOUSTIC, NULL)

@@ -100,20 +100,11 @@ static const sf_physics_declaration DECLARED = {
 
 const sf_physics_plugin *sf_physics_acoustic(void)
 {
-    /* The memory variables' edge planes reach R further than the
-     * pressure's, since an edge plane's update reads them R half-planes
-     * inward; so the memory interior can wait for the pressure's exchange. */
     static const sf_physics_plugin physics = {
         .declared = &DECLARED,
         .trace_units = "pressure per unit source amplitude per metre: p = s(t - r/v) / (4 pi r) "
                        "in a homogeneous medium",
-        .stages = SF_ACOUSTIC_STAGES,
-        .edge_planes = {[SF_ACOUSTIC_MEMORY] = 2 * SF_HALO, [SF_ACOUSTIC_ADVANCE] = SF_HALO},
-        .source_half = {[SF_ACOUSTIC_MEMORY] = -1, [SF_ACOUSTIC_ADVANCE] = 0},
-        .interior_waits = {[SF_ACOUSTIC_MEMORY] = 1},
-        .in_z_layers = {[SF_HALO_CPML_Z] = 1},
-        .sample_after = 0,
-        .fields = &SF_PRESSURE_LATTICE,
+        SF_ACOUSTIC_SCHEDULE,
         .field_name = acoustic_field_name,
         .wave_speeds = acoustic_wave_speeds,
         .slowest_wave_name = acoustic_slowest_wave,

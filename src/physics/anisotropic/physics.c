@@ -134,13 +134,7 @@ static const sf_physics_declaration TTI = PSEUDO_ACOUSTIC_DECLARATION(
         .declared = &declaration,                                                                \
         .trace_units = "p, the horizontal stress of the pseudo-acoustic system, per unit source " \
                        "amplitude per metre (the acoustic pressure where epsilon = delta = 0)",  \
-        .stages = SF_ACOUSTIC_STAGES,                                                            \
-        .edge_planes = {[SF_ACOUSTIC_MEMORY] = 2 * SF_HALO, [SF_ACOUSTIC_ADVANCE] = SF_HALO},    \
-        .source_half = {[SF_ACOUSTIC_MEMORY] = -1, [SF_ACOUSTIC_ADVANCE] = 0},                   \
-        .interior_waits = {[SF_ACOUSTIC_MEMORY] = 1},                                            \
-        .in_z_layers = {[SF_HALO_CPML_Z] = 1},                                                   \
-        .sample_after = 0,                                                                       \
-        .fields = &SF_PRESSURE_LATTICE,                                                          \
+        SF_ACOUSTIC_SCHEDULE,                                                                    \
         .field_name = anisotropic_field_name,                                                    \
         .wave_speeds = anisotropic_wave_speeds,                                                  \
         .slowest_wave_name = anisotropic_slowest_wave,                                           \
@@ -154,8 +148,6 @@ static const sf_physics_declaration TTI = PSEUDO_ACOUSTIC_DECLARATION(
         .bench = {.gpu_size = 800, .bytes_per_point = 4.0 * (6 + params)},                       \
     }
 
-/* The stages' schedule is the acoustic one (see its plug-in): the memory
- * variables' edge planes reach R further than the fields'. */
 const sf_physics_plugin *sf_physics_vti(void)
 {
     static const sf_physics_plugin physics = PSEUDO_ACOUSTIC(VTI, 3, 3, 4);

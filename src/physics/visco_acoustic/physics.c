@@ -85,12 +85,30 @@ static void visco_model_summary(const sf_model *m)
             m->max[QP]);
 }
 
+/* The band is the job's, never a shot's: a survey shot whose wavelet's
+ * dominant frequency lies outside it is warned of (its Q is held over the
+ * job's band only). */
+static void warn_shots_outside(const sf_config *c, const sf_visco_attenuation *a)
+{
+    const sf_config *job = c->survey_job ? c->survey_job : c;
+    for (long n = 0; sf_error_rank() == 0 && n < job->survey.count; ++n) {
+        const sf_wavelet_spec *w = job->survey.shots[n].wavelet;
+        if (!w || !w->built) continue;
+        const double f = w->built->dominant_frequency;
+        if (f >= a->band[0] && f <= a->band[1]) continue;
+        sf_warn("%s:%d:%d: %s: shot %ld's dominant frequency %g Hz lies outside the job's "
+                "attenuation band %g .. %g Hz, over which Q is held (physics.attenuation_band)",
+                job->source_path, w->line, w->column, w->key, n + 1, f, a->band[0], a->band[1]);
+    }
+}
+
 /* The fit as the run uses it: the band, the mechanisms and the worst
  * misfit of Q over the band at the model's extremes of qp. */
 static void visco_summary(const sf_simulation *s)
 {
     sf_acoustic_summary(s);
     const sf_visco_attenuation a = attenuation_or_fail(s->cfg);
+    warn_shots_outside(s->cfg, &a);
     double worst = 0.0, y[SF_MAX_MECHANISMS];
     for (int e = 0; e < 2; ++e) {
         const double q = e ? s->model.max[QP] : s->model.min[QP];
@@ -128,18 +146,11 @@ static const sf_physics_declaration DECLARED = {
 
 const sf_physics_plugin *sf_physics_visco_acoustic(void)
 {
-    /* The acoustic schedule (see its plug-in). */
     static const sf_physics_plugin physics = {
         .declared = &DECLARED,
         .trace_units = "pressure per unit source amplitude per metre, attenuated and dispersed "
                        "by the model's qp",
-        .stages = SF_ACOUSTIC_STAGES,
-        .edge_planes = {[SF_ACOUSTIC_MEMORY] = 2 * SF_HALO, [SF_ACOUSTIC_ADVANCE] = SF_HALO},
-        .source_half = {[SF_ACOUSTIC_MEMORY] = -1, [SF_ACOUSTIC_ADVANCE] = 0},
-        .interior_waits = {[SF_ACOUSTIC_MEMORY] = 1},
-        .in_z_layers = {[SF_HALO_CPML_Z] = 1},
-        .sample_after = 0,
-        .fields = &SF_PRESSURE_LATTICE,
+        SF_ACOUSTIC_SCHEDULE,
         .field_name = pressure_name,
         .wave_speeds = visco_wave_speeds,
         .slowest_wave_name = visco_slowest_wave,
