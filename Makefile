@@ -266,7 +266,6 @@ SANITIZE_TESTS ?= unit. physics. wavelets. config. cli. output. models. segy. sn
                   conformance.every_physics_records elastic_outputs. plot.gather \
                   anisotropic.anisotropic_job anisotropic.isotropic \
                   attenuation.visco_acoustic_bad attenuation.visco_acoustic_mech \
-                  attenuation.visco_acoustic_without \
                   -physics.cpml_reflection -survey.killed -survey.full_disk -cli.check_every_example \
                   -wavelets.ricker_files -survey.manifest_cut -survey.removed_manifest \
                   -fuzz.job_files_through_check

@@ -121,6 +121,16 @@ struct sf_physics_plugin {
 void sf_acoustic_summary(const sf_simulation *s);
 extern const sf_field_lattice SF_PRESSURE_LATTICE;
 
+/* What a physics recording the pressure-like p takes and records: a
+ * pressure source, p (quantity: what its p is), per metre. */
+#define SF_PRESSURE_RECORDED(what)                                                               \
+    .sources = 1u << SF_SOURCE_PRESSURE, .default_source = SF_SOURCE_PRESSURE,                   \
+    .components = 1u << SF_COMPONENT_P, .default_receivers = 1u << SF_COMPONENT_P,               \
+    .quantity = {[SF_COMPONENT_P] = what},                                                       \
+    .units = {[SF_COMPONENT_P] = "per unit source amplitude per metre"}
+/* The name of the acoustic pressure's one field ("p"). */
+const char *sf_pressure_field_name(int field);
+
 /* The acoustic leapfrog's schedule, for the plug-ins of the physics built
  * on its pressure (sf_acoustic.h's stages: the CPML memory variables,
  * then the new level). The memory variables' edge planes reach R further

@@ -78,7 +78,7 @@ static void acoustic_model_summary(const sf_model *m)
     sf_info("  model             vp %g .. %g m/s", m->min[VP], m->max[VP]);
 }
 
-static const char *acoustic_field_name(int field)
+const char *sf_pressure_field_name(int field)
 {
     (void)field;
     return "p";
@@ -90,12 +90,7 @@ static const sf_physics_declaration DECLARED = {
     .name = "acoustic",
     .nparams = 1,
     .param = {[VP] = &SF_ACOUSTIC_VP},
-    .sources = 1u << SF_SOURCE_PRESSURE,
-    .default_source = SF_SOURCE_PRESSURE,
-    .components = 1u << SF_COMPONENT_P,
-    .default_receivers = 1u << SF_COMPONENT_P,
-    .quantity = {[SF_COMPONENT_P] = "pressure"},
-    .units = {[SF_COMPONENT_P] = "per unit source amplitude per metre"},
+    SF_PRESSURE_RECORDED("pressure"),
 };
 
 const sf_physics_plugin *sf_physics_acoustic(void)
@@ -105,7 +100,7 @@ const sf_physics_plugin *sf_physics_acoustic(void)
         .trace_units = "pressure per unit source amplitude per metre: p = s(t - r/v) / (4 pi r) "
                        "in a homogeneous medium",
         SF_ACOUSTIC_SCHEDULE,
-        .field_name = acoustic_field_name,
+        .field_name = sf_pressure_field_name,
         .wave_speeds = acoustic_wave_speeds,
         .slowest_wave_name = acoustic_slowest_wave,
         .model_summary = acoustic_model_summary,

@@ -108,10 +108,7 @@ static const char *anisotropic_point_problem(const double *value, char *text, si
 #define PSEUDO_ACOUSTIC_DECLARATION(kind, count, ...)                                            \
     {                                                                                            \
         .name = kind, .nparams = count, .param = {__VA_ARGS__},                                  \
-        .sources = 1u << SF_SOURCE_PRESSURE, .default_source = SF_SOURCE_PRESSURE,               \
-        .components = 1u << SF_COMPONENT_P, .default_receivers = 1u << SF_COMPONENT_P,           \
-        .quantity = {[SF_COMPONENT_P] = "horizontal stress p of the pseudo-acoustic system"},    \
-        .units = {[SF_COMPONENT_P] = "per unit source amplitude per metre"},                     \
+        SF_PRESSURE_RECORDED("horizontal stress p of the pseudo-acoustic system"),               \
         .point_problem = anisotropic_point_problem, .point_key = DELTA,                          \
     }
 

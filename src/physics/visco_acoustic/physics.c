@@ -125,22 +125,11 @@ static void visco_summary(const sf_simulation *s)
             a.band[0], a.band[1], a.times.count, taus, a.reference, 100.0 * worst);
 }
 
-static const char *pressure_name(int field)
-{
-    (void)field;
-    return "p";
-}
-
 static const sf_physics_declaration DECLARED = {
     .name = "visco_acoustic",
     .nparams = 2,
     .param = {[VP] = &SF_ACOUSTIC_VP, [QP] = &QP_DECLARED},
-    .sources = 1u << SF_SOURCE_PRESSURE,
-    .default_source = SF_SOURCE_PRESSURE,
-    .components = 1u << SF_COMPONENT_P,
-    .default_receivers = 1u << SF_COMPONENT_P,
-    .quantity = {[SF_COMPONENT_P] = "pressure"},
-    .units = {[SF_COMPONENT_P] = "per unit source amplitude per metre"},
+    SF_PRESSURE_RECORDED("pressure"),
     .attenuates = 1,
 };
 
@@ -151,7 +140,7 @@ const sf_physics_plugin *sf_physics_visco_acoustic(void)
         .trace_units = "pressure per unit source amplitude per metre, attenuated and dispersed "
                        "by the model's qp",
         SF_ACOUSTIC_SCHEDULE,
-        .field_name = pressure_name,
+        .field_name = sf_pressure_field_name,
         .wave_speeds = visco_wave_speeds,
         .slowest_wave_name = visco_slowest_wave,
         .model_summary = visco_model_summary,
