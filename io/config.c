@@ -115,6 +115,8 @@ int sf_config_parse(const char *text, size_t length, const char *path, sf_config
     return r.problems;
 }
 
+const sf_config *sf_config_job(const sf_config *c) { return c->survey_job ? c->survey_job : c; }
+
 void sf_config_free(sf_config *c)
 {
     free(c->source_path);

@@ -30,10 +30,6 @@ int sim_check_memory(const sf_simulation *s, double nsamples)
     return sf_memory_check(s->cfg, bytes, s->memory_per_rank, s->ranks_on_node);
 }
 
-/* The job a configuration belongs to: a survey shot's keeps its survey's
- * receivers as given and every shot's source keys. */
-const sf_config *sim_job_of(const sf_config *c) { return c->survey_job ? c->survey_job : c; }
-
 int sim_resolve_time_step(sf_simulation *s)
 {
     const sf_config *c = s->cfg;
@@ -44,7 +40,7 @@ int sim_resolve_time_step(sf_simulation *s)
         /* The corrected records keep frequencies below 1/dt rad/s (see
          * sf_tdt_correct_traces): a source reaching beyond gets a shorter
          * step. */
-        double edge = sf_highest_band_edge(sim_job_of(c), UNCARRIED_SPECTRUM);
+        double edge = sf_highest_band_edge(sf_config_job(c), UNCARRIED_SPECTRUM);
         double carried = 1.0 / (2.0 * M_PI * edge);
         s->dt_shortened = c->dispersion_correction && carried < s->dt;
         if (s->dt_shortened) s->dt = carried;
@@ -131,7 +127,7 @@ static int warn_window_cut(const sf_simulation *s, const sf_source_config *src, 
  * by its last step; a windowed wavelet cut at time 0 is warned of. */
 int sim_check_signature_spans(const sf_simulation *s)
 {
-    const sf_config *job = sim_job_of(s->cfg);
+    const sf_config *job = sf_config_job(s->cfg);
     const double run = (double)s->steps * s->dt, slack = 1e-9 * s->dt;
     long shots = job->survey.enabled ? job->survey.count : 1;
     int warned = 0;   /* a survey's first cut window is warned of, not each */

@@ -44,7 +44,7 @@ static void print_accuracy(const sf_simulation *s)
     if (sf_error_rank() != 0) return;
     const sf_config *c = s->cfg;
     long widest;
-    const sf_wavelet *w = sf_widest_band_wavelet(sim_job_of(c), &widest)->built;
+    const sf_wavelet *w = sf_widest_band_wavelet(sf_config_job(c), &widest)->built;
     const double f0 = w->dominant_frequency, fu = w->upper_frequency;
     sf_accuracy_setup a = accuracy_setup(s, c->dispersion_correction);
     char reach[48];
@@ -71,7 +71,7 @@ static void print_accuracy(const sf_simulation *s)
                 "spectrum reaches %.3g Hz, and the corrected run carries up to 1/(pi dt)",
                 c->cfl_safety, 1.0 / (M_PI * s->dt));
     long shot;
-    double far = sf_farthest_receiver(sim_job_of(c), &shot);
+    double far = sf_farthest_receiver(sf_config_job(c), &shot);
     if (far > distance) {
         char farthest[48], which[48] = "";
         format_distance(far, farthest, sizeof farthest);

@@ -82,14 +82,14 @@ void sf_simulation_setup(sf_simulation *s, const sf_config *cfg, MPI_Comm comm,
     int problems = sim_resolve_time_step(s);
     sim_check_dispersion(s);
     problems += sim_resolve_record(s, &samples);
-    problems += sf_check_source_amplitudes(sim_job_of(cfg), s->physics->fields);
+    problems += sf_check_source_amplitudes(sf_config_job(cfg), s->physics->fields);
     if (!problems) problems += sim_check_signature_spans(s);
     if (problems + sim_check_memory(s, samples)) sf_exit_collective();
     sf_source_signal_build(&s->source, &cfg->source, s->dt, s->steps, cfg->dispersion_correction,
                            &s->resampler);
     read_test_growth(s);
     sim_build_cpml(s);
-    sf_warn_inside_layers(sim_job_of(cfg), s->cpml);
+    sf_warn_inside_layers(sf_config_job(cfg), s->cpml);
     s->ops = placement->ops;
     require_guard_operations(s);
     sim_place_acquisition(s);

@@ -19,9 +19,7 @@ void sim_create_backend(sf_simulation *s, sf_problem *problem);
 int sim_test_growth_here(const sf_simulation *s);
 
 /* The set-up's checks (setup_checks.c); each returns the problems it
- * reported. The job a configuration belongs to (a survey shot's is its
- * survey's). */
-const sf_config *sim_job_of(const sf_config *c);
+ * reported. */
 int sim_check_memory(const sf_simulation *s, double nsamples);
 int sim_resolve_time_step(sf_simulation *s);
 void sim_check_dispersion(const sf_simulation *s);

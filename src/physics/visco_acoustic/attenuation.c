@@ -20,7 +20,7 @@ int sf_visco_attenuation_of(const sf_config *shot, sf_visco_attenuation *a, char
                             size_t len)
 {
     /* The job's, never a survey shot's: every shot runs the same medium. */
-    const sf_config *c = shot->survey_job ? shot->survey_job : shot;
+    const sf_config *c = sf_config_job(shot);
     const sf_wavelet *w = c->source.wavelet.built;
     a->band[0] = c->attenuation_band[0], a->band[1] = c->attenuation_band[1];
     a->reference = c->reference_frequency;

@@ -90,7 +90,7 @@ static void visco_model_summary(const sf_model *m)
  * job's band only). */
 static void warn_shots_outside(const sf_config *c, const sf_visco_attenuation *a)
 {
-    const sf_config *job = c->survey_job ? c->survey_job : c;
+    const sf_config *job = sf_config_job(c);
     for (long n = 0; sf_error_rank() == 0 && n < job->survey.count; ++n) {
         const sf_wavelet_spec *w = job->survey.shots[n].wavelet;
         if (!w || !w->built) continue;
