@@ -65,8 +65,7 @@ void sf_memory_estimate(const sf_config *c, long z0, long nz, int host_fields, d
     const double plane = (double)c->n[0] * (double)c->n[1], volume = plane * (double)nz;
     const double f = sizeof(float);
     memset(bytes, 0, SF_MEMORY_PARTS * sizeof *bytes);
-    const double mechanisms = need->mechanism_volumes || need->mechanism_model_volumes
-                                  ? (double)c->mechanisms : 0.0;
+    const double mechanisms = (double)c->mechanisms;
     bytes[SF_MEMORY_MODEL] = f * volume * (need->model_volumes + mechanisms * need->mechanism_model_volumes);
     if (host_fields) {
         sf_layout L;
