@@ -14,6 +14,7 @@
 
 #include "sf_acoustic.h"
 #include "sf_config.h"
+#include "sf_pointwise.h"
 
 #include <math.h>
 
@@ -31,12 +32,6 @@
  * the second ones). */
 enum { SF_ANISOTROPIC_VP, SF_ANISOTROPIC_EPSILON, SF_ANISOTROPIC_DELTA, SF_ANISOTROPIC_THETA,
        SF_ANISOTROPIC_PHI };
-
-#ifdef __CUDACC__
-#define SF_POINTWISE __host__ __device__ static inline
-#else
-#define SF_POINTWISE static inline
-#endif
 
 enum { SF_ANISOTROPIC_P, SF_ANISOTROPIC_Q, SF_ANISOTROPIC_FIELDS };
 

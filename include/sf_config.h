@@ -2,6 +2,10 @@
 #ifndef SF_CONFIG_H
 #define SF_CONFIG_H
 
+/* Standard linear solids of an attenuating physics where the job names
+ * none (physics.mechanisms). */
+#define SF_MECHANISMS_DEFAULT 3
+
 #include "sf_gpu_aware_mpi.h"
 #include "sf_parameter_declaration.h"
 #include "sf_physics_list.h"
@@ -182,7 +186,7 @@ typedef struct sf_config {
      * being those at reference_frequency (Hz). 0 where the job leaves
      * them to its source's wavelet. */
     double attenuation_band[2], reference_frequency;
-    long mechanisms;
+    long mechanisms;                  /* SF_MECHANISMS_DEFAULT unless the job says */
     sf_mark attenuation_band_mark, reference_frequency_mark, mechanisms_mark;
 
     int cpml[6];              /* absorbing-layer thickness per face, grid points */

@@ -23,8 +23,8 @@ typedef struct {
                              update reads its psi */
     int energy_volumes;   /* owned-plane arrays of the energy series, when kept */
     /* Per attenuation mechanism (physics.mechanisms): owned-plane arrays of
-     * the backend, and volumes of the medium built for it. */
-    int mechanism_volumes, mechanism_model_volumes;
+     * the backend. */
+    int mechanism_volumes;
 } sf_physics_memory;
 
 typedef enum { SF_MEMORY_MODEL, SF_MEMORY_FIELDS, SF_MEMORY_CPML, SF_MEMORY_RECEIVERS,

@@ -7,11 +7,7 @@
 #ifndef SF_REGIONS_H
 #define SF_REGIONS_H
 
-#ifdef __CUDACC__
-#define SF_HOST_DEVICE __host__ __device__
-#else
-#define SF_HOST_DEVICE
-#endif
+#include "sf_pointwise.h"
 
 typedef enum {
     SF_REGION_INTERIOR,
@@ -31,7 +27,7 @@ typedef struct {
 /* How many points global index g of axis a lies from the outer face of
  * the layer of that axis holding it (0 on the face), with the layer's
  * region; -1 outside the axis's layers. */
-static inline SF_HOST_DEVICE long sf_face_distance(const sf_regions *r, int a, long g, int *region)
+SF_POINTWISE long sf_face_distance(const sf_regions *r, int a, long g, int *region)
 {
     if (g < r->thick[a][0]) {
         *region = SF_REGION_XMIN + 2 * a;
@@ -46,7 +42,7 @@ static inline SF_HOST_DEVICE long sf_face_distance(const sf_regions *r, int a, l
 
 /* The region of row (j, global plane gk) leaving the x layers aside, with
  * its distance from that layer's outer face (-1: the interior). */
-static inline SF_HOST_DEVICE long sf_row_region(const sf_regions *r, long j, long gk, int *region)
+SF_POINTWISE long sf_row_region(const sf_regions *r, long j, long gk, int *region)
 {
     long nearest = -1;
     *region = SF_REGION_INTERIOR;
@@ -59,7 +55,7 @@ static inline SF_HOST_DEVICE long sf_row_region(const sf_regions *r, long j, lon
 }
 
 /* The region of point (i, j, global plane gk). */
-static inline SF_HOST_DEVICE int sf_region_of(const sf_regions *r, long i, long j, long gk)
+SF_POINTWISE int sf_region_of(const sf_regions *r, long i, long j, long gk)
 {
     int across, along;
     const long nearest = sf_row_region(r, j, gk, &across);

@@ -9,7 +9,7 @@
 #define SF_VISCO_ACOUSTIC_H
 
 #include "sf_config.h"
-#include "sf_relaxation_fit.h"
+#include "sf_relaxation.h"
 
 /* Its parameters' indices in sf_problem.param. */
 enum { SF_VISCO_ACOUSTIC_VP, SF_VISCO_ACOUSTIC_QP };
@@ -33,32 +33,33 @@ int sf_visco_attenuation_of(const sf_config *c, sf_visco_attenuation *a, char *r
 double sf_visco_point(const sf_visco_attenuation *a, double v, double q, float *weight);
 
 /* sf_visco_point over a model's range of Q, as a table in 1/Q read by
- * linear interpolation: a model file's Q may differ at every point, and a
- * point's own fit (about 2 us) would cost minutes on a large slab. The
- * table's ends are the model's global extremes, so every rank reads the
- * same values for the same Q. */
+ * linear interpolation at a point's coordinate in it (sf_relaxation.h): a
+ * model file's Q may differ at every point, and a point's own fit (about
+ * 2 us) would cost minutes on a large slab. The table's ends are the
+ * model's global extremes, so every rank reads the same values for the
+ * same Q. The medium takes its weights; its ratio is the builder's to
+ * free. */
 typedef struct {
     double first, step;                 /* 1/Q at node 0, and between nodes */
-    int nodes;
-    double *ratio;                      /* [nodes] the unrelaxed velocity over v */
-    float *weight;                      /* [nodes][mechanisms] */
+    int intervals;
+    double *ratio;                      /* [intervals + 1] the unrelaxed velocity over v */
+    float *weight;                      /* [intervals + 1][mechanisms] */
     int mechanisms;
 } sf_visco_table;
 
 void sf_visco_table_build(sf_visco_table *t, const sf_visco_attenuation *a, double q_min,
                           double q_max);
-/* The unrelaxed velocity of a point of velocity v and Q q (inside the
- * table's range), its weights into weight. */
-double sf_visco_table_point(const sf_visco_table *t, double v, double q, float *weight);
-void sf_visco_table_free(sf_visco_table *t);
+/* Q's coordinate in the table, clamped to its range. */
+float sf_visco_table_coordinate(const sf_visco_table *t, double q);
+/* The unrelaxed velocity of a point of velocity v at that coordinate. */
+double sf_visco_table_unrelaxed(const sf_visco_table *t, double v, float coordinate);
 
 /* The medium the plug-in builds over the owned planes, compact
- * [nz][ny][nx]: the unrelaxed velocity and the weights. */
+ * [nz][ny][nx]: the unrelaxed velocity, and the solids with the table's
+ * weights and each point's coordinate in it. */
 typedef struct {
-    int mechanisms;
-    double tau[SF_MAX_MECHANISMS];   /* s */
     float *unrelaxed;
-    float *weight[SF_MAX_MECHANISMS];
+    sf_relaxation_medium relaxation;
 } sf_visco_medium;
 
 #endif

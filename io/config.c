@@ -21,7 +21,7 @@ static void set_defaults(sf_config *c)
     memset(c, 0, sizeof *c);
     c->physics = SF_PHYSICS_DEFAULT;
     c->order = 8;
-    c->mechanisms = 3;
+    c->mechanisms = SF_MECHANISMS_DEFAULT;
     for (int f = 0; f < 6; ++f) c->cpml[f] = 20;
     c->cfl_safety = 0.8;
     c->dispersion_correction = 1;

@@ -92,16 +92,16 @@ PY
     done
 fi
 
-small_job() {   # FILE STEPS CPML NX [tti]: free surface; with 31 planes a z layer spans 2 slabs
-    local physics='"acoustic"' tilt=''
-    if [ "${5:-}" = tti ]; then
-        physics='"tti"'
-        tilt=', "epsilon": 0.2, "delta": 0.1, "theta": 40, "phi": 30'
-    fi
+small_job() {   # FILE STEPS CPML NX [tti|visco_acoustic]: free surface; with 31 planes a z layer spans 2 slabs
+    local physics='"acoustic"' extra=''
+    case "${5:-}" in
+    tti) physics='"tti"' extra=', "epsilon": 0.2, "delta": 0.1, "theta": 40, "phi": 30' ;;
+    visco_acoustic) physics='"visco_acoustic"' extra=', "qp": 40' ;;
+    esac
     cat >"$1" <<EOF
 {"grid": {"nx": $4, "ny": 36, "nz": 31, "dx": 10, "dy": 10, "dz": 10},
  "time": {"dt": 0.001, "nt": $2}, "physics": {"type": $physics},
- "model": {"type": "layered", "layers": [{"top": 0, "vp": 1800$tilt}, {"top": 150, "vp": 2600$tilt}]},
+ "model": {"type": "layered", "layers": [{"top": 0, "vp": 1800$extra}, {"top": 150, "vp": 2600$extra}]},
  "boundaries": {"cpml": $3, "free_surface": true},
  "source": {"position": [201.3, 178.1, 103.3], "frequency": 12},
  "receivers": {"points": [[150.5, 170.2, 15.5], [250.1, 180.3, 255.7]]},
@@ -125,8 +125,9 @@ if wants sanitize; then
     small_job /tmp/bare.yaml 12 0 61       # interior tiles only, an odd nx
     small_job /tmp/clipped.yaml 20 8 100   # an interior row ending inside a group, clipped frame tiles
     small_job /tmp/tilted.yaml 20 8 40 tti # TTI's kernels, its stretched mixed derivatives in the layers
-    for job in layers bare clipped tilted; do sanitize memcheck 2 /tmp/$job.yaml; done
-    for job in layers bare clipped tilted; do sanitize racecheck 1 /tmp/$job.yaml; done
+    small_job /tmp/lossy.yaml 20 8 100 visco_acoustic   # the relaxing stencil, clipped groups too
+    for job in layers bare clipped tilted lossy; do sanitize memcheck 2 /tmp/$job.yaml; done
+    for job in layers bare clipped tilted lossy; do sanitize racecheck 1 /tmp/$job.yaml; done
 fi
 
 if wants test; then

@@ -324,6 +324,7 @@ static void bench_config(sf_config *c, const sf_bench_options *o, sf_wavelet *ri
     for (int f = 0; f < 6; ++f)
         c->cpml[f] = (int)(f < SF_FACE_ZMIN || o->cpml_z < 0 ? o->cpml : o->cpml_z);
     c->physics = o->physics;
+    c->mechanisms = SF_MECHANISMS_DEFAULT;
     sf_config_sample_medium(&c->model, c->physics);
     const sf_physics_declaration *d = sf_physics_declared(o->physics);
     c->source.type = (sf_source_type)d->default_source;

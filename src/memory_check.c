@@ -66,7 +66,7 @@ void sf_memory_estimate(const sf_config *c, long z0, long nz, int host_fields, d
     const double f = sizeof(float);
     memset(bytes, 0, SF_MEMORY_PARTS * sizeof *bytes);
     const double mechanisms = (double)c->mechanisms;
-    bytes[SF_MEMORY_MODEL] = f * volume * (need->model_volumes + mechanisms * need->mechanism_model_volumes);
+    bytes[SF_MEMORY_MODEL] = f * volume * need->model_volumes;
     if (host_fields) {
         sf_layout L;
         sf_layout_init(&L, c->n[0], c->n[1], nz, ROW_ALIGN);

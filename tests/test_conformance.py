@@ -415,13 +415,23 @@ def test_gpu_every_physics_guard_decides_as_on_cpu(tmp):
     return "alike: " + ", ".join(notes)
 
 
-def test_gpu_every_physics_bench_runs(tmp):
+def bench_rates(tmp, device, physics_list, size, extra=()):
+    """Bench of each physics on the device: it runs and reports a rate."""
     rates = []
-    for physics in gpu_physics():
-        rc, out, err = run(["bench", "--physics", physics, "--device", "cuda", "--size", "64",
-                            "--steps", "10", "--warmup", "2", "--copy-mib", "256"], cwd=tmp)
-        check(rc == 0, f"bench --physics {physics} failed:\n{err}")
+    for physics in physics_list:
+        rc, out, err = run(["bench", "--physics", physics, "--device", device, "--size", str(size),
+                            "--steps", "10", "--warmup", "2", *extra], cwd=tmp)
+        check(rc == 0, f"bench --physics {physics} --device {device} failed:\n{err}")
         rate = re.search(r"throughput\s+([\d.]+) Gpoints/s", out)
         check(rate and float(rate.group(1)) > 0, f"{physics}: no throughput in:\n{out}")
         rates.append(f"{physics} {rate.group(1)}")
-    return "64^3: " + ", ".join(rates) + " Gpoints/s"
+    return f"{size}^3: " + ", ".join(rates) + " Gpoints/s"
+
+
+def test_every_physics_bench_runs(tmp):
+    """Bench builds a job of its own: each physics runs in it."""
+    return bench_rates(tmp, "cpu", declared_physics("cpu"), 24, ("--cpml", "4", "--copy-mib", "16"))
+
+
+def test_gpu_every_physics_bench_runs(tmp):
+    return bench_rates(tmp, "cuda", gpu_physics(), 64, ("--copy-mib", "256"))

@@ -1,8 +1,12 @@
 /* The acoustic kernels of the CUDA backend (backend.cu): two time levels
  * of the pressure, v^2 dt^2, and the CPML memory variables inside the
- * layers (psi z with the halo planes the next step's memory update reads). */
+ * layers (psi z with the halo planes the next step's memory update reads);
+ * for a physics built on the same update (cuda_acoustic.h), standard
+ * linear solids the update relaxes through. */
+#include "cuda_acoustic.h"
 #include "cuda_backend.h"
 
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -25,6 +29,8 @@ typedef struct {
     sf_cuda_step step;              /* kernel arguments; fields set per launch */
     sf_cuda_tiling tiling;
     sf_cuda_streams stencil;        /* compute as main, and a side stream for the frame tiles */
+    const sf_relaxation_medium *relaxing;   /* until upload; NULL: lossless */
+    float *coordinate, *weights;    /* the solids' table and each point's place in it */
 } acoustic_state;
 
 static long max_long(long a, long b) { return a > b ? a : b; }
@@ -98,22 +104,48 @@ static void plan_arrays(acoustic_state *b, const sf_problem *p)
     }
     sf_cuda_want(arrays, &b->tiling.tiles, (size_t)sf_cuda_tiling_room(p->nx, p->ny), sizeof(int4),
                  "the stencil's tile list");
+    const sf_relaxation_medium *r = b->relaxing;
+    if (!r) return;
+    for (int l = 0; l < r->mechanisms; ++l)
+        sf_cuda_want_state(arrays, &b->step.relax.memory[l], L->plane_size, sizeof(float),
+                           "the relaxation memory variables");
+    sf_cuda_want(arrays, &b->coordinate, L->plane_size, sizeof(float), "the points' Q");
+    sf_cuda_want(arrays, &b->weights, (size_t)((r->intervals + 1) * r->mechanisms), sizeof(float),
+                 "the relaxation weights");
 }
 
-/* v^2 dt^2 a plane at a time, in the field layout (zero padding). */
-static void upload_model(acoustic_state *b, const sf_problem *p)
+/* A compact [nz][ny][nx] array onto the owned planes a plane at a time,
+ * in the field layout (zero padding): as v^2 dt^2 with dt given, else as
+ * it is. */
+static void upload_planes(acoustic_state *b, float *device, const float *compact, double dt,
+                          const char *what)
 {
     const sf_layout *L = &b->c->L;
-    float *plane = (float *)sf_calloc((size_t)L->sp, sizeof(float), "a plane of the model");
+    float *plane = (float *)sf_calloc((size_t)L->sp, sizeof(float), what);
     for (long k = 0; k < L->nz; ++k) {
         for (long j = 0; j < L->ny; ++j)
             for (long i = 0; i < L->nx; ++i) {
-                double v = p->param[SF_ACOUSTIC_PARAM_VP][(k * L->ny + j) * L->nx + i];
-                plane[sf_plane_index(L, i, j, 0)] = (float)(v * v * p->dt * p->dt);
+                double v = compact[(k * L->ny + j) * L->nx + i];
+                plane[sf_plane_index(L, i, j, 0)] = (float)(dt > 0.0 ? v * v * dt * dt : v);
             }
-        sf_cuda_upload(b->vdt2 + k * L->sp, plane, (size_t)L->sp * sizeof(float), "uploading the model");
+        sf_cuda_upload(device + k * L->sp, plane, (size_t)L->sp * sizeof(float), what);
     }
     free(plane);
+}
+
+/* The solids' law for this time step, their table and each point's place. */
+static void upload_relaxation(acoustic_state *b, const sf_problem *p)
+{
+    const sf_relaxation_medium *r = b->relaxing;
+    sf_relaxation_law *law = &b->step.relax.law;
+    law->mechanisms = r->mechanisms;
+    law->intervals = r->intervals;
+    for (int l = 0; l < r->mechanisms; ++l) law->decay[l] = (float)exp(-p->dt / r->tau[l]);
+    sf_cuda_upload(b->weights, r->weight, (size_t)((r->intervals + 1) * r->mechanisms) * sizeof(float),
+                   "uploading the relaxation weights");
+    law->weight = b->weights;
+    upload_planes(b, b->coordinate, r->coordinate, 0.0, "uploading the points' Q");
+    b->step.relax.coordinate = b->coordinate;
 }
 
 /* The stencil's CPML arguments. */
@@ -129,15 +161,21 @@ static void setup_layers(acoustic_state *b)
     }
 }
 
-/* The CPU backend's source coefficient, w v^2 dt^2 in double. */
+/* The CPU backend's source coefficient: w times the update's v^2 dt^2 at
+ * the point, read back, since the velocity the update runs may be built
+ * from several parameters (the visco-acoustic unrelaxed one) by a medium
+ * that is gone by a survey's later shots. */
 static int place_source(const void *state, const sf_problem *p, const sf_field_weight *w,
                         sf_cuda_source_point *out)
 {
+    (void)p;
     const acoustic_state *b = (const acoustic_state *)state;
     const sf_layout *L = &b->c->L;
-    double v = p->param[SF_ACOUSTIC_PARAM_VP][((long)w->k * L->ny + w->j) * L->nx + w->i];
+    float vdt2 = 0.0f;
+    sf_cuda_download(&vdt2, b->vdt2 + sf_plane_index(L, w->i, w->j, w->k), sizeof vdt2,
+                     b->c->xfer.compute, "the model at the source");
     out->index = (long)sf_field_index(L, w->i, w->j, w->k);
-    out->coef = w->weight * (float)(v * v * p->dt * p->dt);
+    out->coef = w->weight * vdt2;
     return 1;
 }
 
@@ -166,10 +204,12 @@ static void setup_frame_stream(void *state)
         SF_CUDA_CHECK(cudaEventCreateWithFlags(events[e], cudaEventDisableTiming), "creating events");
 }
 
-static void *acoustic_create(sf_cuda_common *c, const sf_problem *p)
+void *sf_cuda_acoustic_create_relaxing(sf_cuda_common *c, const sf_problem *p,
+                                       const sf_relaxation_medium *relaxing)
 {
     acoustic_state *b = (acoustic_state *)sf_calloc(1, sizeof *b, "the acoustic CUDA kernels");
     b->c = c;
+    b->relaxing = relaxing;
     b->z0 = p->z0;
     b->free_surface_here = p->free_surface && p->z0 == 0;
     setup_coefficients(b, p);
@@ -177,10 +217,17 @@ static void *acoustic_create(sf_cuda_common *c, const sf_problem *p)
     return b;
 }
 
+static void *acoustic_create(sf_cuda_common *c, const sf_problem *p)
+{
+    return sf_cuda_acoustic_create_relaxing(c, p, NULL);
+}
+
 static void acoustic_upload(void *state, const sf_problem *p)
 {
     acoustic_state *b = (acoustic_state *)state;
-    upload_model(b, p);
+    upload_planes(b, b->vdt2, p->param[SF_ACOUSTIC_PARAM_VP], p->dt, "uploading the model");
+    if (b->relaxing) upload_relaxation(b, p);
+    b->relaxing = NULL;   /* the medium's, which may go once uploaded */
     setup_layers(b);
     b->step.grid = b->c->grid;
     b->step.z0 = (int)p->z0;
@@ -350,7 +397,7 @@ static const float *component(const void *state, sf_component c)
     return ((const acoustic_state *)state)->p_cur;
 }
 
-static const sf_cuda_physics KERNELS = {
+extern const sf_cuda_physics sf_cuda_acoustic_kernels = {
     "acoustic", SF_ACOUSTIC_STAGES, 0, 0,
     acoustic_create, acoustic_upload, setup_frame_stream, acoustic_destroy,
     update, finish_stage, mirror,
@@ -359,4 +406,4 @@ static const sf_cuda_physics KERNELS = {
     component, NULL, NULL,
     guard_fields, NULL};
 
-SF_CUDA_BACKEND(sf_backend_cuda_acoustic, KERNELS, NULL)
+SF_CUDA_BACKEND(sf_backend_cuda_acoustic, sf_cuda_acoustic_kernels, NULL)

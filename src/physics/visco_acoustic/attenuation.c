@@ -51,9 +51,9 @@ double sf_visco_point(const sf_visco_attenuation *a, double v, double q, float *
     return sqrt(relaxed * (1.0 + sum));
 }
 
-/* Nodes across a model's range of 1/Q: the weights are smooth in 1/Q, so
- * linear interpolation between 1024 intervals is far below float's
- * precision. */
+/* Intervals across a model's range of 1/Q: the weights are smooth in
+ * 1/Q, so linear interpolation between 1024 of them is far below float's
+ * precision. A model of one Q has one interval, between equal nodes. */
 enum { TABLE_INTERVALS = 1024 };
 
 void sf_visco_table_build(sf_visco_table *t, const sf_visco_attenuation *a, double q_min,
@@ -61,35 +61,28 @@ void sf_visco_table_build(sf_visco_table *t, const sf_visco_attenuation *a, doub
 {
     t->mechanisms = a->times.count;
     t->first = 1.0 / q_max;
-    t->nodes = q_min < q_max ? TABLE_INTERVALS + 1 : 1;
-    t->step = t->nodes > 1 ? (1.0 / q_min - t->first) / TABLE_INTERVALS : 0.0;
-    t->ratio = sf_malloc((size_t)t->nodes * sizeof *t->ratio, "the attenuation table");
-    t->weight = sf_malloc((size_t)t->nodes * (size_t)t->mechanisms * sizeof *t->weight,
+    t->intervals = q_min < q_max ? TABLE_INTERVALS : 1;
+    t->step = (1.0 / q_min - t->first) / t->intervals;
+    const int nodes = t->intervals + 1;
+    t->ratio = sf_malloc((size_t)nodes * sizeof *t->ratio, "the attenuation table");
+    t->weight = sf_malloc((size_t)nodes * (size_t)t->mechanisms * sizeof *t->weight,
                           "the attenuation table");
-    for (int n = 0; n < t->nodes; ++n) {
-        const double q = n == 0 ? q_max : n == t->nodes - 1 ? q_min : 1.0 / (t->first + n * t->step);
+    for (int n = 0; n < nodes; ++n) {
+        const double q = n == 0 ? q_max : n == t->intervals ? q_min : 1.0 / (t->first + n * t->step);
         t->ratio[n] = sf_visco_point(a, 1.0, q, t->weight + (size_t)n * (size_t)t->mechanisms);
     }
 }
 
-double sf_visco_table_point(const sf_visco_table *t, double v, double q, float *weight)
+float sf_visco_table_coordinate(const sf_visco_table *t, double q)
 {
-    const float *w = t->weight;
-    if (t->nodes == 1) {
-        for (int l = 0; l < t->mechanisms; ++l) weight[l] = w[l];
-        return v * t->ratio[0];
-    }
-    double at = (1.0 / q - t->first) / t->step;
-    at = at < 0.0 ? 0.0 : at > TABLE_INTERVALS ? TABLE_INTERVALS : at;
-    const int n = at >= TABLE_INTERVALS ? TABLE_INTERVALS - 1 : (int)at;
-    const double f = at - n;
-    const float *lo = w + (size_t)n * (size_t)t->mechanisms, *hi = lo + t->mechanisms;
-    for (int l = 0; l < t->mechanisms; ++l) weight[l] = (float)((1.0 - f) * lo[l] + f * hi[l]);
-    return v * ((1.0 - f) * t->ratio[n] + f * t->ratio[n + 1]);
+    if (!(t->step > 0.0)) return 0.0f;
+    const double at = (1.0 / q - t->first) / t->step;
+    return (float)(at < 0.0 ? 0.0 : at > t->intervals ? t->intervals : at);
 }
 
-void sf_visco_table_free(sf_visco_table *t)
+double sf_visco_table_unrelaxed(const sf_visco_table *t, double v, float coordinate)
 {
-    free(t->ratio);
-    free(t->weight);
+    const int n = (int)coordinate < t->intervals ? (int)coordinate : t->intervals - 1;
+    const double f = (double)coordinate - n;
+    return v * ((1.0 - f) * t->ratio[n] + f * t->ratio[n + 1]);
 }

@@ -9,6 +9,7 @@
 extern "C" {
 #include "sf_layout.h"
 #include "sf_regions.h"
+#include "sf_relaxation.h"
 #include "sf_stencil.h"
 }
 
@@ -39,6 +40,16 @@ typedef struct {
     float *zeta;
 } sf_cuda_layer;
 
+/* Standard linear solids the acoustic update relaxes through
+ * (sf_relaxation.h; law.mechanisms 0: none, the lossless update): each
+ * point's memory variables and place in the law's table, on the owned
+ * planes like v^2 dt^2. */
+typedef struct {
+    sf_relaxation_law law;
+    float *memory[SF_MAX_MECHANISMS];
+    const float *coordinate;
+} sf_cuda_relaxation;
+
 /* Everything one time step of the stencil reads and writes. */
 typedef struct {
     float *next;             /* p_prev on entry, the new time level on exit */
@@ -50,6 +61,7 @@ typedef struct {
     sf_cuda_coefficients c;
     sf_cuda_layer layer[3][2];          /* [axis][side] */
     const float *a[3], *b[3];           /* CPML coefficients at integer points, global index */
+    sf_cuda_relaxation relax;
 } sf_cuda_step;
 
 /* How the stencil covers the x-y plane, in tiles of 32 x 8 points. Along

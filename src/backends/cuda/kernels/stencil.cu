@@ -7,7 +7,9 @@
  * Two kernels: the frame kernel (32 x 8 tiles, a point per thread, so a
  * 24-row layer span fills 3 tiles) adds the CPML terms where a point lies
  * in a layer's span; the interior kernel (128 x 8 tiles, four points per
- * thread, 16-byte accesses) has none. */
+ * thread, 16-byte accesses) has none. Both may relax (the visco-acoustic
+ * update): each point's new level then loses what its standard linear
+ * solids take (sf_relaxation.h), their memory read and written beside it. */
 #include "cuda_kernels.h"
 
 extern "C" {
@@ -126,9 +128,24 @@ static __device__ __forceinline__ void load_plane(plane_loads<RIMS> &l, const sf
     for (int n = 0; n < RIMS; ++n) l.rim[n] = rim_load[n] ? __ldg(s.cur + at + rim_offset[n]) : 0.0f;
 }
 
+/* What owned point `at` (owned-plane layout) loses to its solids over a
+ * step of increment d; its memory variables advance. */
+static __device__ __forceinline__ float relax_at(const sf_cuda_relaxation &r, long at, float d)
+{
+    float memory[SF_MAX_MECHANISMS] = {0.0f};
+#pragma unroll
+    for (int l = 0; l < SF_MAX_MECHANISMS; ++l)
+        if (l < r.law.mechanisms) memory[l] = r.memory[l][at];
+    const float loss = sf_relax_point(&r.law, __ldg(r.coordinate + at), d, memory);
+#pragma unroll
+    for (int l = 0; l < SF_MAX_MECHANISMS; ++l)
+        if (l < r.law.mechanisms) r.memory[l][at] = memory[l];
+    return loss;
+}
+
 /* The frame kernel: one point per thread. The loads of plane k + 1 are
  * issued before plane k is computed, so they are in flight meanwhile. */
-template <int R>
+template <int R, bool RELAX>
 /* 64 registers: 32 warps per SM, the most that allows. */
 __global__ void __launch_bounds__(FRAME_TX * FRAME_TY, 1024 / (FRAME_TX * FRAME_TY))
     frame_kernel(const __grid_constant__ sf_cuda_step s, const int4 *__restrict__ tiles,
@@ -210,8 +227,9 @@ __global__ void __launch_bounds__(FRAME_TX * FRAME_TY, 1024 / (FRAME_TX * FRAME_
         }
         if (owns) {
             const float lap = dxx + dyy + dzz + layer_terms<R>(s, near, i, j, k, dxx, dyy, dzz);
-            s.next[column + (long)(k - kb) * sp] =
-                s.zero_plane0 && k == 0 ? 0.0f : 2.0f * q[R] - now.prev + now.vel * lap;
+            float out = 2.0f * q[R] - now.prev + now.vel * lap;
+            if (RELAX) out -= relax_at(s.relax, vcolumn + (long)(k - kb) * sp, now.vel * lap);
+            s.next[column + (long)(k - kb) * sp] = s.zero_plane0 && k == 0 ? 0.0f : out;
         }
 
 #pragma unroll
@@ -231,6 +249,13 @@ static __device__ __forceinline__ float4 zero4() { return make_float4(0.0f, 0.0f
 static __device__ __forceinline__ float part(const float4 &v, int n)
 {
     return n == 0 ? v.x : n == 1 ? v.y : n == 2 ? v.z : v.w;
+}
+static __device__ __forceinline__ void set_part(float4 &v, int n, float x)
+{
+    if (n == 0) v.x = x;
+    else if (n == 1) v.y = x;
+    else if (n == 2) v.z = x;
+    else v.w = x;
 }
 
 struct vec_loads {
@@ -258,7 +283,43 @@ static __device__ __forceinline__ void load_vec_plane(vec_loads &l, const sf_cud
     if (rim_x.load) l.rim_x = load4(s.cur + at + rim_x.offset);
 }
 
-template <int R>
+/* A group's solids: its memory variables and places, four points each,
+ * loaded before the stencil's sums so that their latency hides behind
+ * them. */
+template <int M>
+struct vec_solids {
+    float4 memory[M > 0 ? M : 1], place;
+};
+
+template <int M>
+static __device__ __forceinline__ void load_solids(vec_solids<M> &g, const sf_cuda_relaxation &r,
+                                                   long at)
+{
+#pragma unroll
+    for (int l = 0; l < M; ++l) g.memory[l] = *(const float4 *)(r.memory[l] + at);
+    g.place = load4(r.coordinate + at);
+}
+
+/* Point n of the group loses what its solids take over a step of
+ * increment d (the law with its count known here, M); the group's memory
+ * advances. */
+template <int M>
+static __device__ __forceinline__ float relax_part(vec_solids<M> &g, const sf_cuda_relaxation &r,
+                                                   int n, float d)
+{
+    sf_relaxation_law law = r.law;
+    law.mechanisms = M;
+    float memory[M];
+#pragma unroll
+    for (int l = 0; l < M; ++l) memory[l] = part(g.memory[l], n);
+    const float loss = sf_relax_point(&law, part(g.place, n), d, memory);
+#pragma unroll
+    for (int l = 0; l < M; ++l) set_part(g.memory[l], n, memory[l]);
+    return loss;
+}
+
+/* M: the solids of the visco-acoustic update (0: the lossless update). */
+template <int R, int M>
 __global__ void __launch_bounds__(32 * VEC_TY, 2)
     interior_kernel(const __grid_constant__ sf_cuda_step s, const tile_source tiles,
                         const int k0, const int k1, const int chunk)
@@ -311,6 +372,9 @@ __global__ void __launch_bounds__(32 * VEC_TY, 2)
             load_vec_plane<R>(ahead, s, column + here + sp, vcolumn + here + sp, inside, owns, rim_y,
                               rim_x);
         q[2 * R] = now.front;
+        vec_solids<M> solids = {};
+        if constexpr (M > 0)
+            if (owns) load_solids<M>(solids, s.relax, vcolumn + here);
 
         float(*p)[WIDTH] = tile[(k - kb) & 1];
         *(float4 *)&p[ty + R][VEC_PAD + VEC * tx] = q[R];
@@ -331,7 +395,7 @@ __global__ void __launch_bounds__(32 * VEC_TY, 2)
             up[m - 1] = *(const float4 *)&p[ty + R - m][VEC_PAD + VEC * tx];
             down[m - 1] = *(const float4 *)&p[ty + R + m][VEC_PAD + VEC * tx];
         }
-        float out[VEC];
+        float out[VEC], lap[VEC];
 #pragma unroll
         for (int n = 0; n < VEC; ++n) {
             const float c = part(q[R], n);
@@ -342,15 +406,31 @@ __global__ void __launch_bounds__(32 * VEC_TY, 2)
                 dyy += s.c.second[1][m] * (part(down[m - 1], n) + part(up[m - 1], n));
                 dzz += s.c.second[2][m] * (part(q[R + m], n) + part(q[R - m], n));
             }
-            out[n] = 2.0f * c - part(now.prev, n) + part(now.vel, n) * (dxx + dyy + dzz);
+            lap[n] = dxx + dyy + dzz;
+            out[n] = 2.0f * c - part(now.prev, n) + part(now.vel, n) * lap[n];
+        }
+        /* Apart from the stencil's loop, whose registers are free by now. */
+#pragma unroll
+        for (int n = 0; n < VEC; ++n) {
+            if constexpr (M > 0) out[n] -= relax_part<M>(solids, s.relax, n, part(now.vel, n) * lap[n]);
             if (s.zero_plane0 && k == 0) out[n] = 0.0f;
         }
         if (owns) {
             float *to = s.next + column + here;
-            if (i + VEC <= tiles.x_end)
+            const bool whole = i + VEC <= tiles.x_end;
+            if (whole)
                 *(float4 *)to = make_float4(out[0], out[1], out[2], out[3]);
             else
                 for (int n = 0; n < VEC && i + n < tiles.x_end; ++n) to[n] = out[n];
+            /* Points past the rectangle's end are another launch's. */
+#pragma unroll
+            for (int l = 0; l < M; ++l) {
+                float *memory = s.relax.memory[l] + vcolumn + here;
+                if (whole)
+                    *(float4 *)memory = solids.memory[l];
+                else
+                    for (int n = 0; n < VEC && i + n < tiles.x_end; ++n) memory[n] = part(solids.memory[l], n);
+            }
         }
 
 #pragma unroll
@@ -368,18 +448,18 @@ static unsigned chunks(int planes, int chunk) { return (unsigned)((planes + chun
 
 /* The frame kernel on every frame tile (or, with all, every tile) of
  * planes [k0, k1). */
-template <int R>
+template <int R, bool RELAX>
 static void launch_frame(const sf_cuda_step *s, const sf_cuda_tiling *t, bool all, int k0, int k1,
                          cudaStream_t stream)
 {
     const int chunk = chunk_for(t, k1 - k0);
     const dim3 grid(all ? t->tile_count : t->frame_count, 1, chunks(k1 - k0, chunk));
-    frame_kernel<R><<<grid, dim3(FRAME_TX, FRAME_TY), 0, stream>>>(*s, t->tiles, k0, k1, chunk);
+    frame_kernel<R, RELAX><<<grid, dim3(FRAME_TX, FRAME_TY), 0, stream>>>(*s, t->tiles, k0, k1, chunk);
     SF_CUDA_CHECK(cudaGetLastError(), "launching the stencil kernel with CPML terms");
 }
 
 /* The interior kernel on the rectangle the frame leaves, planes [k0, k1). */
-template <int R>
+template <int R, int M>
 static void launch_interior(const sf_cuda_step *s, const sf_cuda_tiling *t, int k0, int k1,
                             cudaStream_t stream)
 {
@@ -388,7 +468,7 @@ static void launch_interior(const sf_cuda_step *s, const sf_cuda_tiling *t, int 
     const int width = tiles.x_end - tiles.x0, height = tiles.y_end - tiles.y0;
     const dim3 grid((unsigned)((width + VEC_TX - 1) / VEC_TX), (unsigned)((height + VEC_TY - 1) / VEC_TY),
                     chunks(k1 - k0, chunk));
-    interior_kernel<R><<<grid, dim3(32, VEC_TY), 0, stream>>>(*s, tiles, k0, k1, chunk);
+    interior_kernel<R, M><<<grid, dim3(32, VEC_TY), 0, stream>>>(*s, tiles, k0, k1, chunk);
     SF_CUDA_CHECK(cudaGetLastError(), "launching the interior stencil kernel");
 }
 
@@ -397,22 +477,22 @@ static void launch_interior(const sf_cuda_step *s, const sf_cuda_tiling *t, int 
  * tiles fill the GPU around them, so a frame launch of few blocks (thin
  * slabs) leaves no SM idle at its end. (On 1000^3 and one rank it made no
  * measurable difference.) */
-template <int R>
+template <int R, int M>
 static void advance_planes(const sf_cuda_step *s, const sf_cuda_tiling *t, int k0, int k1,
                            bool in_z_layer, const sf_cuda_streams *st)
 {
     const bool interior = t->inner_x1 > t->inner_x0 && t->inner_y1 > t->inner_y0;
     if (in_z_layer || !interior) {
-        launch_frame<R>(s, t, true, k0, k1, st->main);
+        launch_frame<R, (M > 0)>(s, t, true, k0, k1, st->main);
         return;
     }
     const bool frame = t->frame_count > 0;
     if (frame) {
         SF_CUDA_CHECK(cudaEventRecord(st->fork, st->main), "forking the frame tiles");
         SF_CUDA_CHECK(cudaStreamWaitEvent(st->side, st->fork, 0), "forking the frame tiles");
-        launch_frame<R>(s, t, false, k0, k1, st->side);
+        launch_frame<R, (M > 0)>(s, t, false, k0, k1, st->side);
     }
-    launch_interior<R>(s, t, k0, k1, st->main);
+    launch_interior<R, M>(s, t, k0, k1, st->main);
     if (frame) {
         SF_CUDA_CHECK(cudaEventRecord(st->join, st->side), "joining the frame tiles");
         SF_CUDA_CHECK(cudaStreamWaitEvent(st->main, st->join, 0), "joining the frame tiles");
@@ -438,14 +518,36 @@ static int next_z_boundary(const sf_cuda_step *s, int k0, int k1)
     return next;
 }
 
-template <int R>
+template <int R, int M>
 static void advance_all(const sf_cuda_step *s, const sf_cuda_tiling *t, int k0, int k1,
                         const sf_cuda_streams *st)
 {
     for (int k = k0; k < k1;) {
         const int end = next_z_boundary(s, k, k1);
-        advance_planes<R>(s, t, k, end, in_z_layer(s, k), st);
+        advance_planes<R, M>(s, t, k, end, in_z_layer(s, k), st);
         k = end;
+    }
+}
+
+/* The interior kernel knows the count of solids at compile time, so
+ * their values stay in registers; the lossless kernels carry no trace of
+ * them. */
+template <int R>
+static void advance_either(const sf_cuda_step *s, const sf_cuda_tiling *t, int k0, int k1,
+                           const sf_cuda_streams *st)
+{
+    static_assert(SF_MAX_MECHANISMS == 8, "one case a count of solids");
+    switch (s->relax.law.mechanisms) {
+    case 0: advance_all<R, 0>(s, t, k0, k1, st); break;
+    case 1: advance_all<R, 1>(s, t, k0, k1, st); break;
+    case 2: advance_all<R, 2>(s, t, k0, k1, st); break;
+    case 3: advance_all<R, 3>(s, t, k0, k1, st); break;
+    case 4: advance_all<R, 4>(s, t, k0, k1, st); break;
+    case 5: advance_all<R, 5>(s, t, k0, k1, st); break;
+    case 6: advance_all<R, 6>(s, t, k0, k1, st); break;
+    case 7: advance_all<R, 7>(s, t, k0, k1, st); break;
+    case 8: advance_all<R, 8>(s, t, k0, k1, st); break;
+    default: sf_fatal("the CUDA stencil has no case of %d solids", s->relax.law.mechanisms);
     }
 }
 
@@ -454,9 +556,9 @@ void sf_cuda_advance(const sf_cuda_step *s, const sf_cuda_tiling *t, int radius,
 {
     if (k1 <= k0) return;
     switch (radius) {
-    case 1: advance_all<1>(s, t, k0, k1, st); break;
-    case 2: advance_all<2>(s, t, k0, k1, st); break;
-    case 4: advance_all<4>(s, t, k0, k1, st); break;
+    case 1: advance_either<1>(s, t, k0, k1, st); break;
+    case 2: advance_either<2>(s, t, k0, k1, st); break;
+    case 4: advance_either<4>(s, t, k0, k1, st); break;
     default: sf_fatal("the CUDA stencil has no radius %d", radius);
     }
 }

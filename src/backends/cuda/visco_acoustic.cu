@@ -1,0 +1,51 @@
+/* The visco-acoustic kernels of the CUDA backend: the acoustic ones
+ * (cuda_acoustic.h) at the unrelaxed velocity, their update relaxing
+ * through the medium's standard linear solids. */
+#include "cuda_acoustic.h"
+#include "cuda_backend.h"
+
+extern "C" {
+#include "sf_visco_acoustic.h"
+}
+
+/* The problem as the acoustic kernels take it: the unrelaxed velocity
+ * their only parameter. */
+static sf_problem at_unrelaxed(const sf_problem *p, const float *param[SF_MAX_PARAMS])
+{
+    sf_problem acoustic = *p;
+    param[0] = ((const sf_visco_medium *)p->medium)->unrelaxed;
+    acoustic.param = param;
+    acoustic.nparams = 1;
+    return acoustic;
+}
+
+static void *visco_create(sf_cuda_common *c, const sf_problem *p)
+{
+    const float *param[SF_MAX_PARAMS] = {NULL};
+    const sf_problem acoustic = at_unrelaxed(p, param);
+    return sf_cuda_acoustic_create_relaxing(c, &acoustic,
+                                            &((const sf_visco_medium *)p->medium)->relaxation);
+}
+
+static void visco_upload(void *state, const sf_problem *p)
+{
+    const float *param[SF_MAX_PARAMS] = {NULL};
+    const sf_problem acoustic = at_unrelaxed(p, param);
+    sf_cuda_acoustic_kernels.upload(state, &acoustic);
+}
+
+/* The acoustic table with the entries above; made on first use, after
+ * the acoustic one exists. */
+static const sf_cuda_physics &visco_kernels()
+{
+    static const sf_cuda_physics kernels = [] {
+        sf_cuda_physics k = sf_cuda_acoustic_kernels;
+        k.name = "visco_acoustic";
+        k.create = visco_create;
+        k.upload = visco_upload;
+        return k;
+    }();
+    return kernels;
+}
+
+SF_CUDA_BACKEND(sf_backend_cuda_visco_acoustic, visco_kernels(), NULL)
