@@ -13,7 +13,8 @@
 typedef struct {
     long gpu_size;            /* the default --size on a GPU: a cube that fills much of one */
     double bytes_per_point;   /* the least memory traffic of a point update, for the
-                                 effective bandwidth */
+                                 effective bandwidth, beside its memory variables' */
+    double bytes_per_memory_variable;   /* an attenuation memory variable's (read and written) */
 } sf_physics_bench;
 
 typedef struct {
@@ -28,6 +29,7 @@ typedef struct {
     int gpu_aware;              /* --gpu-aware-mpi: an sf_gpu_aware_mode, -1 when not given */
     int exchange;               /* --exchange: time halo-sized messages between GPUs instead */
     int plane_costs;            /* --plane-costs: the cost-table row of this device instead */
+    int relaxation_coarse;      /* --relaxation-layout coarse (an attenuating physics) */
     sf_slab_policy slabs;       /* --slabs */
     const char *report;         /* --report FILE: the run report, or NULL */
 } sf_bench_options;

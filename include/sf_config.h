@@ -187,7 +187,11 @@ typedef struct sf_config {
      * them to its source's wavelet. */
     double attenuation_band[2], reference_frequency;
     long mechanisms;                  /* SF_MECHANISMS_DEFAULT unless the job says */
-    sf_mark attenuation_band_mark, reference_frequency_mark, mechanisms_mark;
+    /* 1: each point relaxes through one of SF_MAX_MECHANISMS solids, its
+     * corner of a 2 x 2 x 2 cell (physics.relaxation_layout: coarse);
+     * 0: through `mechanisms` solids (full). */
+    int relaxation_coarse;
+    sf_mark attenuation_band_mark, reference_frequency_mark, mechanisms_mark, relaxation_layout_mark;
 
     int cpml[6];              /* absorbing-layer thickness per face, grid points */
     sf_mark cpml_mark;

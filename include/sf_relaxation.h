@@ -11,7 +11,12 @@
  * weights w_l depend on its Q alone: they are read from a table of
  * intervals + 1 nodes at the point's coordinate in it (linear
  * interpolation), so a point stores one number instead of one a
- * mechanism. */
+ * mechanism.
+ *
+ * In a coarse layout (Day & Bradley 2001) a point relaxes through one
+ * mechanism only, its corner of a 2 x 2 x 2 cell of global indices, with
+ * the weight times the count: a cell holds every mechanism once, so waves
+ * long against the cell see the full law, for one memory variable a point. */
 #ifndef SF_RELAXATION_H
 #define SF_RELAXATION_H
 
@@ -23,6 +28,7 @@
  * coordinate in [0, intervals] (compact, [nz][ny][nx]). */
 typedef struct {
     int mechanisms, intervals;
+    int coarse;                      /* 1: one mechanism a point, by its corner */
     double tau[SF_MAX_MECHANISMS];   /* s */
     float *weight;
     float *coordinate;
@@ -32,6 +38,7 @@ typedef struct {
  * (host or device memory, as the kernel runs). */
 typedef struct {
     int mechanisms, intervals;
+    int coarse;
     float decay[SF_MAX_MECHANISMS];
     const float *weight;
 } sf_relaxation_law;
@@ -79,6 +86,30 @@ SF_POINTWISE float sf_relax_point(const sf_relaxation_law *law, float coordinate
         sum += sf_relaxation_advance(law->decay[l], w, increment, &memory[l]);
     }
     return 0.5f * sum;
+}
+
+/* A point's mechanism in a coarse layout, from its global indices: the
+ * same on any number of ranks. */
+SF_POINTWISE int sf_relaxation_corner(long i, long j, long global_k)
+{
+    return (int)((i & 1) | (j & 1) << 1 | (global_k & 1) << 2);
+}
+
+/* A point's weight in a coarse layout: its mechanism's, times the count. */
+SF_POINTWISE float sf_relaxation_coarse_weight(const sf_relaxation_law *law, float coordinate,
+                                               int corner)
+{
+    float fraction;
+    const int offset = sf_relaxation_node(law, coordinate, &fraction);
+    return (float)law->mechanisms * sf_relaxation_weight(law, offset, fraction, corner);
+}
+
+/* sf_relax_point in a coarse layout: one memory variable. */
+SF_POINTWISE float sf_relax_coarse_point(const sf_relaxation_law *law, float coordinate, int corner,
+                                         float increment, float *memory)
+{
+    const float w = sf_relaxation_coarse_weight(law, coordinate, corner);
+    return 0.5f * sf_relaxation_advance(law->decay[corner], w, increment, memory);
 }
 
 #endif

@@ -50,4 +50,29 @@ double sf_relaxation_velocity_ratio(const sf_relaxation_times *t, const double *
 double sf_relaxation_relaxed_modulus_factor(const sf_relaxation_times *t, const double *y,
                                             double f_ref);
 
+/* The coarse layout (sf_relaxation.h): each of count points of a cell
+ * relaxes through one mechanism with count times its weight. The
+ * modulus multiplies the Laplacian point by point, so long waves see the
+ * mean of the points' compliances, which differs from the full layout's
+ * modulus at second order in the weights: 20% of 1/Q at Q 30 with the
+ * full layout's weights. */
+
+/* The layout's times: SF_MAX_MECHANISMS over [f_min / 2, 2 f_max],
+ * shortest first. */
+void sf_relaxation_coarse_times(double f_min, double f_max, sf_relaxation_times *t);
+
+/* Y[0..t->count-1]: the weights as fractions of the unrelaxed modulus
+ * that hold the mean compliance's Q near q over the band (Levenberg-
+ * Marquardt on ln Y), from Y as given (a neighbouring Q's) or, if all 0,
+ * from the full layout's. */
+void sf_relaxation_coarse_weights(const sf_relaxation_times *t, double f_min, double f_max,
+                                  double q, double *Y);
+
+/* The layout's Q at f. */
+double sf_relaxation_coarse_q(const sf_relaxation_times *t, const double *Y, double f);
+
+/* The unrelaxed velocity over the phase velocity at f_ref. */
+double sf_relaxation_coarse_unrelaxed_ratio(const sf_relaxation_times *t, const double *Y,
+                                            double f_ref);
+
 #endif

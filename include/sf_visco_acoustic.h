@@ -19,6 +19,7 @@ enum { SF_VISCO_ACOUSTIC_VP, SF_VISCO_ACOUSTIC_QP };
  * fitted once for the band, shared by every point. */
 typedef struct {
     double band[2], reference;
+    int coarse;                         /* physics.relaxation_layout: coarse */
     sf_relaxation_times times;
 } sf_visco_attenuation;
 
@@ -31,6 +32,11 @@ int sf_visco_attenuation_of(const sf_config *c, sf_visco_attenuation *a, char *r
  * limit's) and each mechanism's weight y_l / (1 + sum y), the share of the
  * unrelaxed modulus that relaxes through it. */
 double sf_visco_point(const sf_visco_attenuation *a, double v, double q, float *weight);
+/* The largest |Q(f)/q - 1| over the band of the layout's fitted solids. */
+double sf_visco_worst_misfit(const sf_visco_attenuation *a, double q);
+/* The phase velocity at the band's lowest frequency over that at the
+ * reference (below 1). */
+double sf_visco_slowest_ratio(const sf_visco_attenuation *a, double q);
 
 /* sf_visco_point over a model's range of Q, as a table in 1/Q read by
  * linear interpolation at a point's coordinate in it (sf_relaxation.h): a

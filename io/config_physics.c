@@ -52,6 +52,11 @@ static const cfg_key PHYSICS_ROWS[] = {
      .offered = attenuates, .offered_to = attenuating_physics, .fallback = "3",
      .help = "standard linear solids per point (3 hold Q within 1% over 1.4 decades, 4 over 2)",
      .value = CFG_AT(sf_config, mechanisms), .mark = CFG_AT(sf_config, mechanisms_mark)},
+    {.name = "relaxation_layout", .type = CFG_KEY_CHOICE, .choices = "full|coarse",
+     .offered = attenuates, .offered_to = attenuating_physics, .fallback = "full",
+     .help = "full: `mechanisms` solids at every point; coarse: one of 8 a point, by its corner "
+             "of a 2 x 2 x 2 cell (a memory variable a point)",
+     .value = CFG_AT(sf_config, relaxation_coarse), .mark = CFG_AT(sf_config, relaxation_layout_mark)},
 };
 const cfg_table CFG_PHYSICS_KEYS = CFG_TABLE("physics", NULL, "Optional.", PHYSICS_ROWS);
 
@@ -70,6 +75,11 @@ void cfg_read_physics(cfg_reader *r, sf_yaml_node *root, sf_config *c)
             cfg_reject_foreign_key(r, section, "physics", CFG_PHYSICS_KEYS.keys[k].name, c,
                                    takes_attenuation, 0);
     cfg_reject_unknown_keys(r, section, &CFG_PHYSICS_KEYS, c);
+    const sf_mark *count = &c->mechanisms_mark;
+    if (count->line && c->relaxation_coarse)
+        cfg_problem(r, count->line, count->column, "physics.mechanisms",
+                    "a coarse relaxation_layout relaxes each point through one of %d solids; "
+                    "mechanisms sets the full layout's count", SF_MAX_MECHANISMS);
     const sf_mark *band = &c->attenuation_band_mark;
     if (band->line && !(c->attenuation_band[0] < c->attenuation_band[1]))
         cfg_problem(r, band->line, band->column, "physics.attenuation_band",

@@ -94,6 +94,13 @@ static int read_slabs(sf_bench_options *o, const char *word)
     return 0;
 }
 
+static int read_layout(sf_bench_options *o, const char *word)
+{
+    if (strcmp(word, "full") && strcmp(word, "coarse")) return -1;
+    o->relaxation_coarse = !strcmp(word, "coarse");
+    return 0;
+}
+
 static int read_report(sf_bench_options *o, const char *word)
 {
     o->report = word;
@@ -122,6 +129,8 @@ static const bench_option OPTIONS[] = {
      NUMBER(check_every, 0, 10000000)},
     {"--slabs", "balanced|equal", "cut the planes by their cost or in equal numbers (default "
      "balanced)", WORD(read_slabs)},
+    {"--relaxation-layout", "full|coarse", "an attenuating physics' memory variables: "
+     "physics.relaxation_layout (default full, 3 solids)", WORD(read_layout)},
     {"--report", "FILE", "write the run report of the timed steps to FILE", WORD(read_report)},
     {"--exchange", NULL, "instead: time halo-sized MPI messages between GPUs (2 or more ranks, "
      "cuda)", SWITCH(exchange)},
@@ -325,6 +334,7 @@ static void bench_config(sf_config *c, const sf_bench_options *o, sf_wavelet *ri
         c->cpml[f] = (int)(f < SF_FACE_ZMIN || o->cpml_z < 0 ? o->cpml : o->cpml_z);
     c->physics = o->physics;
     c->mechanisms = SF_MECHANISMS_DEFAULT;
+    c->relaxation_coarse = o->relaxation_coarse;
     sf_config_sample_medium(&c->model, c->physics);
     const sf_physics_declaration *d = sf_physics_declared(o->physics);
     c->source.type = (sf_source_type)d->default_source;
@@ -511,7 +521,10 @@ int sf_bench_main(const sf_bench_options *given)
     sf_simulation_run(&s, 0);
     double points = (double)o.size * o.size * o.nz * (double)o.steps;
     double rate = points / s.loop_seconds;
-    const double bytes = sf_physics_of(o.physics)->bench.bytes_per_point;
+    const sf_physics_bench *declared = &sf_physics_of(o.physics)->bench;
+    const double memory_variables = o.relaxation_coarse ? 1.0 : (double)SF_MECHANISMS_DEFAULT;
+    const double bytes =
+        declared->bytes_per_point + memory_variables * declared->bytes_per_memory_variable;
     char faces[64];
     if (o.cpml_z == o.cpml) snprintf(faces, sizeof faces, "CPML %ld on all faces", o.cpml);
     else snprintf(faces, sizeof faces, "CPML %ld on the x and y faces, %ld on z", o.cpml, o.cpml_z);

@@ -65,7 +65,8 @@ void sf_memory_estimate(const sf_config *c, long z0, long nz, int host_fields, d
     const double plane = (double)c->n[0] * (double)c->n[1], volume = plane * (double)nz;
     const double f = sizeof(float);
     memset(bytes, 0, SF_MEMORY_PARTS * sizeof *bytes);
-    const double mechanisms = (double)c->mechanisms;
+    /* Memory variables a point: one in a coarse layout. */
+    const double mechanisms = c->relaxation_coarse ? 1.0 : (double)c->mechanisms;
     bytes[SF_MEMORY_MODEL] = f * volume * need->model_volumes;
     if (host_fields) {
         sf_layout L;

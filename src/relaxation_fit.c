@@ -182,10 +182,15 @@ void sf_relaxation_weights(const sf_relaxation_times *t, double f_min, double f_
     nonnegative_least_squares(a, n, t->count, b, y);
 }
 
-/* The fit's unknowns p = (ln tau_l, ln y_l) and its samples. */
-typedef struct {
-    int count, samples;
+/* A fit's unknowns p (ln tau_l and ln y_l, or a coarse layout's ln Y_l
+ * for frozen times) and its samples; residuals fills r (and, unless jac is
+ * NULL, the Jacobian, samples x unknowns, row major) and returns the sum
+ * of squares. */
+typedef struct fit_problem {
+    int count, samples, unknowns;
     double q, f_min, f_max, w[MAX_SAMPLES];
+    const sf_relaxation_times *frozen;
+    double (*residuals)(const struct fit_problem *fp, const double *p, double *r, double *jac);
 } fit_problem;
 
 /* Residuals q Im m / Re m - 1 at p, their sum of squares returned, and
@@ -284,16 +289,16 @@ static int damped_step(const double *jtj, const double *jtr, int n, double lambd
  * finds a lower cost. Returns the final sum of squares. */
 static double levenberg_marquardt(const fit_problem *fp, double *p)
 {
-    int n = 2 * fp->count;
+    int n = fp->unknowns;
     double r[MAX_SAMPLES], jac[MAX_SAMPLES * MAX_UNKNOWNS], jtj[MAX_UNKNOWNS * MAX_UNKNOWNS];
     double jtr[MAX_UNKNOWNS], trial[MAX_UNKNOWNS], lambda = 1e-3;
-    double cost = residuals(fp, p, r, jac);
+    double cost = fp->residuals(fp, p, r, jac);
     for (int iteration = 0; iteration < LM_ITERATIONS; ++iteration) {
         normal_equations(jac, r, fp->samples, n, jtj, jtr);
         double trial_cost = cost;
         while (lambda < 1e12) {
             if (!damped_step(jtj, jtr, n, lambda, p, trial)) {
-                trial_cost = residuals(fp, trial, r, NULL);
+                trial_cost = fp->residuals(fp, trial, r, NULL);
                 if (trial_cost < cost) break;   /* a NaN cost fails too */
             }
             lambda *= 4.0;
@@ -301,7 +306,7 @@ static double levenberg_marquardt(const fit_problem *fp, double *p)
         if (!(trial_cost < cost)) return cost;
         double gain = (cost - trial_cost) / cost;
         memcpy(p, trial, sizeof(double) * n);
-        cost = residuals(fp, p, r, jac);
+        cost = fp->residuals(fp, p, r, jac);
         lambda /= 3.0;
         if (gain < 1e-12) return cost;
     }
@@ -357,7 +362,8 @@ int sf_relaxation_fit_times(double f_min, double f_max, int count, double q,
     if (!(f_min > 0.0) || !(f_max > f_min) || !isfinite(f_max) || count < 1 ||
         count > SF_MAX_MECHANISMS || !(q > 0.0) || !isfinite(q))
         return -1;
-    fit_problem fp = {.count = count, .q = q, .f_min = f_min, .f_max = f_max};
+    fit_problem fp = {.count = count, .unknowns = 2 * count, .q = q, .f_min = f_min,
+                      .f_max = f_max, .residuals = residuals};
     band_samples(f_min, f_max, fp.w, &fp.samples);
     /* Three starts, the best kept: from one alone, LM can stall where two
      * mechanisms merge or one's weight vanishes, and L then acts as fewer
@@ -412,3 +418,102 @@ double sf_relaxation_relaxed_modulus_factor(const sf_relaxation_times *t, const 
     double s = relaxed_slowness(t, y, f_ref);
     return s * s;
 }
+
+/* ---- the coarse layout ----------------------------------------------- */
+
+/* Twice past each end of the band: the outer times carry the band's
+ * tails, so no weight has to be large. */
+void sf_relaxation_coarse_times(double f_min, double f_max, sf_relaxation_times *t)
+{
+    initial_times(0.5 * f_min, 2.0 * f_max, SF_MAX_MECHANISMS, 1, t);
+    sort_times(t);
+}
+
+/* The layout's mean compliance at w over the unrelaxed one, and (unless
+ * d is NULL) its derivatives by Y_l. */
+static double complex coarse_compliance(const sf_relaxation_times *t, const double *Y, double w,
+                                        double complex *d)
+{
+    const int n = t->count;
+    double complex c = 0.0;
+    for (int l = 0; l < n; ++l) {
+        const double complex g = 1.0 / (1.0 + I * w * t->tau[l]), a = 1.0 - n * Y[l] * g;
+        c += 1.0 / a;
+        if (d) d[l] = g / (a * a);
+    }
+    return c / n;
+}
+
+/* A point's relaxed modulus, 1 - n Y_l of the unrelaxed, stays above
+ * this share: a point that relaxed to nothing would not hold a wave. */
+static const double COARSE_FLOOR = 0.1;
+
+/* The weights from the unknowns, Y = (1 - floor) / n / (1 + e^-p), and
+ * dY/dp. */
+static void coarse_unknowns(int n, const double *p, double *Y, double *slope)
+{
+    for (int l = 0; l < n; ++l) {
+        const double s = 1.0 / (1.0 + exp(-p[l]));
+        Y[l] = (1.0 - COARSE_FLOOR) / n * s;
+        slope[l] = Y[l] * (1.0 - s);
+    }
+}
+
+/* q / Q - 1 with Q = -Re c / Im c. */
+static double coarse_residuals(const fit_problem *fp, const double *p, double *r, double *jac)
+{
+    const int n = fp->unknowns;
+    double Y[SF_MAX_MECHANISMS], slope[SF_MAX_MECHANISMS], cost = 0.0;
+    coarse_unknowns(n, p, Y, slope);
+    for (int k = 0; k < fp->samples; ++k) {
+        double complex d[SF_MAX_MECHANISMS];
+        const double complex c = coarse_compliance(fp->frozen, Y, fp->w[k], jac ? d : NULL);
+        r[k] = -fp->q * cimag(c) / creal(c) - 1.0;
+        cost += r[k] * r[k];
+        if (jac)
+            for (int l = 0; l < n; ++l)
+                jac[k * n + l] = -fp->q * slope[l] *
+                                 (cimag(d[l]) * creal(c) - cimag(c) * creal(d[l])) /
+                                 (creal(c) * creal(c));
+    }
+    return cost;
+}
+
+void sf_relaxation_coarse_weights(const sf_relaxation_times *t, double f_min, double f_max,
+                                  double q, double *Y)
+{
+    const int n = t->count;
+    fit_problem fp = {.count = n, .unknowns = n, .q = q, .f_min = f_min, .f_max = f_max,
+                      .frozen = t, .residuals = coarse_residuals};
+    band_samples(f_min, f_max, fp.w, &fp.samples);
+    double p[SF_MAX_MECHANISMS], sum = 0.0;
+    int started = 0;
+    for (int l = 0; l < n; ++l) started |= Y[l] > 0.0;
+    if (!started) {
+        /* The full layout's weights: the mean of the moduli, which the
+         * mean of the compliances differs from at second order. */
+        sf_relaxation_weights(t, f_min, f_max, q, Y);
+        for (int l = 0; l < n; ++l) sum += Y[l];
+        for (int l = 0; l < n; ++l) Y[l] /= 1.0 + sum;
+    }
+    for (int l = 0; l < n; ++l) {
+        const double s = fmin(fmax(n * Y[l] / (1.0 - COARSE_FLOOR), 1e-4 / q), 0.99);
+        p[l] = log(s / (1.0 - s));
+    }
+    levenberg_marquardt(&fp, p);
+    double slope[SF_MAX_MECHANISMS];
+    coarse_unknowns(n, p, Y, slope);
+}
+
+double sf_relaxation_coarse_q(const sf_relaxation_times *t, const double *Y, double f)
+{
+    const double complex c = coarse_compliance(t, Y, TWO_PI * f, NULL);
+    return -creal(c) / cimag(c);
+}
+
+double sf_relaxation_coarse_unrelaxed_ratio(const sf_relaxation_times *t, const double *Y,
+                                            double f_ref)
+{
+    return creal(csqrt(coarse_compliance(t, Y, TWO_PI * f_ref, NULL)));
+}
+

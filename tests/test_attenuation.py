@@ -19,7 +19,7 @@ WIDE = 61
 MID = 10.0 * (WIDE // 2)
 
 
-def line_job(physics, qp, name):
+def line_job(physics, qp, name, layout="full"):
     job = base_job(n=(101, WIDE, WIDE), h=10.0, vp=2000.0, cpml=10, duration=0.75, dt=None,
                    source=[150.0, MID, MID], receivers=[[NEAR, MID, MID], [FAR, MID, MID]],
                    frequency=15.0, gather=f"{name}.h5")
@@ -27,7 +27,8 @@ def line_job(physics, qp, name):
     job["physics"] = {"type": physics}
     if qp is not None:
         job["model"]["qp"] = qp
-        job["physics"].update({"attenuation_band": [4.0, 40.0], "reference_frequency": 15.0})
+        job["physics"].update({"attenuation_band": [4.0, 40.0], "reference_frequency": 15.0,
+                               "relaxation_layout": layout})
     return job
 
 
@@ -45,11 +46,14 @@ def test_visco_acoustic_q_and_velocity_between_two_receivers(tmp):
     exp(-pi f dx / (Q c)) and the phase delay that of the constant-Q phase
     velocity c(f) = v (1 + ln(f / 15) / (pi Q)); measured Q within 5% and
     c within 0.5% of them from 8 to 30 Hz; at 20 Hz in Q = 50 the amplitude
-    ratio within 2% of exp(-pi f r / (Q v))."""
+    ratio within 2% of exp(-pi f r / (Q v)). The coarse layout (one of 8
+    solids a point) for Q = 30 and 100 alike."""
     lossless, freqs = spectra(tmp, line_job("acoustic", None, "lossless"), "lossless")
     notes = []
-    for q in (30.0, 50.0, 100.0):
-        lossy, _ = spectra(tmp, line_job("visco_acoustic", q, f"q{q:g}"), f"q{q:g}")
+    for layout, q in (("full", 30.0), ("full", 50.0), ("full", 100.0), ("coarse", 30.0),
+                      ("coarse", 100.0)):
+        name = f"{layout}-q{q:g}"
+        lossy, _ = spectra(tmp, line_job("visco_acoustic", q, name, layout), name)
         ratio = (lossy[1] / lossy[0]) / (lossless[1] / lossless[0])
         band = (freqs >= 8.0) & (freqs <= 30.0)
         f = freqs[band]
@@ -61,11 +65,11 @@ def test_visco_acoustic_q_and_velocity_between_two_receivers(tmp):
         measured_c = distance / (distance / 2000.0 + delay)
         q_off = float(np.max(np.abs(measured_q / q - 1.0)))
         c_off = float(np.max(np.abs(measured_c / velocity - 1.0)))
-        check(q_off <= 0.05, f"Q = {q:g}: measured Q off by {100 * q_off:.2f}% (limit 5%): "
+        check(q_off <= 0.05, f"{layout} Q = {q:g}: measured Q off by {100 * q_off:.2f}% (limit 5%): "
                              f"{np.round(measured_q[::8], 1)}")
-        check(c_off <= 0.005, f"Q = {q:g}: measured phase velocity off by {100 * c_off:.3f}% "
+        check(c_off <= 0.005, f"{layout} Q = {q:g}: measured phase velocity off by {100 * c_off:.3f}% "
                               f"(limit 0.5%)")
-        notes.append(f"Q {q:g}: Q within {100 * q_off:.2f}%, c within {100 * c_off:.3f}%")
+        notes.append(f"{layout} Q {q:g}: Q within {100 * q_off:.2f}%, c within {100 * c_off:.3f}%")
         if q == 50.0:
             # The docs' line: a 20 Hz wave loses exp(-pi f r / (Q v)) over r.
             at = int(np.argmin(np.abs(freqs - 20.0)))
@@ -228,3 +232,53 @@ def test_visco_acoustic_survey_shot_outside_the_band_is_warned_of(tmp):
     check(warned == [("1", "2")], f"warnings: {warned}\n{err[-2000:]}")
     check("shot 3's dominant" not in err, f"shot 3 (20 Hz) warned of:\n{err[-2000:]}")
     return "shot 2 (45 Hz) warned of, shot 3 (20 Hz) not"
+
+
+def coarse(job):
+    job["physics"]["relaxation_layout"] = "coarse"
+    return job
+
+
+def test_visco_acoustic_coarse_layout_on_ranks_and_in_the_summary(tmp):
+    """relaxation_layout: coarse: a point's mechanism comes from its global
+    corner, so 1 and 3 uneven slabs (a z layer across a boundary) record
+    the same gather bit for bit; the summary names 8 solids, one a point,
+    and the memory check's estimate follows the layout (within 20% of the
+    allocation); mechanisms beside it is refused at its line."""
+    from test_conformance import slab_job
+    from test_gpu import gather_of
+    from testlib import run, write_job
+    job = coarse(slab_job("visco_acoustic"))
+    one, out, _ = gather_of(tmp, job, "cpu", "coarse-1")
+    three, _, _ = gather_of(tmp, job, "cpu", "coarse-3", ranks=3)
+    check(np.array_equal(one, three), "coarse layout: 3 ranks differ from 1 by "
+                                      f"{float(np.abs(one - three).max()):.3g}")
+    fit = re.search(r"by 8 standard linear solids, one a point .* within ([\d.]+)% of qp", out)
+    check(fit, f"the fit's line:\n{out}")
+    memory = re.search(r"\(the memory check's estimate of the fields and layers: ([\d.]+) MiB\)", out)
+    allocated = re.search(r"memory per rank +[\d.]+ MiB \(min\) \.\. ([\d.]+) MiB \(max\)", out)
+    check(memory and allocated, f"no memory line:\n{out}")
+    ratio = float(memory.group(1)) / float(allocated.group(1))
+    check(0.8 <= ratio <= 1.2, f"estimate over allocation {ratio:.2f} in the coarse layout")
+    from test_config import expect_error
+    bad = VISCO_JOB.replace("  attenuation_band: [4, 40]\n",
+                            "  attenuation_band: [4, 40]\n  relaxation_layout: coarse\n  mechanisms: 4\n")
+    expect_error(tmp, bad, r"job\.yaml:7:15: physics\.mechanisms: a coarse relaxation_layout")
+    path = write_job(f"{tmp}/c.yaml", job)
+    rc, _, err = run(["check", path], cwd=tmp)
+    check(rc == 0, f"check failed:\n{err[-2000:]}")
+    return (f"1 and 3 ranks alike; Q within {fit.group(1)}% of qp by the fit; memory estimate "
+            f"{ratio:.2f} of the allocation; mechanisms refused beside it")
+
+
+def test_gpu_visco_acoustic_coarse_layout_matches_cpu(tmp):
+    """The coarse layout on the GPU: the slab job on 1 and 2 ranks and a
+    grid whose interior rows end inside a group, within "gpu" of the
+    CPU's."""
+    from test_conformance import gpu_against_cpu, physics_job, slab_job
+    from test_gpu import require_gpus
+    require_gpus(1)
+    slabs, _ = gpu_against_cpu(tmp, coarse(slab_job("visco_acoustic")), "coarse-slabs", (1, 2))
+    thin, _ = gpu_against_cpu(tmp, coarse(physics_job("visco_acoustic", (140, 76, 48), cpml=6)),
+                              "coarse-thin", (1,))
+    return f"largest differences {slabs:.2g} (slabs), {thin:.2g} (interior rows) of the peak"

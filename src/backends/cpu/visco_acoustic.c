@@ -22,9 +22,12 @@ typedef struct {
  * (20% of the step at 96^3; the GPU reads the table instead). */
 typedef struct {
     float decay[SF_MAX_MECHANISMS];
-    int mechanisms;
-    float *memory[SF_MAX_MECHANISMS];   /* S_l on the owned planes (state) */
-    float *weight[SF_MAX_MECHANISMS];   /* w_l on the owned planes */
+    int mechanisms, coarse;
+    long z0;
+    /* S_l and w_l on the owned planes (the memory variables are state);
+     * in a coarse layout one of each, the point's mechanism's. */
+    float *memory[SF_MAX_MECHANISMS];
+    float *weight[SF_MAX_MECHANISMS];
     row_scratch *scratch;               /* [threads] */
     sf_cpu_row_law rows;
 } visco;
@@ -48,14 +51,33 @@ static void finish_row(const visco *v, const row_scratch *r, long nx, size_t q, 
     for (long i = 0; i < nx; ++i) out[i] -= 0.5f * loss[i];
 }
 
+/* A coarse layout's row: its points alternate between two mechanisms. */
+static void finish_coarse_row(const visco *v, long nx, size_t q, int corner, float *restrict out,
+                              const float *restrict now, const float *restrict was)
+{
+    float *restrict memory = v->memory[0] + q;
+    const float *restrict weight = v->weight[0] + q;
+    const float even = v->decay[corner], odd = v->decay[corner | 1];
+    for (long i = 0; i < nx; ++i) {
+        const float increment = out[i] - 2.0f * now[i] + was[i];
+        out[i] -= 0.5f * sf_relaxation_advance(i & 1 ? odd : even, weight[i], increment, &memory[i]);
+    }
+}
+
 static void finish_rows(void *state, const sf_layout *L, long j0, long j1, long k, float *next,
                         const float *cur, const float *before)
 {
     const visco *v = state;
     const row_scratch *r = &v->scratch[omp_get_thread_num()];
-    for (long j = j0; j < j1; ++j)
-        finish_row(v, r, L->nx, sf_plane_index(L, 0, j, k), next + (j - j0) * L->sx,
-                   cur + (j - j0) * L->sx, before + (j - j0) * L->nx);
+    for (long j = j0; j < j1; ++j) {
+        const size_t q = sf_plane_index(L, 0, j, k);
+        float *out = next + (j - j0) * L->sx;
+        const float *now = cur + (j - j0) * L->sx, *was = before + (j - j0) * L->nx;
+        if (v->coarse)
+            finish_coarse_row(v, L->nx, q, sf_relaxation_corner(0, j, v->z0 + k), out, now, was);
+        else
+            finish_row(v, r, L->nx, q, out, now, was);
+    }
 }
 
 static row_scratch *take_scratch(sf_cpu_shared *shared)
@@ -71,8 +93,8 @@ static row_scratch *take_scratch(sf_cpu_shared *shared)
 }
 
 /* Mechanism l's weight at every owned point, from the medium's table and
- * each point's place in it. */
-static float *weights_on_planes(sf_cpu_shared *shared, const sf_relaxation_medium *r, int l)
+ * each point's place in it; in a coarse layout the point's mechanism's. */
+static float *weights_on_planes(sf_cpu_shared *shared, const sf_relaxation_medium *r, long z0, int l)
 {
     const sf_layout *L = &shared->L;
     const sf_relaxation_law law = {.mechanisms = r->mechanisms, .intervals = r->intervals,
@@ -81,9 +103,15 @@ static float *weights_on_planes(sf_cpu_shared *shared, const sf_relaxation_mediu
     for (long k = 0; k < L->nz; ++k)
         for (long j = 0; j < L->ny; ++j)
             for (long i = 0; i < L->nx; ++i) {
-                float fraction;
-                const int at = sf_relaxation_node(&law, r->coordinate[(k * L->ny + j) * L->nx + i], &fraction);
-                out[sf_plane_index(L, i, j, k)] = sf_relaxation_weight(&law, at, fraction, l);
+                const float c = r->coordinate[(k * L->ny + j) * L->nx + i];
+                float fraction, w;
+                if (r->coarse) {
+                    w = sf_relaxation_coarse_weight(&law, c, sf_relaxation_corner(i, j, z0 + k));
+                } else {
+                    const int at = sf_relaxation_node(&law, c, &fraction);
+                    w = sf_relaxation_weight(&law, at, fraction, l);
+                }
+                out[sf_plane_index(L, i, j, k)] = w;
             }
     return out;
 }
@@ -95,12 +123,14 @@ static void *visco_create(sf_cpu_shared *shared, const sf_problem *p)
     const sf_visco_medium *m = p->medium;
     const sf_relaxation_medium *r = &m->relaxation;
     visco *v = sf_cpu_take(shared->arena, 1, sizeof *v, "the visco-acoustic law");
-    v->mechanisms = r->mechanisms;
-    for (int l = 0; l < r->mechanisms; ++l) {
-        v->decay[l] = (float)exp(-p->dt / r->tau[l]);
+    v->mechanisms = r->coarse ? 1 : r->mechanisms;
+    v->coarse = r->coarse;
+    v->z0 = p->z0;
+    for (int l = 0; l < r->mechanisms; ++l) v->decay[l] = (float)exp(-p->dt / r->tau[l]);
+    for (int l = 0; l < v->mechanisms; ++l) {
         v->memory[l] = sf_cpu_take_state(shared->arena, (size_t)shared->L.plane_size,
                                          "the relaxation memory variables");
-        v->weight[l] = weights_on_planes(shared, r, l);
+        v->weight[l] = weights_on_planes(shared, r, p->z0, l);
     }
     v->scratch = take_scratch(shared);
     v->rows = (sf_cpu_row_law){finish_rows, v};

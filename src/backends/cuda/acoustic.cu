@@ -106,7 +106,7 @@ static void plan_arrays(acoustic_state *b, const sf_problem *p)
                  "the stencil's tile list");
     const sf_relaxation_medium *r = b->relaxing;
     if (!r) return;
-    for (int l = 0; l < r->mechanisms; ++l)
+    for (int l = 0; l < (r->coarse ? 1 : r->mechanisms); ++l)
         sf_cuda_want_state(arrays, &b->step.relax.memory[l], L->plane_size, sizeof(float),
                            "the relaxation memory variables");
     sf_cuda_want(arrays, &b->coordinate, L->plane_size, sizeof(float), "the points' Q");
@@ -140,6 +140,7 @@ static void upload_relaxation(acoustic_state *b, const sf_problem *p)
     sf_relaxation_law *law = &b->step.relax.law;
     law->mechanisms = r->mechanisms;
     law->intervals = r->intervals;
+    law->coarse = r->coarse;
     for (int l = 0; l < r->mechanisms; ++l) law->decay[l] = (float)exp(-p->dt / r->tau[l]);
     sf_cuda_upload(b->weights, r->weight, (size_t)((r->intervals + 1) * r->mechanisms) * sizeof(float),
                    "uploading the relaxation weights");

@@ -26,13 +26,18 @@ int sf_visco_attenuation_of(const sf_config *shot, sf_visco_attenuation *a, char
     a->reference = c->reference_frequency;
     if (w && a->band[1] <= 0.0) a->band[0] = 0.25 * w->dominant_frequency, a->band[1] = w->upper_frequency;
     if (w && a->reference <= 0.0) a->reference = w->dominant_frequency;
-    const int mechanisms = (int)c->mechanisms;
     if (!(a->band[0] > 0.0 && a->band[1] > a->band[0] && a->reference > 0.0)) {
         snprintf(reason, len, "physics.attenuation_band: [%g, %g] Hz with reference_frequency %g "
                  "Hz: the band needs 0 < lowest < highest and a reference frequency above 0",
                  a->band[0], a->band[1], a->reference);
         return 1;
     }
+    a->coarse = c->relaxation_coarse;
+    if (a->coarse) {
+        sf_relaxation_coarse_times(a->band[0], a->band[1], &a->times);
+        return 0;
+    }
+    const int mechanisms = (int)c->mechanisms;
     if (sf_relaxation_fit_times(a->band[0], a->band[1], mechanisms, FIT_Q, &a->times) != 0) {
         snprintf(reason, len, "physics.attenuation_band: no fit of %d mechanisms over [%g, %g] Hz",
                  mechanisms, a->band[0], a->band[1]);
@@ -41,14 +46,52 @@ int sf_visco_attenuation_of(const sf_config *shot, sf_visco_attenuation *a, char
     return 0;
 }
 
+/* A coarse layout's point: its weights from start (0: none yet), into Y
+ * for the next; the unrelaxed velocity over v. */
+static double coarse_point(const sf_visco_attenuation *a, double q, double *Y, float *weight)
+{
+    sf_relaxation_coarse_weights(&a->times, a->band[0], a->band[1], q, Y);
+    for (int l = 0; l < a->times.count; ++l) weight[l] = (float)Y[l];
+    return sf_relaxation_coarse_unrelaxed_ratio(&a->times, Y, a->reference);
+}
+
 double sf_visco_point(const sf_visco_attenuation *a, double v, double q, float *weight)
 {
-    double y[SF_MAX_MECHANISMS], sum = 0.0;
+    double y[SF_MAX_MECHANISMS] = {0.0}, sum = 0.0;
+    if (a->coarse) return v * coarse_point(a, q, y, weight);
     sf_relaxation_weights(&a->times, a->band[0], a->band[1], q, y);
     for (int l = 0; l < a->times.count; ++l) sum += y[l];
     for (int l = 0; l < a->times.count; ++l) weight[l] = (float)(y[l] / (1.0 + sum));
     const double relaxed = v * v * sf_relaxation_relaxed_modulus_factor(&a->times, y, a->reference);
     return sqrt(relaxed * (1.0 + sum));
+}
+
+double sf_visco_worst_misfit(const sf_visco_attenuation *a, double q)
+{
+    double y[SF_MAX_MECHANISMS] = {0.0};
+    if (!a->coarse) {
+        sf_relaxation_weights(&a->times, a->band[0], a->band[1], q, y);
+        return sf_relaxation_worst_misfit(&a->times, y, a->band[0], a->band[1], q);
+    }
+    sf_relaxation_coarse_weights(&a->times, a->band[0], a->band[1], q, y);
+    double worst = 0.0;
+    for (int k = 0; k <= 400; ++k) {
+        const double f = a->band[0] * pow(a->band[1] / a->band[0], k / 400.0);
+        worst = fmax(worst, fabs(sf_relaxation_coarse_q(&a->times, y, f) / q - 1.0));
+    }
+    return worst;
+}
+
+double sf_visco_slowest_ratio(const sf_visco_attenuation *a, double q)
+{
+    double y[SF_MAX_MECHANISMS] = {0.0};
+    if (!a->coarse) {
+        sf_relaxation_weights(&a->times, a->band[0], a->band[1], q, y);
+        return sf_relaxation_velocity_ratio(&a->times, y, a->reference, a->band[0]);
+    }
+    sf_relaxation_coarse_weights(&a->times, a->band[0], a->band[1], q, y);
+    return sf_relaxation_coarse_unrelaxed_ratio(&a->times, y, a->reference) /
+           sf_relaxation_coarse_unrelaxed_ratio(&a->times, y, a->band[0]);
 }
 
 /* Intervals across a model's range of 1/Q: the weights are smooth in
@@ -67,9 +110,11 @@ void sf_visco_table_build(sf_visco_table *t, const sf_visco_attenuation *a, doub
     t->ratio = sf_malloc((size_t)nodes * sizeof *t->ratio, "the attenuation table");
     t->weight = sf_malloc((size_t)nodes * (size_t)t->mechanisms * sizeof *t->weight,
                           "the attenuation table");
+    double start[SF_MAX_MECHANISMS] = {0.0};   /* a coarse fit starts from the last node's */
     for (int n = 0; n < nodes; ++n) {
         const double q = n == 0 ? q_max : n == t->intervals ? q_min : 1.0 / (t->first + n * t->step);
-        t->ratio[n] = sf_visco_point(a, 1.0, q, t->weight + (size_t)n * (size_t)t->mechanisms);
+        float *weight = t->weight + (size_t)n * (size_t)t->mechanisms;
+        t->ratio[n] = a->coarse ? coarse_point(a, q, start, weight) : sf_visco_point(a, 1.0, q, weight);
     }
 }
 

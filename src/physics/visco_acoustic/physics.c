@@ -36,9 +36,7 @@ static void visco_wave_speeds(sf_model *m, const sf_config *c, long points, MPI_
     const sf_visco_attenuation a = attenuation_or_fail(c);
     float weight[SF_MAX_MECHANISMS];
     m->vmax = sf_visco_point(&a, m->max[VP], m->min[QP], weight);
-    double y[SF_MAX_MECHANISMS];
-    sf_relaxation_weights(&a.times, a.band[0], a.band[1], m->min[QP], y);
-    m->slowest = m->min[VP] * sf_relaxation_velocity_ratio(&a.times, y, a.reference, a.band[0]);
+    m->slowest = m->min[VP] * sf_visco_slowest_ratio(&a, m->min[QP]);
 }
 
 static void *visco_build_medium(const sf_physics_context *context, sf_problem *p)
@@ -57,6 +55,7 @@ static void *visco_build_medium(const sf_physics_context *context, sf_problem *p
         medium->unrelaxed[n] = (float)sf_visco_table_unrelaxed(&table, vp[n], r->coordinate[n]);
     }
     r->mechanisms = a.times.count;
+    r->coarse = sf_config_job(context->cfg)->relaxation_coarse;
     r->intervals = table.intervals;
     for (int l = 0; l < a.times.count; ++l) r->tau[l] = a.times.tau[l];
     r->weight = table.weight;   /* the medium's from here */
@@ -110,20 +109,19 @@ static void visco_summary(const sf_simulation *s)
     sf_acoustic_summary(s);
     const sf_visco_attenuation a = attenuation_or_fail(s->cfg);
     warn_shots_outside(s->cfg, &a);
-    double worst = 0.0, y[SF_MAX_MECHANISMS];
+    double worst = 0.0;
     for (int e = 0; e < 2; ++e) {
-        const double q = e ? s->model.max[QP] : s->model.min[QP];
-        sf_relaxation_weights(&a.times, a.band[0], a.band[1], q, y);
-        const double off = sf_relaxation_worst_misfit(&a.times, y, a.band[0], a.band[1], q);
+        const double off = sf_visco_worst_misfit(&a, e ? s->model.max[QP] : s->model.min[QP]);
         worst = off > worst ? off : worst;
     }
     char taus[160] = "";
     for (int l = 0, used = 0; l < a.times.count; ++l)
         used += snprintf(taus + used, sizeof taus - (size_t)used, "%s%.3g", l ? ", " : "",
                          1.0 / (2.0 * M_PI * a.times.tau[l]));
-    sf_info("  attenuation       Q held over %g .. %g Hz by %d standard linear solids (relaxing at "
+    sf_info("  attenuation       Q held over %g .. %g Hz by %d standard linear solids%s (relaxing at "
             "%s Hz), velocities at %g Hz; fitted Q within %.2f%% of qp over the band",
-            a.band[0], a.band[1], a.times.count, taus, a.reference, 100.0 * worst);
+            a.band[0], a.band[1], a.times.count, a.coarse ? ", one a point" : "", taus, a.reference,
+            100.0 * worst);
 }
 
 static const sf_physics_declaration DECLARED = {
@@ -156,10 +154,9 @@ const sf_physics_plugin *sf_physics_visco_acoustic(void)
          * memory variable (the CPU backend's). */
         .memory = {.model_volumes = 4, .field_volumes = 2, .medium_volumes = 1,
                    .mechanism_volumes = 2, .halo_fields = 1, .cpml_arrays = 2, .cpml_reach = 1},
-        /* The acoustic step's 16 bytes, the point's place in the table
-         * and each memory variable read and written (bench runs the
-         * default count). */
-        .bench = {.gpu_size = 1000, .bytes_per_point = 16.0 + 4.0 + SF_MECHANISMS_DEFAULT * 8.0},
+        /* The acoustic step's 16 bytes and the point's place in the
+         * table; each memory variable read and written. */
+        .bench = {.gpu_size = 1000, .bytes_per_point = 16.0 + 4.0, .bytes_per_memory_variable = 8.0},
     };
     return &physics;
 }

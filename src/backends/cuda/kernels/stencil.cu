@@ -129,9 +129,17 @@ static __device__ __forceinline__ void load_plane(plane_loads<RIMS> &l, const sf
 }
 
 /* What owned point `at` (owned-plane layout) loses to its solids over a
- * step of increment d; its memory variables advance. */
-static __device__ __forceinline__ float relax_at(const sf_cuda_relaxation &r, long at, float d)
+ * step of increment d; its memory variables advance. corner: the point's
+ * mechanism in a coarse layout. */
+static __device__ __forceinline__ float relax_at(const sf_cuda_relaxation &r, long at, int corner,
+                                                 float d)
 {
+    if (r.law.coarse) {
+        float memory = r.memory[0][at];
+        const float loss = sf_relax_coarse_point(&r.law, __ldg(r.coordinate + at), corner, d, &memory);
+        r.memory[0][at] = memory;
+        return loss;
+    }
     float memory[SF_MAX_MECHANISMS] = {0.0f};
 #pragma unroll
     for (int l = 0; l < SF_MAX_MECHANISMS; ++l)
@@ -228,7 +236,9 @@ __global__ void __launch_bounds__(FRAME_TX * FRAME_TY, 1024 / (FRAME_TX * FRAME_
         if (owns) {
             const float lap = dxx + dyy + dzz + layer_terms<R>(s, near, i, j, k, dxx, dyy, dzz);
             float out = 2.0f * q[R] - now.prev + now.vel * lap;
-            if (RELAX) out -= relax_at(s.relax, vcolumn + (long)(k - kb) * sp, now.vel * lap);
+            if (RELAX)
+                out -= relax_at(s.relax, vcolumn + (long)(k - kb) * sp,
+                                sf_relaxation_corner(i, j, s.z0 + k), now.vel * lap);
             s.next[column + (long)(k - kb) * sp] = s.zero_plane0 && k == 0 ? 0.0f : out;
         }
 
@@ -283,12 +293,18 @@ static __device__ __forceinline__ void load_vec_plane(vec_loads &l, const sf_cud
     if (rim_x.load) l.rim_x = load4(s.cur + at + rim_x.offset);
 }
 
+/* M: the count of solids a point holds (0: the lossless update), or
+ * COARSE: one a point, by its corner (sf_relaxation.h). */
+enum { COARSE = -1 };
+template <int M>
+__host__ __device__ constexpr int slots() { return M == COARSE ? 1 : M; }
+
 /* A group's solids: its memory variables and places, four points each,
  * loaded before the stencil's sums so that their latency hides behind
  * them. */
 template <int M>
 struct vec_solids {
-    float4 memory[M > 0 ? M : 1], place;
+    float4 memory[slots<M>() > 0 ? slots<M>() : 1], place;
 };
 
 template <int M>
@@ -296,29 +312,32 @@ static __device__ __forceinline__ void load_solids(vec_solids<M> &g, const sf_cu
                                                    long at)
 {
 #pragma unroll
-    for (int l = 0; l < M; ++l) g.memory[l] = *(const float4 *)(r.memory[l] + at);
+    for (int l = 0; l < slots<M>(); ++l) g.memory[l] = *(const float4 *)(r.memory[l] + at);
     g.place = load4(r.coordinate + at);
 }
 
 /* Point n of the group loses what its solids take over a step of
- * increment d (the law with its count known here, M); the group's memory
- * advances. */
+ * increment d (the law with its count known here, M; corner: the
+ * point's mechanism in a coarse layout); the group's memory advances. */
 template <int M>
 static __device__ __forceinline__ float relax_part(vec_solids<M> &g, const sf_cuda_relaxation &r,
-                                                   int n, float d)
+                                                   int n, int corner, float d)
 {
-    sf_relaxation_law law = r.law;
-    law.mechanisms = M;
-    float memory[M];
+    float memory[slots<M>()], loss;
 #pragma unroll
-    for (int l = 0; l < M; ++l) memory[l] = part(g.memory[l], n);
-    const float loss = sf_relax_point(&law, part(g.place, n), d, memory);
+    for (int l = 0; l < slots<M>(); ++l) memory[l] = part(g.memory[l], n);
+    if constexpr (M == COARSE) {
+        loss = sf_relax_coarse_point(&r.law, part(g.place, n), corner, d, memory);
+    } else {
+        sf_relaxation_law law = r.law;
+        law.mechanisms = M;
+        loss = sf_relax_point(&law, part(g.place, n), d, memory);
+    }
 #pragma unroll
-    for (int l = 0; l < M; ++l) set_part(g.memory[l], n, memory[l]);
+    for (int l = 0; l < slots<M>(); ++l) set_part(g.memory[l], n, memory[l]);
     return loss;
 }
 
-/* M: the solids of the visco-acoustic update (0: the lossless update). */
 template <int R, int M>
 __global__ void __launch_bounds__(32 * VEC_TY, 2)
     interior_kernel(const __grid_constant__ sf_cuda_step s, const tile_source tiles,
@@ -373,7 +392,7 @@ __global__ void __launch_bounds__(32 * VEC_TY, 2)
                               rim_x);
         q[2 * R] = now.front;
         vec_solids<M> solids = {};
-        if constexpr (M > 0)
+        if constexpr (M != 0)
             if (owns) load_solids<M>(solids, s.relax, vcolumn + here);
 
         float(*p)[WIDTH] = tile[(k - kb) & 1];
@@ -409,10 +428,13 @@ __global__ void __launch_bounds__(32 * VEC_TY, 2)
             lap[n] = dxx + dyy + dzz;
             out[n] = 2.0f * c - part(now.prev, n) + part(now.vel, n) * lap[n];
         }
-        /* Apart from the stencil's loop, whose registers are free by now. */
+        /* Apart from the stencil's loop, whose registers are free by now;
+         * i is even, so point n's corner is the group's and n's parity. */
+        const int corner = sf_relaxation_corner(i, j, s.z0 + k);
 #pragma unroll
         for (int n = 0; n < VEC; ++n) {
-            if constexpr (M > 0) out[n] -= relax_part<M>(solids, s.relax, n, part(now.vel, n) * lap[n]);
+            if constexpr (M != 0)
+                out[n] -= relax_part<M>(solids, s.relax, n, corner | (n & 1), part(now.vel, n) * lap[n]);
             if (s.zero_plane0 && k == 0) out[n] = 0.0f;
         }
         if (owns) {
@@ -424,7 +446,7 @@ __global__ void __launch_bounds__(32 * VEC_TY, 2)
                 for (int n = 0; n < VEC && i + n < tiles.x_end; ++n) to[n] = out[n];
             /* Points past the rectangle's end are another launch's. */
 #pragma unroll
-            for (int l = 0; l < M; ++l) {
+            for (int l = 0; l < slots<M>(); ++l) {
                 float *memory = s.relax.memory[l] + vcolumn + here;
                 if (whole)
                     *(float4 *)memory = solids.memory[l];
@@ -483,14 +505,14 @@ static void advance_planes(const sf_cuda_step *s, const sf_cuda_tiling *t, int k
 {
     const bool interior = t->inner_x1 > t->inner_x0 && t->inner_y1 > t->inner_y0;
     if (in_z_layer || !interior) {
-        launch_frame<R, (M > 0)>(s, t, true, k0, k1, st->main);
+        launch_frame<R, (M != 0)>(s, t, true, k0, k1, st->main);
         return;
     }
     const bool frame = t->frame_count > 0;
     if (frame) {
         SF_CUDA_CHECK(cudaEventRecord(st->fork, st->main), "forking the frame tiles");
         SF_CUDA_CHECK(cudaStreamWaitEvent(st->side, st->fork, 0), "forking the frame tiles");
-        launch_frame<R, (M > 0)>(s, t, false, k0, k1, st->side);
+        launch_frame<R, (M != 0)>(s, t, false, k0, k1, st->side);
     }
     launch_interior<R, M>(s, t, k0, k1, st->main);
     if (frame) {
@@ -537,6 +559,10 @@ static void advance_either(const sf_cuda_step *s, const sf_cuda_tiling *t, int k
                            const sf_cuda_streams *st)
 {
     static_assert(SF_MAX_MECHANISMS == 8, "one case a count of solids");
+    if (s->relax.law.coarse) {
+        advance_all<R, COARSE>(s, t, k0, k1, st);
+        return;
+    }
     switch (s->relax.law.mechanisms) {
     case 0: advance_all<R, 0>(s, t, k0, k1, st); break;
     case 1: advance_all<R, 1>(s, t, k0, k1, st); break;
