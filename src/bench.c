@@ -231,6 +231,11 @@ int sf_bench_parse(int argc, char **argv, sf_bench_options *o, char *why, size_t
             return -1;
         }
     }
+    if (o->relaxation_coarse && !sf_physics_declared(o->physics)->attenuates) {
+        snprintf(why, len, "--relaxation-layout: %s has no attenuation to lay out",
+                 sf_physics_declared(o->physics)->name);
+        return -1;
+    }
     const char *layers = o->size ? layers_too_thick(o, o->size, o->nz ? o->nz : o->size) : NULL;
     if (layers) snprintf(why, len, "%s", layers);
     return layers ? -1 : 0;

@@ -100,6 +100,8 @@ USAGE_ERRORS = [
      "usage: seisfd bench"),
     (["bench", "--size", "32", "--cpml", "20"], "bench: --cpml leaves fewer interior points",
      "usage: seisfd bench"),
+    (["bench", "--relaxation-layout", "coarse"], "bench: --relaxation-layout: acoustic has no "
+     "attenuation to lay out$", "usage: seisfd bench"),
 ]
 
 
