@@ -245,6 +245,11 @@ void sf_config_sample_medium(sf_model_config *m, sf_physics p);
 const char *sf_component_name(sf_component c);   /* "vx", "vy", "vz", "p" */
 /* The parameters a job's physics needs, in its order. */
 const sf_physics_declaration *sf_config_physics(const sf_config *cfg);
+/* An attenuating job's memory variables a point: 1 in a coarse layout,
+ * else its mechanisms (a lossless physics declares no bytes or volumes
+ * per memory variable, so the count is harmless there). */
+long sf_config_memory_variables(const sf_config *cfg);
+
 /* The job a configuration belongs to: a survey shot's is its survey's,
  * which keeps the receivers as given and every shot's source keys. */
 const sf_config *sf_config_job(const sf_config *cfg);

@@ -34,6 +34,12 @@ typedef struct {
     float *coordinate;
 } sf_relaxation_medium;
 
+/* Memory variables a point. */
+SF_POINTWISE int sf_relaxation_memory_variables(const sf_relaxation_medium *r)
+{
+    return r->coarse ? 1 : r->mechanisms;
+}
+
 /* The law a kernel applies for a time step dt: the decays and the table
  * (host or device memory, as the kernel runs). */
 typedef struct {

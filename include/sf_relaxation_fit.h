@@ -63,13 +63,16 @@ void sf_relaxation_coarse_times(double f_min, double f_max, sf_relaxation_times 
 
 /* Y[0..t->count-1]: the weights as fractions of the unrelaxed modulus
  * that hold the mean compliance's Q near q over the band (Levenberg-
- * Marquardt on ln Y), from Y as given (a neighbouring Q's) or, if all 0,
- * from the full layout's. */
+ * Marquardt, each count Y_l kept at most 0.9 so that every point keeps a
+ * tenth of its modulus), from Y as given (a neighbouring Q's) or, if all
+ * 0, from the full layout's. */
 void sf_relaxation_coarse_weights(const sf_relaxation_times *t, double f_min, double f_max,
                                   double q, double *Y);
 
-/* The layout's Q at f. */
+/* The layout's Q at f, and its worst misfit as sf_relaxation_worst_misfit's. */
 double sf_relaxation_coarse_q(const sf_relaxation_times *t, const double *Y, double f);
+double sf_relaxation_coarse_worst_misfit(const sf_relaxation_times *t, const double *Y,
+                                         double f_min, double f_max, double q);
 
 /* The unrelaxed velocity over the phase velocity at f_ref. */
 double sf_relaxation_coarse_unrelaxed_ratio(const sf_relaxation_times *t, const double *Y,

@@ -8,6 +8,7 @@
 #ifndef SF_VISCO_ACOUSTIC_H
 #define SF_VISCO_ACOUSTIC_H
 
+#include "sf_backend.h"
 #include "sf_config.h"
 #include "sf_relaxation.h"
 
@@ -67,5 +68,10 @@ typedef struct {
     float *unrelaxed;
     sf_relaxation_medium relaxation;
 } sf_visco_medium;
+
+/* p (whose medium is an sf_visco_medium) as the acoustic kernels of
+ * either backend take it: the unrelaxed velocity its one parameter, held
+ * in param. */
+sf_problem sf_visco_unrelaxed_problem(const sf_problem *p, const float *param[SF_MAX_PARAMS]);
 
 #endif

@@ -117,6 +117,8 @@ int sf_config_parse(const char *text, size_t length, const char *path, sf_config
 
 const sf_config *sf_config_job(const sf_config *c) { return c->survey_job ? c->survey_job : c; }
 
+long sf_config_memory_variables(const sf_config *c) { return c->relaxation_coarse ? 1 : c->mechanisms; }
+
 void sf_config_free(sf_config *c)
 {
     free(c->source_path);

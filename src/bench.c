@@ -527,7 +527,7 @@ int sf_bench_main(const sf_bench_options *given)
     double points = (double)o.size * o.size * o.nz * (double)o.steps;
     double rate = points / s.loop_seconds;
     const sf_physics_bench *declared = &sf_physics_of(o.physics)->bench;
-    const double memory_variables = o.relaxation_coarse ? 1.0 : (double)SF_MECHANISMS_DEFAULT;
+    const double memory_variables = (double)sf_config_memory_variables(&c);
     const double bytes =
         declared->bytes_per_point + memory_variables * declared->bytes_per_memory_variable;
     char faces[64];

@@ -65,8 +65,7 @@ void sf_memory_estimate(const sf_config *c, long z0, long nz, int host_fields, d
     const double plane = (double)c->n[0] * (double)c->n[1], volume = plane * (double)nz;
     const double f = sizeof(float);
     memset(bytes, 0, SF_MEMORY_PARTS * sizeof *bytes);
-    /* Memory variables a point: one in a coarse layout. */
-    const double mechanisms = c->relaxation_coarse ? 1.0 : (double)c->mechanisms;
+    const double memory_variables = (double)sf_config_memory_variables(c);
     bytes[SF_MEMORY_MODEL] = f * volume * need->model_volumes;
     if (host_fields) {
         sf_layout L;
@@ -76,7 +75,7 @@ void sf_memory_estimate(const sf_config *c, long z0, long nz, int host_fields, d
         /* 2 groups, a send and a receive buffer per side */
         fields += 2.0 * 4.0 * need->halo_fields * SF_HALO * plane;
         if (c->energy_path) fields += need->energy_volumes * (double)L.plane_size;
-        fields += mechanisms * need->mechanism_volumes * (double)L.plane_size;
+        fields += memory_variables * need->mechanism_volumes * (double)L.plane_size;
         bytes[SF_MEMORY_FIELDS] = f * fields;
         bytes[SF_MEMORY_CPML] = f * cpml_floats(c, z0, nz, need);
     }

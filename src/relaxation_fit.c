@@ -182,8 +182,8 @@ void sf_relaxation_weights(const sf_relaxation_times *t, double f_min, double f_
     nonnegative_least_squares(a, n, t->count, b, y);
 }
 
-/* A fit's unknowns p (ln tau_l and ln y_l, or a coarse layout's ln Y_l
- * for frozen times) and its samples; residuals fills r (and, unless jac is
+/* A fit's unknowns p (ln tau_l and ln y_l, or for a coarse layout's
+ * frozen times the logits of its weights, coarse_unknowns) and its samples; residuals fills r (and, unless jac is
  * NULL, the Jacobian, samples x unknowns, row major) and returns the sum
  * of squares. */
 typedef struct fit_problem {
@@ -387,15 +387,24 @@ double sf_relaxation_q(const sf_relaxation_times *t, const double *y, double f)
     return re / im;
 }
 
-double sf_relaxation_worst_misfit(const sf_relaxation_times *t, const double *y, double f_min,
-                                  double f_max, double q)
+/* The largest |Q(f)/q - 1| of a layout's Q at log-spaced samples of the
+ * band, both ends included. */
+static double worst_over_band(double (*q_at)(const sf_relaxation_times *, const double *, double),
+                              const sf_relaxation_times *t, const double *y, double f_min,
+                              double f_max, double q)
 {
     double worst = 0.0;
     for (int k = 0; k < MISFIT_SAMPLES; ++k) {
         double f = log_spaced(f_min, f_max, k, MISFIT_SAMPLES);
-        worst = fmax(worst, fabs(sf_relaxation_q(t, y, f) / q - 1.0));
+        worst = fmax(worst, fabs(q_at(t, y, f) / q - 1.0));
     }
     return worst;
+}
+
+double sf_relaxation_worst_misfit(const sf_relaxation_times *t, const double *y, double f_min,
+                                  double f_max, double q)
+{
+    return worst_over_band(sf_relaxation_q, t, y, f_min, f_max, q);
 }
 
 /* Re(m^(-1/2)) at f: the phase slowness in units of sqrt(rho / M_R). */
@@ -509,6 +518,12 @@ double sf_relaxation_coarse_q(const sf_relaxation_times *t, const double *Y, dou
 {
     const double complex c = coarse_compliance(t, Y, TWO_PI * f, NULL);
     return -creal(c) / cimag(c);
+}
+
+double sf_relaxation_coarse_worst_misfit(const sf_relaxation_times *t, const double *Y,
+                                         double f_min, double f_max, double q)
+{
+    return worst_over_band(sf_relaxation_coarse_q, t, Y, f_min, f_max, q);
 }
 
 double sf_relaxation_coarse_unrelaxed_ratio(const sf_relaxation_times *t, const double *Y,

@@ -28,7 +28,7 @@ typedef struct {
      * in a coarse layout one of each, the point's mechanism's. */
     float *memory[SF_MAX_MECHANISMS];
     float *weight[SF_MAX_MECHANISMS];
-    row_scratch *scratch;               /* [threads] */
+    row_scratch *scratch;               /* [threads]; the full layout's */
     sf_cpu_row_law rows;
 } visco;
 
@@ -68,7 +68,6 @@ static void finish_rows(void *state, const sf_layout *L, long j0, long j1, long 
                         const float *cur, const float *before)
 {
     const visco *v = state;
-    const row_scratch *r = &v->scratch[omp_get_thread_num()];
     for (long j = j0; j < j1; ++j) {
         const size_t q = sf_plane_index(L, 0, j, k);
         float *out = next + (j - j0) * L->sx;
@@ -76,7 +75,7 @@ static void finish_rows(void *state, const sf_layout *L, long j0, long j1, long 
         if (v->coarse)
             finish_coarse_row(v, L->nx, q, sf_relaxation_corner(0, j, v->z0 + k), out, now, was);
         else
-            finish_row(v, r, L->nx, q, out, now, was);
+            finish_row(v, &v->scratch[omp_get_thread_num()], L->nx, q, out, now, was);
     }
 }
 
@@ -123,7 +122,7 @@ static void *visco_create(sf_cpu_shared *shared, const sf_problem *p)
     const sf_visco_medium *m = p->medium;
     const sf_relaxation_medium *r = &m->relaxation;
     visco *v = sf_cpu_take(shared->arena, 1, sizeof *v, "the visco-acoustic law");
-    v->mechanisms = r->coarse ? 1 : r->mechanisms;
+    v->mechanisms = sf_relaxation_memory_variables(r);
     v->coarse = r->coarse;
     v->z0 = p->z0;
     for (int l = 0; l < r->mechanisms; ++l) v->decay[l] = (float)exp(-p->dt / r->tau[l]);
@@ -132,12 +131,10 @@ static void *visco_create(sf_cpu_shared *shared, const sf_problem *p)
                                          "the relaxation memory variables");
         v->weight[l] = weights_on_planes(shared, r, p->z0, l);
     }
-    v->scratch = take_scratch(shared);
+    if (!r->coarse) v->scratch = take_scratch(shared);
     v->rows = (sf_cpu_row_law){finish_rows, v};
-    sf_problem acoustic = *p;
-    const float *unrelaxed[SF_MAX_PARAMS] = {m->unrelaxed};
-    acoustic.param = unrelaxed;
-    acoustic.nparams = 1;
+    const float *param[SF_MAX_PARAMS] = {NULL};
+    const sf_problem acoustic = sf_visco_unrelaxed_problem(p, param);
     return sf_cpu_acoustic_create(shared, &acoustic, &v->rows);
 }
 

@@ -106,7 +106,7 @@ static void plan_arrays(acoustic_state *b, const sf_problem *p)
                  "the stencil's tile list");
     const sf_relaxation_medium *r = b->relaxing;
     if (!r) return;
-    for (int l = 0; l < (r->coarse ? 1 : r->mechanisms); ++l)
+    for (int l = 0; l < sf_relaxation_memory_variables(r); ++l)
         sf_cuda_want_state(arrays, &b->step.relax.memory[l], L->plane_size, sizeof(float),
                            "the relaxation memory variables");
     sf_cuda_want(arrays, &b->coordinate, L->plane_size, sizeof(float), "the points' Q");

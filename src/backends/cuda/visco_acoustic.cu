@@ -8,21 +8,10 @@ extern "C" {
 #include "sf_visco_acoustic.h"
 }
 
-/* The problem as the acoustic kernels take it: the unrelaxed velocity
- * their only parameter. */
-static sf_problem at_unrelaxed(const sf_problem *p, const float *param[SF_MAX_PARAMS])
-{
-    sf_problem acoustic = *p;
-    param[0] = ((const sf_visco_medium *)p->medium)->unrelaxed;
-    acoustic.param = param;
-    acoustic.nparams = 1;
-    return acoustic;
-}
-
 static void *visco_create(sf_cuda_common *c, const sf_problem *p)
 {
     const float *param[SF_MAX_PARAMS] = {NULL};
-    const sf_problem acoustic = at_unrelaxed(p, param);
+    const sf_problem acoustic = sf_visco_unrelaxed_problem(p, param);
     return sf_cuda_acoustic_create_relaxing(c, &acoustic,
                                             &((const sf_visco_medium *)p->medium)->relaxation);
 }
@@ -30,7 +19,7 @@ static void *visco_create(sf_cuda_common *c, const sf_problem *p)
 static void visco_upload(void *state, const sf_problem *p)
 {
     const float *param[SF_MAX_PARAMS] = {NULL};
-    const sf_problem acoustic = at_unrelaxed(p, param);
+    const sf_problem acoustic = sf_visco_unrelaxed_problem(p, param);
     sf_cuda_acoustic_kernels.upload(state, &acoustic);
 }
 

@@ -74,12 +74,7 @@ double sf_visco_worst_misfit(const sf_visco_attenuation *a, double q)
         return sf_relaxation_worst_misfit(&a->times, y, a->band[0], a->band[1], q);
     }
     sf_relaxation_coarse_weights(&a->times, a->band[0], a->band[1], q, y);
-    double worst = 0.0;
-    for (int k = 0; k <= 400; ++k) {
-        const double f = a->band[0] * pow(a->band[1] / a->band[0], k / 400.0);
-        worst = fmax(worst, fabs(sf_relaxation_coarse_q(&a->times, y, f) / q - 1.0));
-    }
-    return worst;
+    return sf_relaxation_coarse_worst_misfit(&a->times, y, a->band[0], a->band[1], q);
 }
 
 double sf_visco_slowest_ratio(const sf_visco_attenuation *a, double q)
@@ -92,6 +87,15 @@ double sf_visco_slowest_ratio(const sf_visco_attenuation *a, double q)
     sf_relaxation_coarse_weights(&a->times, a->band[0], a->band[1], q, y);
     return sf_relaxation_coarse_unrelaxed_ratio(&a->times, y, a->reference) /
            sf_relaxation_coarse_unrelaxed_ratio(&a->times, y, a->band[0]);
+}
+
+sf_problem sf_visco_unrelaxed_problem(const sf_problem *p, const float *param[SF_MAX_PARAMS])
+{
+    sf_problem acoustic = *p;
+    param[0] = ((const sf_visco_medium *)p->medium)->unrelaxed;
+    acoustic.param = param;
+    acoustic.nparams = 1;
+    return acoustic;
 }
 
 /* Intervals across a model's range of 1/Q: the weights are smooth in

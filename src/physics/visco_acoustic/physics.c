@@ -55,7 +55,7 @@ static void *visco_build_medium(const sf_physics_context *context, sf_problem *p
         medium->unrelaxed[n] = (float)sf_visco_table_unrelaxed(&table, vp[n], r->coordinate[n]);
     }
     r->mechanisms = a.times.count;
-    r->coarse = sf_config_job(context->cfg)->relaxation_coarse;
+    r->coarse = a.coarse;
     r->intervals = table.intervals;
     for (int l = 0; l < a.times.count; ++l) r->tau[l] = a.times.tau[l];
     r->weight = table.weight;   /* the medium's from here */
