@@ -36,4 +36,8 @@ static inline size_t sf_plane_index(const sf_layout *l, long i, long j, long k)
     return (size_t)(k * l->sp + (j + SF_PAD) * l->sx + (i + l->gx));
 }
 
+/* Owned plane k of a compact [nz][ny][nx] array into plane (sp floats in
+ * the layout's rows); the padding is left as it is. */
+void sf_layout_plane_from_compact(const sf_layout *l, const float *compact, long k, float *plane);
+
 #endif

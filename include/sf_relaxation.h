@@ -49,6 +49,9 @@ typedef struct {
     const float *weight;
 } sf_relaxation_law;
 
+/* The law of medium r for a time step dt, its table r's (host memory). */
+sf_relaxation_law sf_relaxation_law_for_step(const sf_relaxation_medium *r, double dt);
+
 /* A point's place in the table: the offset of its lower node's weights
  * and its fraction of the way to the next node. */
 SF_POINTWISE int sf_relaxation_node(const sf_relaxation_law *law, float coordinate, float *fraction)

@@ -16,6 +16,17 @@ typedef struct {
 /* Returns 0 for a supported order, -1 otherwise. */
 int sf_stencil_init(sf_stencil *s, int order);
 
+/* The coefficients on a grid's spacings h[3], in the kernels' float:
+ * [axis][m], second over h^2 (its centre at m = 0), first and centered
+ * over h. Every backend scales them here, so that all round alike. */
+typedef struct {
+    float second[3][SF_MAX_RADIUS + 1];
+    float first[3][SF_MAX_RADIUS + 1];
+    float centered[3][SF_MAX_RADIUS + 1];
+} sf_stencil_scaled;
+
+sf_stencil_scaled sf_stencil_scale(const sf_stencil *s, const double h[3]);
+
 /* The largest magnitude of the second-derivative symbol over all
  * wavenumbers (at unit spacing): 4 for order 2, about 6.50 for order 8. */
 double sf_stencil_symbol_max(const sf_stencil *s);

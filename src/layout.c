@@ -1,5 +1,7 @@
 #include "sf_layout.h"
 
+#include <string.h>
+
 void sf_layout_init(sf_layout *l, long nx, long ny, long nz, long align)
 {
     l->nx = nx;
@@ -12,4 +14,11 @@ void sf_layout_init(sf_layout *l, long nx, long ny, long nz, long align)
     l->sp = l->sx * (ny + 2 * SF_PAD);
     l->field_size = (size_t)l->sp * (size_t)(nz + 2 * SF_HALO);
     l->plane_size = (size_t)l->sp * (size_t)nz;
+}
+
+void sf_layout_plane_from_compact(const sf_layout *l, const float *compact, long k, float *plane)
+{
+    for (long j = 0; j < l->ny; ++j)
+        memcpy(plane + sf_plane_index(l, 0, j, 0), compact + (k * l->ny + j) * l->nx,
+               (size_t)l->nx * sizeof(float));
 }

@@ -87,3 +87,15 @@ double sf_staggered_dt_max(const sf_stencil *s, const double h[3], double vmax)
     double sum = sym2 / (h[0] * h[0]) + sym2 / (h[1] * h[1]) + sym2 / (h[2] * h[2]);
     return 2.0 / (vmax * sqrt(sum));
 }
+
+sf_stencil_scaled sf_stencil_scale(const sf_stencil *s, const double h[3])
+{
+    sf_stencil_scaled out;
+    for (int a = 0; a < 3; ++a)
+        for (int m = 0; m <= SF_MAX_RADIUS; ++m) {
+            out.second[a][m] = (float)(s->second[m] / (h[a] * h[a]));
+            out.first[a][m] = (float)(s->first[m] / h[a]);
+            out.centered[a][m] = (float)(s->centered[m] / h[a]);
+        }
+    return out;
+}

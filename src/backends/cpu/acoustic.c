@@ -30,20 +30,15 @@ typedef struct {
 } layer_z;
 
 typedef struct {
-    sf_layout L;
-    long z0;
+    sf_cpu_levels levels;          /* the pressure's; first, for the levels' table entries */
     int radius;
-    float *p_prev, *p_cur, *vdt2;
-    float c0, c0x, c0y, c0z;
-    float cx[SF_MAX_RADIUS + 1], cy[SF_MAX_RADIUS + 1], cz[SF_MAX_RADIUS + 1];
-    float fx[SF_MAX_RADIUS + 1], fy[SF_MAX_RADIUS + 1], fz[SF_MAX_RADIUS + 1];
-    int free_surface_here;
+    float *vdt2;
+    float c0;                      /* the Laplacian's centre, every axis */
+    sf_stencil_scaled coef;        /* over the spacings */
     long rows_per_block;
 
-    sf_cpu_cpml_coefficients axis[3];
     layer_xy x[2], y[2];
     layer_z z[2];
-    sf_cpu_arena *arena;
     /* A law finishing each block of rows, and per thread the block's rows
      * of the level the update overwrites (NULL without a law). */
     const sf_cpu_row_law *law;
@@ -54,35 +49,28 @@ static void setup_coefficients(acoustic *b, const sf_problem *p)
 {
     const sf_stencil *s = &p->stencil;
     b->radius = s->radius;
-    float *second[3] = {b->cx, b->cy, b->cz}, *first[3] = {b->fx, b->fy, b->fz};
-    float *center[3] = {&b->c0x, &b->c0y, &b->c0z};
-    for (int a = 0; a < 3; ++a) {
-        double h2 = p->h[a] * p->h[a];
-        *center[a] = (float)(s->second[0] / h2);
-        for (int m = 0; m <= SF_MAX_RADIUS; ++m) {
-            second[a][m] = (float)(s->second[m] / h2);
-            first[a][m] = (float)(s->first[m] / p->h[a]);
-        }
-    }
+    b->coef = sf_stencil_scale(s, p->h);
     b->c0 = (float)(s->second[0] * (1.0 / (p->h[0] * p->h[0]) + 1.0 / (p->h[1] * p->h[1]) +
                                     1.0 / (p->h[2] * p->h[2])));
 }
 
 static void setup_model(acoustic *b, const sf_problem *p)
 {
-    const sf_layout *L = &b->L;
-    b->vdt2 = sf_cpu_take(b->arena, L->plane_size, sizeof(float), "the velocity term v^2 dt^2");
+    const sf_cpu_shared *shared = b->levels.shared;
+    const sf_layout *L = &shared->L;
+    b->vdt2 = sf_cpu_take(shared->arena, L->plane_size, sizeof(float), "the velocity term v^2 dt^2");
     for (long k = 0; k < L->nz; ++k)
-        for (long j = 0; j < L->ny; ++j)
-            for (long i = 0; i < L->nx; ++i) {
-                double v = p->param[SF_ACOUSTIC_PARAM_VP][(k * L->ny + j) * L->nx + i];
-                b->vdt2[sf_plane_index(L, i, j, k)] = (float)(v * v * p->dt * p->dt);
-            }
+        sf_layout_plane_from_compact(L, p->param[SF_ACOUSTIC_PARAM_VP], k, b->vdt2 + k * L->sp);
+    for (size_t n = 0; n < L->plane_size; ++n) {
+        const double v = b->vdt2[n];
+        b->vdt2[n] = (float)(v * v * p->dt * p->dt);
+    }
 }
 
 static void setup_cpml(acoustic *b, const sf_problem *p)
 {
-    const sf_layout *L = &b->L;
+    const sf_cpu_shared *shared = b->levels.shared;
+    const sf_layout *L = &shared->L;
     size_t plane = (size_t)(L->nx * L->ny);
     for (int s = 0; s < 2; ++s) {
         sf_cpml_span sx = sf_cpml_layer_span(&p->cpml[0], s, b->radius);
@@ -91,45 +79,46 @@ static void setup_cpml(acoustic *b, const sf_problem *p)
         layer_xy *lx = &b->x[s], *ly = &b->y[s];
         *lx = (layer_xy){sx.flo, sx.fhi, sx.hlo, sx.hhi, sx.hhi - sx.hlo + 2 * PSI_PAD, NULL, NULL};
         if (sx.fhi > sx.flo) {
-            lx->psi = sf_cpu_take_state(b->arena, (size_t)(L->nz * L->ny * lx->psi_width), "CPML x");
-            lx->zeta = sf_cpu_take_state(b->arena, (size_t)(L->nz * L->ny * (sx.fhi - sx.flo)), "CPML x");
+            lx->psi = sf_cpu_take_state(shared->arena, (size_t)(L->nz * L->ny * lx->psi_width), "CPML x");
+            lx->zeta = sf_cpu_take_state(shared->arena, (size_t)(L->nz * L->ny * (sx.fhi - sx.flo)),
+                                         "CPML x");
         }
         *ly = (layer_xy){sy.flo, sy.fhi, sy.hlo, sy.hhi, sy.hhi - sy.hlo + 2 * PSI_PAD, NULL, NULL};
         if (sy.fhi > sy.flo) {
-            ly->psi = sf_cpu_take_state(b->arena, (size_t)(L->nz * L->nx * ly->psi_width), "CPML y");
-            ly->zeta = sf_cpu_take_state(b->arena, (size_t)(L->nz * L->nx * (sy.fhi - sy.flo)), "CPML y");
+            ly->psi = sf_cpu_take_state(shared->arena, (size_t)(L->nz * L->nx * ly->psi_width), "CPML y");
+            ly->zeta = sf_cpu_take_state(shared->arena, (size_t)(L->nz * L->nx * (sy.fhi - sy.flo)),
+                                         "CPML y");
         }
         layer_z *lz = &b->z[s];
-        lz->plo = sf_cpu_max(sz.flo - b->z0, 0);
-        lz->phi = sf_cpu_max(lz->plo, sf_cpu_min(sz.fhi - b->z0, L->nz));
-        lz->hlo = sf_cpu_max(sz.hlo - b->z0, -SF_HALO);
-        lz->hhi = sf_cpu_max(lz->hlo, sf_cpu_min(sz.hhi - b->z0, L->nz + SF_HALO));
+        lz->plo = sf_cpu_max(sz.flo - shared->z0, 0);
+        lz->phi = sf_cpu_max(lz->plo, sf_cpu_min(sz.fhi - shared->z0, L->nz));
+        lz->hlo = sf_cpu_max(sz.hlo - shared->z0, -SF_HALO);
+        lz->hhi = sf_cpu_max(lz->hlo, sf_cpu_min(sz.hhi - shared->z0, L->nz + SF_HALO));
         if (lz->hhi > lz->hlo) {
-            lz->psi = sf_cpu_take_state(b->arena, plane * (size_t)(lz->hhi - lz->hlo + 2 * PSI_PAD), "CPML z");
-            lz->zeta = sf_cpu_take_state(b->arena, plane * (size_t)(lz->phi - lz->plo), "CPML z");
+            lz->psi = sf_cpu_take_state(shared->arena, plane * (size_t)(lz->hhi - lz->hlo + 2 * PSI_PAD),
+                                        "CPML z");
+            lz->zeta = sf_cpu_take_state(shared->arena, plane * (size_t)(lz->phi - lz->plo), "CPML z");
         }
     }
 }
 
+/* The stages, below. */
+static void update_cpml_memory(void *state, long k0, long k1);
+static void advance(void *state, long k0, long k1);
+
 void *sf_cpu_acoustic_create(sf_cpu_shared *shared, const sf_problem *p, const sf_cpu_row_law *law)
 {
     acoustic *b = sf_calloc(1, sizeof *b, "the acoustic CPU kernels");
-    b->L = shared->L;
-    b->arena = shared->arena;
-    memcpy(b->axis, shared->cpml, sizeof b->axis);
-    b->z0 = p->z0;
-    b->free_surface_here = p->free_surface && p->z0 == 0;
+    sf_cpu_levels_plan(&b->levels, shared, 1, update_cpml_memory, advance);
     setup_coefficients(b, p);
-    b->p_prev = sf_cpu_take_state(b->arena, b->L.field_size, "the wavefield");
-    b->p_cur = sf_cpu_take_state(b->arena, b->L.field_size, "the wavefield");
     setup_model(b, p);
     setup_cpml(b, p);
-    long row_bytes = b->L.sx * (long)sizeof(float) * (2 * b->radius + 1);
-    b->rows_per_block = sf_cpu_rows_per_block(b->L.ny, row_bytes, CACHE_TARGET_BYTES);
+    long row_bytes = shared->L.sx * (long)sizeof(float) * (2 * b->radius + 1);
+    b->rows_per_block = sf_cpu_rows_per_block(shared->L.ny, row_bytes, CACHE_TARGET_BYTES);
     b->law = law;
     if (law)
-        b->before = sf_cpu_take(b->arena, (size_t)omp_get_max_threads() * (size_t)b->rows_per_block *
-                                              (size_t)b->L.nx, sizeof(float), "the rows a law reads");
+        b->before = sf_cpu_take(shared->arena, (size_t)omp_get_max_threads() * (size_t)b->rows_per_block,
+                                (size_t)shared->L.nx * sizeof(float), "the rows a law reads");
     return b;
 }
 
@@ -161,37 +150,26 @@ static float *psi_z_base(const layer_z *lz, const sf_layout *L)
 /* The stored psi_z plane for local half-plane k, or NULL. */
 static float *psi_z_plane(acoustic *b, long k)
 {
+    const sf_cpu_shared *shared = b->levels.shared;
     for (int s = 0; s < 2; ++s)
         if (k >= b->z[s].hlo && k < b->z[s].hhi)
-            return psi_z_base(&b->z[s], &b->L) + (size_t)(k - b->z[s].hlo) * (size_t)(b->L.nx * b->L.ny);
+            return psi_z_base(&b->z[s], &shared->L) +
+                   (size_t)(k - b->z[s].hlo) * (size_t)(shared->L.nx * shared->L.ny);
     return NULL;
 }
 
-/* The wavefield group sends the new level (p_prev until the stage ends);
- * the memory group psi_z, where its half-planes hold any. */
-int sf_cpu_acoustic_halo_arrays(const void *state, int group) { return (void)state, (void)group, 1; }
-
+/* The wavefield group's planes are the levels', the memory group's psi_z
+ * (NULL where a half-plane holds none). */
 float *sf_cpu_acoustic_halo_plane(void *state, int group, int array, long k, long *row_stride)
 {
     acoustic *b = state;
     (void)array;
     if (group == SF_HALO_WAVEFIELD) {
-        *row_stride = b->L.sx;
-        return b->p_prev + sf_field_index(&b->L, 0, 0, k);
+        *row_stride = b->levels.shared->L.sx;
+        return sf_cpu_levels_plane(&b->levels, 0, k);
     }
-    *row_stride = b->L.nx;
+    *row_stride = b->levels.shared->L.nx;
     return psi_z_plane(b, k);
-}
-
-static void mirror_free_surface(acoustic *b)
-{
-    if (!b->free_surface_here) return;
-    const long sp = b->L.sp;
-    for (long m = 1; m <= SF_HALO; ++m) {
-        const float *src = b->p_cur + (m + SF_HALO) * sp;
-        float *dst = b->p_cur + (SF_HALO - m) * sp;
-        for (long n = 0; n < sp; ++n) dst[n] = -src[n];
-    }
 }
 
 /* ---- CPML memory variables --------------------------------------------- */
@@ -204,8 +182,7 @@ static inline void memory_run(float *restrict psi, const float *restrict p, long
 {
     #pragma omp simd
     for (long i = 0; i < n; ++i) {
-        float d = 0.0f;
-        for (int m = 1; m <= R; ++m) d += f[m] * (p[i + m * stride] - p[i - (m - 1) * stride]);
+        const float d = sf_cpu_staggered_up(p + i, stride, f, R);
         psi[i] = b[i * ab_step] * psi[i] + a[i * ab_step] * d;
     }
 }
@@ -217,30 +194,6 @@ static inline void memory_run(float *restrict psi, const float *restrict p, long
         else kernel(__VA_ARGS__, (b_)->radius);                               \
     } while (0)
 
-/* The y and z CPML memory variables of row (j, k): the whole row where j
- * is a y-layer half row, or k a z-layer half-plane. (The x ones belong to
- * the row alone and are updated with its x correction, while it is in
- * cache.) */
-static void memory_row(acoustic *b, long j, long k)
-{
-    const sf_layout *L = &b->L;
-    const sf_cpu_cpml_coefficients *ax = b->axis;
-    for (int s = 0; s < 2; ++s) {
-        const layer_xy *ly = &b->y[s];
-        if (j >= ly->hlo && j < ly->hhi)
-            WITH_RADIUS(memory_run, b, psi_y_plane(ly, L, k) + (j - ly->hlo) * L->nx,
-                        b->p_cur + sf_field_index(L, 0, j, k), L->nx, L->sx, b->fy,
-                        ax[1].a_half + j, ax[1].b_half + j, 0);
-        const layer_z *lz = &b->z[s];
-        if (k >= lz->hlo && k < lz->hhi)
-            WITH_RADIUS(memory_run, b, psi_z_base(lz, L) + ((k - lz->hlo) * L->ny + j) * L->nx,
-                        b->p_cur + sf_field_index(L, 0, j, k), L->nx, L->sp, b->fz,
-                        ax[2].a_half + b->z0 + k, ax[2].b_half + b->z0 + k, 0);
-    }
-}
-
-static int has_cpml_x(const acoustic *b) { return b->x[0].hi > b->x[0].lo || b->x[1].hi > b->x[1].lo; }
-
 /* Does row (j, k) hold y or z memory variables (half points of a layer)? */
 static int row_has_memory(const acoustic *b, long j, long k)
 {
@@ -250,13 +203,36 @@ static int row_has_memory(const acoustic *b, long j, long k)
     return 0;
 }
 
-static void update_cpml_memory(acoustic *b, long k0, long k1)
+/* The y and z CPML memory variables of row (j, k): the whole row where j
+ * is a y-layer half row, or k a z-layer half-plane. (The x ones belong to
+ * the row alone and are updated with its x correction, while it is in
+ * cache.) */
+static void memory_row(void *state, long j, long k)
 {
-    const sf_layout *L = &b->L;
-    #pragma omp parallel for collapse(2) schedule(static)
-    for (long k = k0; k < k1; ++k)
-        for (long j = 0; j < L->ny; ++j)
-            if (row_has_memory(b, j, k)) memory_row(b, j, k);
+    const acoustic *b = state;
+    const sf_cpu_shared *shared = b->levels.shared;
+    if (!row_has_memory(b, j, k)) return;
+    const sf_layout *L = &shared->L;
+    const sf_cpu_cpml_coefficients *ax = shared->cpml;
+    for (int s = 0; s < 2; ++s) {
+        const layer_xy *ly = &b->y[s];
+        if (j >= ly->hlo && j < ly->hhi)
+            WITH_RADIUS(memory_run, b, psi_y_plane(ly, L, k) + (j - ly->hlo) * L->nx,
+                        b->levels.cur[0] + sf_field_index(L, 0, j, k), L->nx, L->sx, b->coef.first[1],
+                        ax[1].a_half + j, ax[1].b_half + j, 0);
+        const layer_z *lz = &b->z[s];
+        if (k >= lz->hlo && k < lz->hhi)
+            WITH_RADIUS(memory_run, b, psi_z_base(lz, L) + ((k - lz->hlo) * L->ny + j) * L->nx,
+                        b->levels.cur[0] + sf_field_index(L, 0, j, k), L->nx, L->sp, b->coef.first[2],
+                        ax[2].a_half + shared->z0 + k, ax[2].b_half + shared->z0 + k, 0);
+    }
+}
+
+static int has_cpml_x(const acoustic *b) { return b->x[0].hi > b->x[0].lo || b->x[1].hi > b->x[1].lo; }
+
+static void update_cpml_memory(void *state, long k0, long k1)
+{
+    sf_cpu_each_row(&((acoustic *)state)->levels.shared->L, k0, k1, memory_row, state);
 }
 
 /* ---- the time step ------------------------------------------------------ */
@@ -273,7 +249,8 @@ static inline void stencil_row(float *restrict next, const float *restrict cur,
 {
     const float c0 = b->c0;
     float cx[SF_MAX_RADIUS + 1], cy[SF_MAX_RADIUS + 1], cz[SF_MAX_RADIUS + 1];
-    for (int m = 1; m <= R; ++m) cx[m] = b->cx[m], cy[m] = b->cy[m], cz[m] = b->cz[m];
+    for (int m = 1; m <= R; ++m)
+        cx[m] = b->coef.second[0][m], cy[m] = b->coef.second[1][m], cz[m] = b->coef.second[2][m];
     float partial[ROW_CHUNK];
     for (long i0 = 0; i0 < n; i0 += ROW_CHUNK) {
         const long len = n - i0 < ROW_CHUNK ? n - i0 : ROW_CHUNK;
@@ -306,9 +283,9 @@ static inline void correct_x_run(float *restrict next, const float *restrict p,
                                  const float *restrict a, const float *restrict b, const int R)
 {
     /* Local copies: the compiler cannot keep loads through bk out of the loop. */
-    const float c0 = bk->c0x;
+    const float c0 = bk->coef.second[0][0];
     float cx[SF_MAX_RADIUS + 1], fx[SF_MAX_RADIUS + 1];
-    for (int m = 1; m <= R; ++m) cx[m] = bk->cx[m], fx[m] = bk->fx[m];
+    for (int m = 1; m <= R; ++m) cx[m] = bk->coef.second[0][m], fx[m] = bk->coef.first[0][m];
     #pragma omp simd
     for (long i = 0; i < n; ++i) {
         float d2 = c0 * p[i], dpsi = 0.0f;
@@ -343,8 +320,7 @@ static inline void add_row_term(float *restrict corr, const float *restrict d2, 
     const float a = t->a, b = t->b;
     #pragma omp simd
     for (long i = 0; i < len; ++i) {
-        float dpsi = 0.0f;
-        for (int m = 1; m <= R; ++m) dpsi += f1[m] * (psi[i + (m - 1) * st] - psi[i - m * st]);
+        const float dpsi = sf_cpu_staggered_down(psi + i, st, f1, R);
         float z = b * zeta[i] + a * (d2[i] + dpsi);
         zeta[i] = z;
         corr[i] += dpsi + z;
@@ -365,23 +341,23 @@ static inline void stencil_row_layers(float *restrict next, const float *restric
         const float *c = cur + i0;
         #pragma omp simd
         for (long i = 0; i < len; ++i) {
-            float sx2 = b->c0x * c[i], sy2 = b->c0y * c[i];
+            float sx2 = b->coef.second[0][0] * c[i], sy2 = b->coef.second[1][0] * c[i];
             for (int m = 1; m <= R; ++m) {
-                sx2 += b->cx[m] * (c[i + m] + c[i - m]);
-                sy2 += b->cy[m] * (c[i + m * sx] + c[i - m * sx]);
+                sx2 += b->coef.second[0][m] * (c[i + m] + c[i - m]);
+                sy2 += b->coef.second[1][m] * (c[i + m * sx] + c[i - m * sx]);
             }
             dxx[i] = sx2;
             dyy[i] = sy2;
         }
         #pragma omp simd
         for (long i = 0; i < len; ++i) {
-            float sz2 = b->c0z * c[i];
-            for (int m = 1; m <= R; ++m) sz2 += b->cz[m] * (c[i + m * sp] + c[i - m * sp]);
+            float sz2 = b->coef.second[2][0] * c[i];
+            for (int m = 1; m <= R; ++m) sz2 += b->coef.second[2][m] * (c[i + m * sp] + c[i - m * sp]);
             dzz[i] = sz2;
             corr[i] = 0.0f;
         }
-        for (int t = 0; t < nty; ++t) add_row_term(corr, dyy, &ty[t], i0, len, b->fy, R);
-        for (int t = 0; t < ntz; ++t) add_row_term(corr, dzz, &tz[t], i0, len, b->fz, R);
+        for (int t = 0; t < nty; ++t) add_row_term(corr, dyy, &ty[t], i0, len, b->coef.first[1], R);
+        for (int t = 0; t < ntz; ++t) add_row_term(corr, dzz, &tz[t], i0, len, b->coef.first[2], R);
         float *out = next + i0;
         const float *v = vdt2 + i0;
         #pragma omp simd
@@ -394,20 +370,21 @@ static inline void stencil_row_layers(float *restrict next, const float *restric
 static void row_terms(acoustic *b, long j, long k, row_term ty[2], int *nty, row_term tz[2],
                       int *ntz)
 {
-    const sf_layout *L = &b->L;
+    const sf_cpu_shared *shared = b->levels.shared;
+    const sf_layout *L = &shared->L;
     *nty = *ntz = 0;
     for (int s = 0; s < 2; ++s) {
         const layer_xy *ly = &b->y[s];
         if (j >= ly->lo && j < ly->hi)
             ty[(*nty)++] = (row_term){psi_y_plane(ly, L, k) + (j - ly->hlo) * L->nx, L->nx,
                                       ly->zeta + (k * (ly->hi - ly->lo) + (j - ly->lo)) * L->nx,
-                                      b->axis[1].a[j], b->axis[1].b[j]};
+                                      shared->cpml[1].a[j], shared->cpml[1].b[j]};
         const layer_z *lz = &b->z[s];
         if (k >= lz->plo && k < lz->phi)
             tz[(*ntz)++] = (row_term){psi_z_base(lz, L) + ((k - lz->hlo) * L->ny + j) * L->nx,
                                       L->nx * L->ny,
                                       lz->zeta + ((k - lz->plo) * L->ny + j) * L->nx,
-                                      b->axis[2].a[b->z0 + k], b->axis[2].b[b->z0 + k]};
+                                      shared->cpml[2].a[shared->z0 + k], shared->cpml[2].b[shared->z0 + k]};
     }
 }
 
@@ -416,18 +393,18 @@ static void row_terms(acoustic *b, long j, long k, row_term ty[2], int *nty, row
  * first (they depend on this row of p alone). */
 static void correct_row_x(acoustic *b, long j, long k)
 {
-    const sf_layout *L = &b->L;
-    const sf_cpu_cpml_coefficients *ax = &b->axis[0];
+    const sf_layout *L = &b->levels.shared->L;
+    const sf_cpu_cpml_coefficients *ax = &b->levels.shared->cpml[0];
     const size_t f = sf_field_index(L, 0, j, k), v = sf_plane_index(L, 0, j, k);
     for (int s = 0; s < 2; ++s) {
         const layer_xy *lx = &b->x[s];
         if (lx->hhi > lx->hlo)
-            WITH_RADIUS(memory_run, b, psi_x_row(lx, L, j, k), b->p_cur + f + lx->hlo,
-                        lx->hhi - lx->hlo, 1, b->fx, ax->a_half + lx->hlo, ax->b_half + lx->hlo,
+            WITH_RADIUS(memory_run, b, psi_x_row(lx, L, j, k), b->levels.cur[0] + f + lx->hlo,
+                        lx->hhi - lx->hlo, 1, b->coef.first[0], ax->a_half + lx->hlo, ax->b_half + lx->hlo,
                         1);
         long wp = lx->hi - lx->lo;
         if (wp > 0)
-            WITH_RADIUS(correct_x_run, b, b->p_prev + f + lx->lo, b->p_cur + f + lx->lo,
+            WITH_RADIUS(correct_x_run, b, b->levels.prev[0] + f + lx->lo, b->levels.cur[0] + f + lx->lo,
                         b->vdt2 + v + lx->lo, psi_x_row(lx, L, j, k) + (lx->lo - lx->hlo),
                         lx->zeta + (k * L->ny + j) * wp, wp, b, ax->a + lx->lo, ax->b + lx->lo);
     }
@@ -435,10 +412,10 @@ static void correct_row_x(acoustic *b, long j, long k)
 
 static void advance_row(acoustic *b, long j, long k, const int R)
 {
-    const sf_layout *L = &b->L;
+    const sf_layout *L = &b->levels.shared->L;
     size_t f = sf_field_index(L, 0, j, k);
-    float *next = b->p_prev + f;
-    const float *cur = b->p_cur + f, *vel = b->vdt2 + sf_plane_index(L, 0, j, k);
+    float *next = b->levels.prev[0] + f;
+    const float *cur = b->levels.cur[0] + f, *vel = b->vdt2 + sf_plane_index(L, 0, j, k);
     row_term ty[2], tz[2];
     int nty, ntz;
     row_terms(b, j, k, ty, &nty, tz, &ntz);
@@ -452,16 +429,17 @@ static void advance_row(acoustic *b, long j, long k, const int R)
  * into this thread's rows of b->before. */
 static float *save_rows(acoustic *b, long j0, long j1, long k)
 {
-    const sf_layout *L = &b->L;
+    const sf_layout *L = &b->levels.shared->L;
     float *rows = b->before + (size_t)omp_get_thread_num() * (size_t)b->rows_per_block * (size_t)L->nx;
     for (long j = j0; j < j1; ++j)
-        memcpy(rows + (j - j0) * L->nx, b->p_prev + sf_field_index(L, 0, j, k),
+        memcpy(rows + (j - j0) * L->nx, b->levels.prev[0] + sf_field_index(L, 0, j, k),
                (size_t)L->nx * sizeof(float));
     return rows;
 }
 
 static void advance_block_plane(acoustic *b, long j0, long j1, long k)
 {
+    const sf_cpu_shared *shared = b->levels.shared;
     float *before = b->law ? save_rows(b, j0, j1, k) : NULL;
     for (long j = j0; j < j1; ++j) {
         switch (b->radius) {
@@ -476,8 +454,9 @@ static void advance_block_plane(acoustic *b, long j0, long j1, long k)
     if (has_cpml_x(b))
         for (long j = j0; j < j1; ++j) correct_row_x(b, j, k);
     if (b->law) {
-        const size_t f = sf_field_index(&b->L, 0, j0, k);
-        b->law->finish_rows(b->law->state, &b->L, j0, j1, k, b->p_prev + f, b->p_cur + f, before);
+        const size_t f = sf_field_index(&shared->L, 0, j0, k);
+        b->law->finish_rows(b->law->state, &shared->L, j0, j1, k, b->levels.prev[0] + f, b->levels.cur[0] + f,
+                            before);
     }
 }
 
@@ -485,76 +464,29 @@ static void advance_block_plane(acoustic *b, long j0, long j1, long k)
  * per row so each inlined row kernel sees a constant radius. */
 static void stencil_planes(acoustic *b, long k0, long k1)
 {
-    const long ny = b->L.ny, block = b->rows_per_block;
+    const long ny = b->levels.shared->L.ny, block = b->rows_per_block;
     #pragma omp parallel for schedule(dynamic, 1)
     for (long j0 = 0; j0 < ny; j0 += block)
         for (long k = k0; k < k1; ++k) advance_block_plane(b, j0, sf_cpu_min(j0 + block, ny), k);
 }
 
-static void advance(acoustic *b, long k0, long k1)
+static void advance(void *state, long k0, long k1)
 {
+    acoustic *b = state;
     stencil_planes(b, k0, k1);
-    if (b->free_surface_here && k0 == 0) {
-        const sf_layout *L = &b->L;
+    if (b->levels.shared->free_surface_here && k0 == 0) {
+        const sf_layout *L = &b->levels.shared->L;
         for (long j = 0; j < L->ny; ++j)
-            memset(b->p_prev + sf_field_index(L, 0, j, 0), 0, (size_t)L->nx * sizeof(float));
+            memset(b->levels.prev[0] + sf_field_index(L, 0, j, 0), 0, (size_t)L->nx * sizeof(float));
     }
-}
-
-void sf_cpu_acoustic_update(void *state, int stage, long k0, long k1)
-{
-    if (stage == SF_ACOUSTIC_MEMORY)
-        update_cpml_memory(state, k0, k1);
-    else
-        advance(state, k0, k1);
 }
 
 /* The pressure source enters the new level scaled like the Laplacian. */
 int sf_cpu_acoustic_source_point(const void *state, const sf_field_weight *w, float *coefficient)
 {
     const acoustic *b = state;
-    *coefficient = w->weight * b->vdt2[sf_plane_index(&b->L, w->i, w->j, w->k)];
+    *coefficient = w->weight * b->vdt2[sf_plane_index(&b->levels.shared->L, w->i, w->j, w->k)];
     return 1;
 }
 
-int sf_cpu_acoustic_source_arrays(void *state, int stage, int field,
-                                  float *arrays[SF_CPU_MAX_SOURCE_ARRAYS])
-{
-    (void)field;
-    arrays[0] = ((acoustic *)state)->p_prev;
-    return stage == SF_ACOUSTIC_ADVANCE;
-}
-
-/* The new level becomes the current one, with its images above a free
- * surface (the next step's memory update reads them). */
-void sf_cpu_acoustic_finish_stage(void *state, int stage)
-{
-    if (stage != SF_ACOUSTIC_ADVANCE) return;
-    acoustic *b = state;
-    float *t = b->p_prev;
-    b->p_prev = b->p_cur;
-    b->p_cur = t;
-    mirror_free_surface(b);
-}
-
-/* The pressure is the only component. */
-const float *sf_cpu_acoustic_component(const void *state, sf_component c)
-{
-    return c == SF_COMPONENT_P ? ((const acoustic *)state)->p_cur : NULL;
-}
-
-/* Only the current level needs a look: a non-finite value anywhere else
- * (the previous level, the CPML memory) reaches it within a step. */
-int sf_cpu_acoustic_guard_fields(const void *state, const float *fields[SF_GUARD_MAX_FIELDS])
-{
-    fields[0] = ((const acoustic *)state)->p_cur;
-    return 1;
-}
-
-static const sf_cpu_physics ACOUSTIC = {
-    .name = "acoustic",
-    .create = acoustic_create,
-    SF_CPU_ACOUSTIC_KERNELS,
-};
-
-SF_CPU_BACKEND(sf_backend_cpu_acoustic, ACOUSTIC, NULL)
+SF_CPU_ACOUSTIC_BACKEND(sf_backend_cpu_acoustic, "acoustic", acoustic_create)

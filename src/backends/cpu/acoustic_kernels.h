@@ -6,8 +6,7 @@
 #ifndef SF_CPU_ACOUSTIC_KERNELS_H
 #define SF_CPU_ACOUSTIC_KERNELS_H
 
-#include "cpu_physics.h"
-#include "sf_acoustic.h"
+#include "cpu_levels.h"
 
 /* Finishes the new level of rows [j0, j1) of local plane k once the
  * acoustic update (layer terms included) has written it: next and cur
@@ -25,22 +24,13 @@ typedef struct {
  * velocity the update uses. */
 void *sf_cpu_acoustic_create(sf_cpu_shared *shared, const sf_problem *p, const sf_cpu_row_law *law);
 
-void sf_cpu_acoustic_update(void *state, int stage, long k0, long k1);
-void sf_cpu_acoustic_finish_stage(void *state, int stage);
 int sf_cpu_acoustic_source_point(const void *state, const sf_field_weight *w, float *coefficient);
-int sf_cpu_acoustic_source_arrays(void *state, int stage, int field,
-                                  float *arrays[SF_CPU_MAX_SOURCE_ARRAYS]);
-int sf_cpu_acoustic_halo_arrays(const void *state, int group);
 float *sf_cpu_acoustic_halo_plane(void *state, int group, int array, long k, long *row_stride);
-const float *sf_cpu_acoustic_component(const void *state, sf_component c);
-int sf_cpu_acoustic_guard_fields(const void *state, const float *fields[SF_GUARD_MAX_FIELDS]);
 
-/* A kernel table's entries for the acoustic kernels, create aside. */
-#define SF_CPU_ACOUSTIC_KERNELS                                                                  \
-    .halo_groups = SF_ACOUSTIC_STAGES, .update = sf_cpu_acoustic_update,                         \
-    .finish_stage = sf_cpu_acoustic_finish_stage, .source_point = sf_cpu_acoustic_source_point,  \
-    .source_arrays = sf_cpu_acoustic_source_arrays, .halo_arrays = sf_cpu_acoustic_halo_arrays,  \
-    .halo_plane = sf_cpu_acoustic_halo_plane, .component = sf_cpu_acoustic_component,            \
-    .guard_fields = sf_cpu_acoustic_guard_fields
+/* The CPU backend getter of a physics named physics_name that runs the
+ * acoustic kernels, its state made by create_state. */
+#define SF_CPU_ACOUSTIC_BACKEND(getter, physics_name, create_state)                              \
+    SF_CPU_LEVELS_BACKEND(getter, physics_name, create_state, NULL, sf_cpu_acoustic_source_point, \
+                          sf_cpu_acoustic_halo_plane)
 
 #endif

@@ -6,6 +6,7 @@
 #include "sf_anisotropic.h"
 #include "sf_cpml_slots.h"
 #include "cpu_backend.h"
+#include "cpu_levels.h"
 #include "sf_error.h"
 
 #include <omp.h>
@@ -24,17 +25,13 @@ typedef struct {
 } axis_layers;
 
 typedef struct {
-    sf_layout L;
-    long z0;
-    int radius, tilted, free_surface_here;
+    sf_cpu_levels levels;                 /* p's and q's; first, for the levels' table entries */
+    int radius, tilted;
     float dt2;
-    float *prev[FIELDS], *cur[FIELDS];
     float *vp, *epsilon, *delta;          /* compact [nz][ny][nx] */
     float *weight[SF_TILT_WEIGHTS];       /* tti: H1's weights per point */
-    float c0[AXES], c2[AXES][SF_MAX_RADIUS + 1], f1[AXES][SF_MAX_RADIUS + 1];
-    float d1[AXES][SF_MAX_RADIUS + 1];    /* centered first derivatives (tti) */
+    sf_stencil_scaled coef;               /* over the spacings; centered: tti's mixed terms */
 
-    sf_cpu_cpml_coefficients coefficients[AXES];   /* the backend's, copied */
     axis_layers axis[AXES];
     float *psi[FIELDS][AXES], *zeta[FIELDS][AXES];
     /* tti: the mixed derivatives' stretch (sf_anisotropic.h), stored as zeta
@@ -44,7 +41,6 @@ typedef struct {
      * which the interior operators form and the layers' stretch reuses. */
     float *mixed_rows;
     int threads;
-    sf_cpu_arena *arena;
 } anisotropic;
 
 
@@ -52,22 +48,13 @@ typedef struct {
 
 static void setup_stencil(anisotropic *b, const sf_problem *p)
 {
-    const sf_stencil *s = &p->stencil;
-    b->radius = s->radius;
-    for (int a = 0; a < AXES; ++a) {
-        const double h = p->h[a];
-        b->c0[a] = (float)(s->second[0] / (h * h));
-        for (int m = 1; m <= SF_MAX_RADIUS; ++m) {
-            b->c2[a][m] = (float)(s->second[m] / (h * h));
-            b->f1[a][m] = (float)(s->first[m] / h);
-            b->d1[a][m] = (float)(s->centered[m] / h);
-        }
-    }
+    b->radius = p->stencil.radius;
+    b->coef = sf_stencil_scale(&p->stencil, p->h);
 }
 
 static float *copy_compact(anisotropic *b, const float *src, long count, const char *what)
 {
-    float *dst = sf_cpu_take(b->arena, (size_t)count, sizeof(float), what);
+    float *dst = sf_cpu_take(b->levels.shared->arena, (size_t)count, sizeof(float), what);
     memcpy(dst, src, (size_t)count * sizeof(float));
     return dst;
 }
@@ -82,7 +69,7 @@ static void setup_medium(anisotropic *b, const sf_problem *p)
     b->tilted = p->nparams > SF_ANISOTROPIC_THETA;
     if (!b->tilted) return;
     for (int w = 0; w < SF_TILT_WEIGHTS; ++w)
-        b->weight[w] = sf_cpu_take(b->arena, (size_t)count, sizeof(float), "the tilt");
+        b->weight[w] = sf_cpu_take(b->levels.shared->arena, (size_t)count, sizeof(float), "the tilt");
     for (long n = 0; n < count; ++n) {
         float w[SF_TILT_WEIGHTS];
         sf_tilt_weights(p->param[SF_ANISOTROPIC_THETA][n], p->param[SF_ANISOTROPIC_PHI][n], w);
@@ -97,12 +84,13 @@ static void setup_axis(anisotropic *b, int a, const sf_cpml_axis *global, long n
 {
     axis_layers *ax = &b->axis[a];
     sf_cpml_slots_init(&ax->slots, global, b->radius, n, first, half_lo, half_hi);
-    b->arena->bytes += sf_cpml_slots_bytes(&ax->slots);
-    ax->c = &b->coefficients[a];
+    b->levels.shared->arena->bytes += sf_cpml_slots_bytes(&ax->slots);
+    ax->c = &b->levels.shared->cpml[a];
 }
 
 static void setup_cpml(anisotropic *b, const sf_problem *p)
 {
+    const sf_cpu_shared *shared = b->levels.shared;
     const long nx = p->nx, ny = p->ny, nz = p->nz;
     setup_axis(b, AXIS_X, &p->cpml[0], nx, 0, 0, nx);
     setup_axis(b, AXIS_Y, &p->cpml[1], ny, 0, 0, ny);
@@ -110,12 +98,14 @@ static void setup_cpml(anisotropic *b, const sf_problem *p)
     const long cross[AXES] = {nz * ny, nz * nx, nx * ny};
     for (int f = 0; f < FIELDS; ++f)
         for (int a = 0; a < AXES; ++a) {
-            b->psi[f][a] = sf_cpu_take_state(b->arena, (size_t)(cross[a] * b->axis[a].slots.halves), "CPML memory");
-            b->zeta[f][a] = sf_cpu_take_state(b->arena, (size_t)(cross[a] * b->axis[a].slots.points), "CPML memory");
+            b->psi[f][a] = sf_cpu_take_state(shared->arena, (size_t)(cross[a] * b->axis[a].slots.halves),
+                                              "CPML memory");
+            b->zeta[f][a] = sf_cpu_take_state(shared->arena, (size_t)(cross[a] * b->axis[a].slots.points),
+                                              "CPML memory");
         }
     if (!b->tilted) return;
     b->threads = omp_get_max_threads();
-    b->mixed_rows = sf_cpu_take(b->arena, (size_t)b->threads * FIELDS * SF_MIXED_PAIRS * (size_t)nx,
+    b->mixed_rows = sf_cpu_take(shared->arena, (size_t)b->threads * FIELDS * SF_MIXED_PAIRS * (size_t)nx,
                                 sizeof(float), "the mixed derivatives of a row");
     for (int f = 0; f < FIELDS; ++f)
         for (int q = 0; q < SF_MIXED_PAIRS; ++q)
@@ -123,23 +113,19 @@ static void setup_cpml(anisotropic *b, const sf_problem *p)
                 const int a = o ? sf_mixed_second_axis(q) : sf_mixed_first_axis(q);
                 for (int v = 0; v < SF_MIXED_VARIABLES; ++v)
                     b->mixed[f][q][o][v] = sf_cpu_take_state(
-                        b->arena, (size_t)(cross[a] * b->axis[a].slots.points), "CPML memory");
+                        shared->arena, (size_t)(cross[a] * b->axis[a].slots.points), "CPML memory");
             }
 }
+
+/* The stages, below. */
+static void update_memory(void *state, long k0, long k1);
+static void advance(void *state, long k0, long k1);
 
 static void *anisotropic_create(sf_cpu_shared *shared, const sf_problem *p)
 {
     anisotropic *b = sf_calloc(1, sizeof *b, "the anisotropic CPU kernels");
-    b->L = shared->L;
-    b->arena = shared->arena;
-    memcpy(b->coefficients, shared->cpml, sizeof b->coefficients);
-    b->z0 = p->z0;
-    b->free_surface_here = p->free_surface && p->z0 == 0;
+    sf_cpu_levels_plan(&b->levels, shared, FIELDS, update_memory, advance);
     setup_stencil(b, p);
-    for (int f = 0; f < FIELDS; ++f) {
-        b->prev[f] = sf_cpu_take_state(b->arena, b->L.field_size, "the wavefields");
-        b->cur[f] = sf_cpu_take_state(b->arena, b->L.field_size, "the wavefields");
-    }
     setup_medium(b, p);
     setup_cpml(b, p);
     return b;
@@ -162,7 +148,7 @@ static inline int point_slot(const axis_layers *ax, long i) { return sf_cpml_poi
 static inline size_t memory_index(const anisotropic *b, int a, long s, long count, long i, long j,
                                   long k)
 {
-    const sf_layout *L = &b->L;
+    const sf_layout *L = &b->levels.shared->L;
     switch (a) {
     case AXIS_X: return (size_t)((k * L->ny + j) * count + s);
     case AXIS_Y: return (size_t)((k * count + s) * L->nx + i);
@@ -178,30 +164,31 @@ static void memory_point(anisotropic *b, int f, int a, long along, long i, long 
     const axis_layers *ax = &b->axis[a];
     const int s = half_slot(ax, along);
     if (s < 0) return;
-    const sf_layout *L = &b->L;
+    const sf_layout *L = &b->levels.shared->L;
     const long st = axis_stride(L, a);
-    const float *u = b->cur[f] + sf_field_index(L, i, j, k);
-    float d = 0.0f;
-    for (int m = 1; m <= b->radius; ++m) d += b->f1[a][m] * (u[m * st] - u[-(m - 1) * st]);
+    const float *u = b->levels.cur[f] + sf_field_index(L, i, j, k);
+    const float d = sf_cpu_staggered_up(u, st, b->coef.first[a], b->radius);
     float *psi = b->psi[f][a] + memory_index(b, a, s, ax->slots.halves, i, j, k);
     const long g = along + ax->slots.first;
     *psi = ax->c->b_half[g] * *psi + ax->c->a_half[g] * d;
 }
 
-static void update_memory(anisotropic *b, long k0, long k1)
+/* Every memory variable of row (j, k). */
+static void memory_row(void *state, long j, long k)
 {
-    const sf_layout *L = &b->L;
-    #pragma omp parallel for collapse(2) schedule(static)
-    for (long k = k0; k < k1; ++k)
-        for (long j = 0; j < L->ny; ++j) {
-            const int y = half_slot(&b->axis[AXIS_Y], j) >= 0, z = half_slot(&b->axis[AXIS_Z], k) >= 0;
-            for (long i = 0; i < L->nx; ++i)
-                for (int f = 0; f < FIELDS; ++f) {
-                    memory_point(b, f, AXIS_X, i, i, j, k);
-                    if (y) memory_point(b, f, AXIS_Y, j, i, j, k);
-                    if (z) memory_point(b, f, AXIS_Z, k, i, j, k);
-                }
+    anisotropic *b = state;
+    const int y = half_slot(&b->axis[AXIS_Y], j) >= 0, z = half_slot(&b->axis[AXIS_Z], k) >= 0;
+    for (long i = 0; i < b->levels.shared->L.nx; ++i)
+        for (int f = 0; f < FIELDS; ++f) {
+            memory_point(b, f, AXIS_X, i, i, j, k);
+            if (y) memory_point(b, f, AXIS_Y, j, i, j, k);
+            if (z) memory_point(b, f, AXIS_Z, k, i, j, k);
         }
+}
+
+static void update_memory(void *state, long k0, long k1)
+{
+    sf_cpu_each_row(&((anisotropic *)state)->levels.shared->L, k0, k1, memory_row, state);
 }
 
 /* ---- the time step ------------------------------------------------------ */
@@ -211,12 +198,13 @@ static void update_memory(anisotropic *b, long k0, long k1)
 static inline void plain_second(const anisotropic *b, const float *u, long sx, long sp, const int R,
                                 float d2[AXES])
 {
-    d2[0] = b->c0[0] * u[0], d2[1] = b->c0[1] * u[0], d2[2] = b->c0[2] * u[0];
+    const float(*c)[SF_MAX_RADIUS + 1] = b->coef.second;
+    d2[0] = c[0][0] * u[0], d2[1] = c[1][0] * u[0], d2[2] = c[2][0] * u[0];
     #pragma GCC unroll 4
     for (int m = 1; m <= R; ++m) {
-        d2[0] += b->c2[0][m] * (u[m] + u[-m]);
-        d2[1] += b->c2[1][m] * (u[m * sx] + u[-m * sx]);
-        d2[2] += b->c2[2][m] * (u[m * sp] + u[-m * sp]);
+        d2[0] += c[0][m] * (u[m] + u[-m]);
+        d2[1] += c[1][m] * (u[m * sx] + u[-m * sx]);
+        d2[2] += c[2][m] * (u[m * sp] + u[-m * sp]);
     }
 }
 
@@ -255,9 +243,9 @@ static inline void tti_operators(const anisotropic *b, const float *u, long n, l
     float d2[AXES];
     plain_second(b, u, sx, sp, R, d2);
     float *const *w = b->weight;
-    *mxy = plain_mixed(b->d1[0], b->d1[1], u, 1, sx, R);
-    *mxz = plain_mixed(b->d1[0], b->d1[2], u, 1, sp, R);
-    *myz = plain_mixed(b->d1[1], b->d1[2], u, sx, sp, R);
+    *mxy = plain_mixed(b->coef.centered[0], b->coef.centered[1], u, 1, sx, R);
+    *mxz = plain_mixed(b->coef.centered[0], b->coef.centered[2], u, 1, sp, R);
+    *myz = plain_mixed(b->coef.centered[1], b->coef.centered[2], u, sx, sp, R);
     *h1 = w[0][n] * d2[0] + w[1][n] * d2[1] + w[2][n] * d2[2] + w[3][n] * *mxy + w[4][n] * *mxz +
           w[5][n] * *myz;
     *h2 = d2[0] + d2[1] + d2[2] - *h1;
@@ -266,7 +254,7 @@ static inline void tti_operators(const anisotropic *b, const float *u, long n, l
 /* The calling thread's row of mixed derivatives of field f, pair q. */
 static inline float *mixed_row(const anisotropic *b, int f, int q)
 {
-    const size_t row = (size_t)b->L.nx;
+    const size_t row = (size_t)b->levels.shared->L.nx;
     return b->mixed_rows + (((size_t)omp_get_thread_num() * FIELDS + (size_t)f) * SF_MIXED_PAIRS +
                             (size_t)q) * row;
 }
@@ -274,11 +262,12 @@ static inline float *mixed_row(const anisotropic *b, int f, int q)
 /* Row (j, k) of the new level without the absorbing layers' terms. */
 static void advance_row(anisotropic *b, long j, long k, const int R)
 {
-    const sf_layout *L = &b->L;
+    const sf_layout *L = &b->levels.shared->L;
     const size_t x0 = sf_field_index(L, 0, j, k);
     const long n0 = (k * L->ny + j) * L->nx, sx = L->sx, sp = L->sp;
-    const float *cp = b->cur[SF_ANISOTROPIC_P] + x0, *cq = b->cur[SF_ANISOTROPIC_Q] + x0;
-    float *restrict np = b->prev[SF_ANISOTROPIC_P] + x0, *restrict nq = b->prev[SF_ANISOTROPIC_Q] + x0;
+    const float *cp = b->levels.cur[SF_ANISOTROPIC_P] + x0, *cq = b->levels.cur[SF_ANISOTROPIC_Q] + x0;
+    float *restrict np = b->levels.prev[SF_ANISOTROPIC_P] + x0;
+    float *restrict nq = b->levels.prev[SF_ANISOTROPIC_Q] + x0;
     const float *vp = b->vp + n0, *eps = b->epsilon + n0, *delta = b->delta + n0;
     float h1p[ROW_CHUNK], h2p[ROW_CHUNK], h1q[ROW_CHUNK], h2q[ROW_CHUNK];
     for (long i0 = 0; i0 < L->nx; i0 += ROW_CHUNK) {
@@ -321,11 +310,11 @@ static void advance_row(anisotropic *b, long j, long k, const int R)
 static float layer_term(anisotropic *b, int f, int a, long along, long i, long j, long k)
 {
     const axis_layers *ax = &b->axis[a];
-    const long st = axis_stride(&b->L, a);
-    const float *u = b->cur[f] + sf_field_index(&b->L, i, j, k);
-    float d2 = b->c0[a] * u[0], dpsi = 0.0f;
+    const long st = axis_stride(&b->levels.shared->L, a);
+    const float *u = b->levels.cur[f] + sf_field_index(&b->levels.shared->L, i, j, k);
+    float d2 = b->coef.second[a][0] * u[0], dpsi = 0.0f;
     for (int m = 1; m <= b->radius; ++m) {
-        d2 += b->c2[a][m] * (u[m * st] + u[-m * st]);
+        d2 += b->coef.second[a][m] * (u[m * st] + u[-m * st]);
         const int up = half_slot(ax, along + m - 1), down = half_slot(ax, along - m);
         const long step_up = m - 1, step_down = -m;
         const float pu = up < 0 ? 0.0f
@@ -338,7 +327,7 @@ static float layer_term(anisotropic *b, int f, int a, long along, long i, long j
                                                                i + (a == AXIS_X) * step_down,
                                                                j + (a == AXIS_Y) * step_down,
                                                                k + (a == AXIS_Z) * step_down)];
-        dpsi += b->f1[a][m] * (pu - pd);
+        dpsi += b->coef.first[a][m] * (pu - pd);
     }
     float *zeta = b->zeta[f][a] + memory_index(b, a, point_slot(ax, along), ax->slots.points, i, j, k);
     const long g = along + ax->slots.first;
@@ -351,7 +340,7 @@ static float layer_term(anisotropic *b, int f, int a, long along, long i, long j
  * enters H1 with the weight of aa in it. */
 static void correct_point(anisotropic *b, int a, long along, long i, long j, long k)
 {
-    const sf_layout *L = &b->L;
+    const sf_layout *L = &b->levels.shared->L;
     const long n = (k * L->ny + j) * L->nx + i;
     const float cp = layer_term(b, SF_ANISOTROPIC_P, a, along, i, j, k);
     const float cq = layer_term(b, SF_ANISOTROPIC_Q, a, along, i, j, k);
@@ -360,8 +349,8 @@ static void correct_point(anisotropic *b, int a, long along, long i, long j, lon
     sf_fdf_rhs(sf_fdf_at(b->vp[n], b->epsilon[n], b->delta[n], b->dt2), w * cp, cp - w * cp,
                w * cq, cq - w * cq, &dp, &dq);
     const size_t x = sf_field_index(L, i, j, k);
-    b->prev[SF_ANISOTROPIC_P][x] += dp;
-    b->prev[SF_ANISOTROPIC_Q][x] += dq;
+    b->levels.prev[SF_ANISOTROPIC_P][x] += dp;
+    b->levels.prev[SF_ANISOTROPIC_Q][x] += dq;
 }
 
 /* Advances pair q's memory variables at point (i, j, k), which lies in the
@@ -389,7 +378,7 @@ static void stretch_mixed(anisotropic *b, int q, const int slot[AXES], long i, l
  * H1 takes the weighted corrections, H2 minus them. */
 static void correct_mixed(anisotropic *b, long i, long j, long k)
 {
-    const sf_layout *L = &b->L;
+    const sf_layout *L = &b->levels.shared->L;
     const int slot[AXES] = {point_slot(&b->axis[AXIS_X], i), point_slot(&b->axis[AXIS_Y], j),
                             point_slot(&b->axis[AXIS_Z], k)};
     const long n = (k * L->ny + j) * L->nx + i;
@@ -401,15 +390,15 @@ static void correct_mixed(anisotropic *b, long i, long j, long k)
     sf_fdf_rhs(sf_fdf_at(b->vp[n], b->epsilon[n], b->delta[n], b->dt2), corr[SF_ANISOTROPIC_P],
                -corr[SF_ANISOTROPIC_P], corr[SF_ANISOTROPIC_Q], -corr[SF_ANISOTROPIC_Q], &dp, &dq);
     const size_t x = sf_field_index(L, i, j, k);
-    b->prev[SF_ANISOTROPIC_P][x] += dp;
-    b->prev[SF_ANISOTROPIC_Q][x] += dq;
+    b->levels.prev[SF_ANISOTROPIC_P][x] += dp;
+    b->levels.prev[SF_ANISOTROPIC_Q][x] += dq;
 }
 
 /* Every layer term of row (j, k), the axes in turn, then (tti) the
  * mixed pairs. */
 static void correct_row(anisotropic *b, long j, long k)
 {
-    const long nx = b->L.nx;
+    const long nx = b->levels.shared->L.nx;
     const int y = point_slot(&b->axis[AXIS_Y], j) >= 0, z = point_slot(&b->axis[AXIS_Z], k) >= 0;
     for (long i = 0; i < nx; ++i)
         if (point_slot(&b->axis[AXIS_X], i) >= 0) correct_point(b, AXIS_X, i, i, j, k);
@@ -423,9 +412,10 @@ static void correct_row(anisotropic *b, long j, long k)
 /* The new level of planes [k0, k1) row by row: the plain operators, then
  * the absorbing layers' terms where a point reads memory variables (the
  * CUDA kernels do the same in two passes). */
-static void advance(anisotropic *b, long k0, long k1)
+static void advance(void *state, long k0, long k1)
 {
-    const sf_layout *L = &b->L;
+    anisotropic *b = state;
+    const sf_layout *L = &b->levels.shared->L;
     #pragma omp parallel for collapse(2) schedule(static)
     for (long k = k0; k < k1; ++k)
         for (long j = 0; j < L->ny; ++j) {
@@ -435,103 +425,37 @@ static void advance(anisotropic *b, long k0, long k1)
                 advance_row(b, j, k, b->radius);
             correct_row(b, j, k);
         }
-    if (b->free_surface_here && k0 == 0)
+    if (b->levels.shared->free_surface_here && k0 == 0)
         for (int f = 0; f < FIELDS; ++f)
             for (long j = 0; j < L->ny; ++j)
-                memset(b->prev[f] + sf_field_index(L, 0, j, 0), 0, (size_t)L->nx * sizeof(float));
-}
-
-static void anisotropic_update(void *state, int stage, long k0, long k1)
-{
-    if (stage == SF_ACOUSTIC_MEMORY)
-        update_memory(state, k0, k1);
-    else
-        advance(state, k0, k1);
+                memset(b->levels.prev[f] + sf_field_index(L, 0, j, 0), 0, (size_t)L->nx * sizeof(float));
 }
 
 static int anisotropic_source_point(const void *state, const sf_field_weight *w, float *coefficient)
 {
     const anisotropic *b = state;
-    const sf_layout *L = &b->L;
+    const sf_layout *L = &b->levels.shared->L;
     const float vp = b->vp[(w->k * L->ny + w->j) * L->nx + w->i];
     *coefficient = w->weight * vp * vp * b->dt2;
     return 1;
 }
 
-/* Both fields take the source alike: in an isotropic medium p = q then. */
-static int anisotropic_source_arrays(void *state, int stage, int field,
-                                     float *arrays[SF_CPU_MAX_SOURCE_ARRAYS])
-{
-    anisotropic *b = state;
-    (void)field;
-    for (int f = 0; f < FIELDS; ++f) arrays[f] = b->prev[f];
-    return stage == SF_ACOUSTIC_ADVANCE ? FIELDS : 0;
-}
-
-/* The new level becomes the current one, imaged oddly above a free surface. */
-static void anisotropic_finish_stage(void *state, int stage)
-{
-    anisotropic *b = state;
-    if (stage != SF_ACOUSTIC_ADVANCE) return;
-    for (int f = 0; f < FIELDS; ++f) {
-        float *t = b->prev[f];
-        b->prev[f] = b->cur[f];
-        b->cur[f] = t;
-        if (!b->free_surface_here) continue;
-        const long sp = b->L.sp;
-        for (long m = 1; m <= SF_HALO; ++m)
-            for (long n = 0; n < sp; ++n)
-                b->cur[f][(SF_HALO - m) * sp + n] = -b->cur[f][(SF_HALO + m) * sp + n];
-    }
-}
-
 /* ---- halo planes ------------------------------------------------------ */
-
-static int anisotropic_halo_arrays(const void *state, int g) { return (void)state, (void)g, FIELDS; }
 
 /* Plane k (local) of a group's field f: the new level's, or psi_z's (NULL
  * where that half-plane holds none). */
 static float *anisotropic_halo_plane(void *state, int g, int f, long k, long *stride)
 {
     anisotropic *b = state;
-    const sf_layout *L = &b->L;
+    const sf_layout *L = &b->levels.shared->L;
     if (g == SF_HALO_WAVEFIELD) {
         *stride = L->sx;
-        return b->prev[f] + sf_field_index(L, 0, 0, k);
+        return sf_cpu_levels_plane(&b->levels, f, k);
     }
     *stride = L->nx;
     const int s = half_slot(&b->axis[AXIS_Z], k);
     return s < 0 ? NULL : b->psi[f][AXIS_Z] + memory_index(b, AXIS_Z, s, 0, 0, 0, 0);
 }
 
-/* ---- what reaches the host ---------------------------------------------- */
-
-/* p is the pressure, the only component. */
-static const float *anisotropic_component(const void *state, sf_component c)
-{
-    return c == SF_COMPONENT_P ? ((const anisotropic *)state)->cur[SF_ANISOTROPIC_P] : NULL;
-}
-
-static int anisotropic_guard_fields(const void *state, const float *fields[SF_GUARD_MAX_FIELDS])
-{
-    const anisotropic *b = state;
-    for (int f = 0; f < FIELDS; ++f) fields[f] = b->cur[f];
-    return FIELDS;
-}
-
-static const sf_cpu_physics ANISOTROPIC = {
-    .name = "anisotropic",
-    .halo_groups = SF_ACOUSTIC_STAGES,
-    .create = anisotropic_create,
-    .destroy = anisotropic_destroy,
-    .update = anisotropic_update,
-    .finish_stage = anisotropic_finish_stage,
-    .source_point = anisotropic_source_point,
-    .source_arrays = anisotropic_source_arrays,
-    .halo_arrays = anisotropic_halo_arrays,
-    .halo_plane = anisotropic_halo_plane,
-    .component = anisotropic_component,
-    .guard_fields = anisotropic_guard_fields,
-};
-
-SF_CPU_BACKEND(sf_backend_cpu_anisotropic, ANISOTROPIC, NULL)
+SF_CPU_LEVELS_BACKEND(sf_backend_cpu_anisotropic, "anisotropic", anisotropic_create, anisotropic_destroy,
+                      anisotropic_source_point, anisotropic_halo_plane)

@@ -121,6 +121,8 @@ sf_backend *sf_cpu_backend_create(const sf_cpu_physics *physics, const sf_proble
     setup_layout(&b->shared.L, p, physics->plane_pad);
     b->shared.arena = &b->arena;
     sf_cpu_cpml_copy(b->shared.cpml, &b->arena, p->cpml);
+    b->shared.z0 = p->z0;
+    b->shared.free_surface_here = p->free_surface && p->z0 == 0;
     b->state = physics->create(&b->shared, p);
     setup_acquisition(b, p);
     setup_halos(b);

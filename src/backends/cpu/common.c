@@ -152,3 +152,11 @@ void sf_cpu_cpml_reload(sf_cpu_cpml_coefficients c[3], const sf_cpml_axis axis[3
         memcpy(c[d].b_half, axis[d].b_half, bytes);
     }
 }
+
+void sf_cpu_each_row(const sf_layout *L, long k0, long k1, void (*row)(void *state, long j, long k),
+                     void *state)
+{
+    #pragma omp parallel for collapse(2) schedule(static)
+    for (long k = k0; k < k1; ++k)
+        for (long j = 0; j < L->ny; ++j) row(state, j, k);
+}

@@ -91,4 +91,27 @@ void sf_cpu_channels_fetch(const sf_cpu_channels *c, int count, float *out);
 int sf_cpu_field_norms(const sf_layout *L, const sf_regions *r, const float *const *fields,
                        int count, double sums[][SF_REGIONS]);
 
+/* Calls row(state, j, k) for every row (j, k) of owned planes [k0, k1),
+ * the rows shared statically among the OpenMP team. */
+void sf_cpu_each_row(const sf_layout *L, long k0, long k1, void (*row)(void *state, long j, long k),
+                     void *state);
+
+/* The staggered first derivative of u at the half point above u[0]
+ * (between u[0] and u[stride]) and below it (between u[-stride] and
+ * u[0]); c is sf_stencil_scaled's first along that axis. Inline, so that
+ * the loops around vectorise with R known. */
+static inline float sf_cpu_staggered_up(const float *u, long stride, const float *c, int R)
+{
+    float d = 0.0f;
+    for (int m = 1; m <= R; ++m) d += c[m] * (u[m * stride] - u[-(m - 1) * stride]);
+    return d;
+}
+
+static inline float sf_cpu_staggered_down(const float *u, long stride, const float *c, int R)
+{
+    float d = 0.0f;
+    for (int m = 1; m <= R; ++m) d += c[m] * (u[(m - 1) * stride] - u[-m * stride]);
+    return d;
+}
+
 #endif

@@ -16,12 +16,15 @@
 enum { SF_CPU_MAX_SOURCE_ARRAYS = 2 };
 
 /* What the backend lends a physics for the life of its state: the layout
- * of every field, the arena to allocate through, and the CPML
- * coefficients of the three global axes (reloaded in place by reset). */
+ * of every field, the arena to allocate through, the CPML coefficients of
+ * the three global axes (reloaded in place by reset) and where the slab
+ * lies. */
 typedef struct {
     sf_layout L;
     sf_cpu_arena *arena;
     sf_cpu_cpml_coefficients cpml[3];
+    long z0;                          /* the slab's first global plane */
+    int free_surface_here;            /* the slab holds a free surface at its plane 0 */
 } sf_cpu_shared;
 
 /* A physics' kernel table. Every entry is required unless it says what

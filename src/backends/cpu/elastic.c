@@ -68,18 +68,15 @@ enum { W_RHO_X, W_RHO_Y, W_RHO_Z, W_BULK, W_DEVIATORIC, W_XY, W_XZ, W_YZ, ENERGY
 enum { MAX_HALO_FIELDS = 5 };
 
 typedef struct {
-    sf_layout L;
+    const sf_cpu_shared *shared;        /* the backend's: layout, arena, CPML coefficients, slab */
     float *field_block, *medium_block;  /* the arrays below live in these */
-    long z0;
     int radius;
     double h[3], dt;
     float *f[SF_ELASTIC_FIELDS];        /* with halo planes */
     float *m[SF_MEDIUM_ARRAYS];         /* times dt, owned planes */
-    float d1[3][SF_MAX_RADIUS + 1];     /* first-derivative coefficients / spacing */
-    int free_surface_here;
+    sf_stencil_scaled coef;             /* over the spacings; first: the staggered derivatives */
     long rows_per_block;
 
-    sf_cpu_cpml_coefficients axis[3];
     layer layers[3][2];
 
     float *previous;                    /* each velocity channel at the last half step */
@@ -102,14 +99,14 @@ static float *take_skewed(elastic *b, int count, size_t n, size_t skew, float **
                           const char *what)
 {
     size_t stride = (n + PAGE_FLOATS - 1) / PAGE_FLOATS * PAGE_FLOATS + skew;
-    float *block = sf_cpu_take(b->arena, stride * (size_t)count, sizeof(float), what);
+    float *block = sf_cpu_take(b->shared->arena, stride * (size_t)count, sizeof(float), what);
     for (int a = 0; a < count; ++a) arrays[a] = block + stride * (size_t)a;
     return block;
 }
 
 static void setup_medium(elastic *b, const sf_problem *p)
 {
-    const sf_layout *L = &b->L;
+    const sf_layout *L = &b->shared->L;
     b->medium_block = take_skewed(b, SF_MEDIUM_ARRAYS, L->plane_size, MEDIUM_SKEW, b->m,
                                   "the elastic medium");
     for (int a = 0; a < SF_MEDIUM_ARRAYS; ++a) {
@@ -135,7 +132,7 @@ static void layer_span(const sf_cpml_axis *ax, int side, long *lo, long *hi)
 
 static void setup_layer(elastic *b, const sf_cpml_axis *ax, int a, int side)
 {
-    const sf_layout *L = &b->L;
+    const sf_layout *L = &b->shared->L;
     layer *ly = &b->layers[a][side];
     memset(ly, 0, sizeof *ly);
     layer_span(ax, side, &ly->lo, &ly->hi);
@@ -143,15 +140,15 @@ static void setup_layer(elastic *b, const sf_cpml_axis *ax, int a, int side)
     if (a == 0) count *= (size_t)(L->ny * L->nz);
     if (a == 1) count *= (size_t)(L->nx * L->nz);
     if (a == 2) {
-        ly->plo = sf_cpu_max(ly->lo - b->z0, 0);
-        ly->phi = sf_cpu_max(ly->plo, sf_cpu_min(ly->hi - b->z0, L->nz));
+        ly->plo = sf_cpu_max(ly->lo - b->shared->z0, 0);
+        ly->phi = sf_cpu_max(ly->plo, sf_cpu_min(ly->hi - b->shared->z0, L->nz));
         count = (size_t)(ly->phi - ly->plo) * (size_t)(L->nx * L->ny);
     }
     for (int h = 0; h < SF_HALF_STEPS; ++h)
         for (int t = 0; t < TERMS; ++t)
             if (TERM_TABLE[h][t].axis == a) {
-                ly->psi[h][t] = sf_cpu_take(b->arena, count, sizeof(float), "CPML memory variables");
-                sf_cpu_keep_as_state(b->arena, ly->psi[h][t], count);
+                ly->psi[h][t] = sf_cpu_take(b->shared->arena, count, sizeof(float), "CPML memory variables");
+                sf_cpu_keep_as_state(b->shared->arena, ly->psi[h][t], count);
             }
 }
 
@@ -171,7 +168,7 @@ static size_t skewed_floats(int count, size_t n, size_t skew)
 /* The velocity channels' last half step: per shot. */
 static void setup_previous(elastic *b, long channels)
 {
-    b->previous = sf_cpu_take(b->arena, (size_t)channels, sizeof(float), "receiver channels");
+    b->previous = sf_cpu_take(b->shared->arena, (size_t)channels, sizeof(float), "receiver channels");
 }
 
 static void setup_halo_fields(elastic *b, const sf_problem *p)
@@ -189,7 +186,7 @@ static double inverse_or_zero(double x) { return x > 0.0 ? 1.0 / x : 0.0; }
 
 static void setup_energy(elastic *b)
 {
-    const size_t n = b->L.plane_size;
+    const size_t n = b->shared->L.plane_size;
     b->energy_block = take_skewed(b, ENERGY_WEIGHTS, n, MEDIUM_SKEW, b->energy_weight,
                                   "the energy diagnostic");
     float *const *w = b->energy_weight;
@@ -209,33 +206,29 @@ static void setup_energy(elastic *b)
 static void *elastic_create(sf_cpu_shared *shared, const sf_problem *p)
 {
     elastic *b = sf_calloc(1, sizeof *b, "the elastic CPU kernels");
-    b->L = shared->L;
-    b->arena = shared->arena;
-    memcpy(b->axis, shared->cpml, sizeof b->axis);
-    b->z0 = p->z0;
+    b->shared = shared;
     b->radius = p->stencil.radius;
     b->dt = p->dt;
     memcpy(b->h, p->h, sizeof b->h);
-    b->free_surface_here = p->free_surface && p->z0 == 0;
-    for (int a = 0; a < 3; ++a)
-        for (int m = 0; m <= SF_MAX_RADIUS; ++m)
-            b->d1[a][m] = (float)(p->stencil.first[m] / p->h[a]);
-    b->field_block = take_skewed(b, SF_ELASTIC_FIELDS, b->L.field_size, FIELD_SKEW, b->f,
+    b->coef = sf_stencil_scale(&p->stencil, p->h);
+    b->field_block = take_skewed(b, SF_ELASTIC_FIELDS, b->shared->L.field_size, FIELD_SKEW, b->f,
                                  "the wavefields");
-    sf_cpu_keep_as_state(b->arena, b->field_block, skewed_floats(SF_ELASTIC_FIELDS, b->L.field_size, FIELD_SKEW));
+    sf_cpu_keep_as_state(b->shared->arena, b->field_block,
+                         skewed_floats(SF_ELASTIC_FIELDS, b->shared->L.field_size, FIELD_SKEW));
     setup_medium(b, p);
     setup_cpml(b, p);
     setup_previous(b, p->channel_count);
     setup_halo_fields(b, p);
     if (p->energy) {
-        b->stress_block = take_skewed(b, 6, b->L.plane_size, FIELD_SKEW, b->stress_before,
+        b->stress_block = take_skewed(b, 6, b->shared->L.plane_size, FIELD_SKEW, b->stress_before,
                                       "the energy diagnostic");
-        sf_cpu_keep_as_state(b->arena, b->stress_block, skewed_floats(6, b->L.plane_size, FIELD_SKEW));
+        sf_cpu_keep_as_state(b->shared->arena, b->stress_block,
+                             skewed_floats(6, b->shared->L.plane_size, FIELD_SKEW));
         setup_energy(b);
     }
     /* A z derivative reads 2R planes of three fields. */
-    long row_bytes = b->L.sx * (long)sizeof(float) * (2 * b->radius) * 3;
-    b->rows_per_block = sf_cpu_rows_per_block(b->L.ny, row_bytes, CACHE_TARGET_BYTES);
+    long row_bytes = b->shared->L.sx * (long)sizeof(float) * (2 * b->radius) * 3;
+    b->rows_per_block = sf_cpu_rows_per_block(b->shared->L.ny, row_bytes, CACHE_TARGET_BYTES);
     return b;
 }
 
@@ -245,7 +238,7 @@ static void *elastic_create(sf_cpu_shared *shared, const sf_problem *p)
 static void elastic_reset(void *state, const sf_problem *shot)
 {
     elastic *b = state;
-    sf_cpu_release(b->arena, b->previous);
+    sf_cpu_release(b->shared->arena, b->previous);
     setup_previous(b, shot->channel_count);
 }
 
@@ -262,14 +255,14 @@ static int elastic_halo_arrays(const void *state, int g) { return ((const elasti
 static float *elastic_halo_plane(void *state, int g, int array, long k, long *row_stride)
 {
     elastic *b = state;
-    *row_stride = b->L.sx;
-    return b->f[b->halo_field[g][array]] + sf_field_index(&b->L, 0, 0, k);
+    *row_stride = b->shared->L.sx;
+    return b->f[b->halo_field[g][array]] + sf_field_index(&b->shared->L, 0, 0, k);
 }
 
 /* Ghost plane -m of a field takes plane `from` times sign. */
 static void image_plane(elastic *b, sf_elastic_field f, long m, long from, float sign)
 {
-    const long sp = b->L.sp;
+    const long sp = b->shared->L.sp;
     const float *src = b->f[f] + (from + SF_HALO) * sp;
     float *dst = b->f[f] + (SF_HALO - m) * sp;
     for (long n = 0; n < sp; ++n) dst[n] = sign * src[n];
@@ -280,7 +273,7 @@ static void image_plane(elastic *b, sf_elastic_field f, long m, long from, float
 static void elastic_finish_stage(void *state, int g)
 {
     elastic *b = state;
-    if (!b->free_surface_here) return;
+    if (!b->shared->free_surface_here) return;
     for (long m = 1; m <= SF_HALO; ++m) {
         if (g == SF_HALF_STRESS) {
             image_plane(b, SF_FIELD_SZZ, m, m, -1.0f);
@@ -302,18 +295,10 @@ static inline void derivative(float *restrict out, const float *restrict f, long
 {
     if (up) {
         #pragma omp simd
-        for (long i = 0; i < n; ++i) {
-            float d = 0.0f;
-            for (int m = 1; m <= R; ++m) d += c[m] * (f[i + m * stride] - f[i - (m - 1) * stride]);
-            out[i] = d;
-        }
+        for (long i = 0; i < n; ++i) out[i] = sf_cpu_staggered_up(f + i, stride, c, R);
     } else {
         #pragma omp simd
-        for (long i = 0; i < n; ++i) {
-            float d = 0.0f;
-            for (int m = 1; m <= R; ++m) d += c[m] * (f[i + (m - 1) * stride] - f[i - m * stride]);
-            out[i] = d;
-        }
+        for (long i = 0; i < n; ++i) out[i] = sf_cpu_staggered_down(f + i, stride, c, R);
     }
 }
 
@@ -344,9 +329,9 @@ static inline void memory_varying(float *restrict d, float *restrict psi, long n
 static void absorb(const elastic *b, int g, int t, long j, long k, long i0,
                    long len, float *d)
 {
-    const sf_layout *L = &b->L;
+    const sf_layout *L = &b->shared->L;
     const term *tm = &TERM_TABLE[g][t];
-    const sf_cpu_cpml_coefficients *ac = &b->axis[tm->axis];
+    const sf_cpu_cpml_coefficients *ac = &b->shared->cpml[tm->axis];
     const float *A = tm->up ? ac->a_half : ac->a, *B = tm->up ? ac->b_half : ac->b;
     for (int s = 0; s < 2; ++s) {
         const layer *ly = &b->layers[tm->axis][s];
@@ -362,8 +347,8 @@ static void absorb(const elastic *b, int g, int t, long j, long k, long i0,
                 memory_uniform(d, psi + (k * (ly->hi - ly->lo) + (j - ly->lo)) * L->nx + i0, len,
                                A[j], B[j]);
         } else if (k >= ly->plo && k < ly->phi) {
-            memory_uniform(d, psi + ((k - ly->plo) * L->ny + j) * L->nx + i0, len, A[b->z0 + k],
-                           B[b->z0 + k]);
+            memory_uniform(d, psi + ((k - ly->plo) * L->ny + j) * L->nx + i0, len, A[b->shared->z0 + k],
+                           B[b->shared->z0 + k]);
         }
     }
 }
@@ -391,8 +376,8 @@ static inline void chunk_term(const elastic *b, int g, int t, const chunk *c,
                               float *d, const int R)
 {
     const term *tm = &TERM_TABLE[g][t];
-    const long stride[3] = {1, b->L.sx, b->L.sp};
-    derivative(d, b->f[tm->src] + c->f, c->len, stride[tm->axis], b->d1[tm->axis], tm->up, R);
+    const long stride[3] = {1, b->shared->L.sx, b->shared->L.sp};
+    derivative(d, b->f[tm->src] + c->f, c->len, stride[tm->axis], b->coef.first[tm->axis], tm->up, R);
     if (c->absorbs) absorb(b, g, t, c->j, c->k, c->i0, c->len, d);
 }
 
@@ -442,7 +427,7 @@ static inline void shear_stress_chunk(const elastic *b, const chunk *c, const in
 static inline void update_row(const elastic *b, int g, long j, long k,
                               const int R)
 {
-    const sf_layout *L = &b->L;
+    const sf_layout *L = &b->shared->L;
     for (long i0 = 0; i0 < L->nx; i0 += ROW_CHUNK) {
         long len = sf_cpu_min(ROW_CHUNK, L->nx - i0);
         chunk c = {j, k, i0, len, sf_field_index(L, i0, j, k), sf_plane_index(L, i0, j, k),
@@ -460,7 +445,7 @@ static inline void update_row(const elastic *b, int g, long j, long k,
  * kernel as a constant. */
 static void update_planes(const elastic *b, int g, long k0, long k1)
 {
-    const sf_layout *L = &b->L;
+    const sf_layout *L = &b->shared->L;
     const long block = b->rows_per_block;
     const int radius = b->radius;
     #pragma omp parallel for schedule(dynamic, 1)
@@ -480,7 +465,7 @@ static void update_planes(const elastic *b, int g, long k0, long k1)
 /* The energy diagnostic pairs the stresses before and after the update. */
 static void keep_stresses(elastic *b, long k0, long k1)
 {
-    const long sp = b->L.sp;
+    const long sp = b->shared->L.sp;
     for (int s = 0; s < 6; ++s)
         memcpy(b->stress_before[s] + k0 * sp, b->f[SF_FIELD_SXX + s] + (k0 + SF_HALO) * sp,
                (size_t)((k1 - k0) * sp) * sizeof(float));
@@ -491,8 +476,8 @@ static void elastic_update(void *state, int g, long k0, long k1)
     elastic *b = state;
     if (g == SF_HALF_STRESS && b->stress_before[0]) keep_stresses(b, k0, k1);
     update_planes(b, g, k0, k1);
-    if (g == SF_HALF_STRESS && b->free_surface_here && k0 == 0)
-        memset(b->f[SF_FIELD_SZZ] + SF_HALO * b->L.sp, 0, (size_t)b->L.sp * sizeof(float));
+    if (g == SF_HALF_STRESS && b->shared->free_surface_here && k0 == 0)
+        memset(b->f[SF_FIELD_SZZ] + SF_HALO * b->shared->L.sp, 0, (size_t)b->shared->L.sp * sizeof(float));
 }
 
 /* A force on a velocity takes the buoyancy, a moment on a stress dt; szz
@@ -501,9 +486,9 @@ static void elastic_update(void *state, int g, long k0, long k1)
 static int elastic_source_point(const void *state, const sf_field_weight *w, float *coefficient)
 {
     const elastic *b = state;
-    if (b->free_surface_here && w->field == SF_FIELD_SZZ && w->k == 0) return 0;
+    if (b->shared->free_surface_here && w->field == SF_FIELD_SZZ && w->k == 0) return 0;
     float scale = is_velocity(w->field)
-                      ? b->m[SF_MEDIUM_BX + w->field][sf_plane_index(&b->L, w->i, w->j, w->k)]
+                      ? b->m[SF_MEDIUM_BX + w->field][sf_plane_index(&b->shared->L, w->i, w->j, w->k)]
                       : (float)b->dt;
     *coefficient = w->weight * scale;
     return 1;
@@ -553,7 +538,7 @@ static void elastic_sample_receivers(void *state, const sf_cpu_channels *ch, flo
 static float elastic_node_value(const void *state, sf_component c, size_t n)
 {
     const elastic *b = state;
-    const sf_layout *L = &b->L;
+    const sf_layout *L = &b->shared->L;
     if (c == SF_COMPONENT_P)
         return (b->f[SF_FIELD_SXX][n] + b->f[SF_FIELD_SYY][n] + b->f[SF_FIELD_SZZ][n]) *
                (-1.0f / 3.0f);
@@ -585,7 +570,7 @@ static double point_energy(const elastic *b, size_t f, size_t p, double *kinetic
 static void elastic_energy(void *state, double out[2])
 {
     const elastic *b = state;
-    const sf_layout *L = &b->L;
+    const sf_layout *L = &b->shared->L;
     if (!b->stress_before[0]) sf_fatal("internal: energy asked of a backend created without it");
     double kinetic = 0.0, strain = 0.0;
     #pragma omp parallel for collapse(2) reduction(+ : kinetic, strain) schedule(static)

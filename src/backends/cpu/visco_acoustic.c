@@ -21,8 +21,8 @@ typedef struct {
  * build cannot vectorize the table's gathers, which every step paid for
  * (20% of the step at 96^3; the GPU reads the table instead). */
 typedef struct {
-    float decay[SF_MAX_MECHANISMS];
-    int mechanisms, coarse;
+    sf_relaxation_law law;              /* its table the medium's, read at creation only */
+    int mechanisms;                     /* memory variables a point */
     long z0;
     /* S_l and w_l on the owned planes (the memory variables are state);
      * in a coarse layout one of each, the point's mechanism's. */
@@ -44,7 +44,7 @@ static void finish_row(const visco *v, const row_scratch *r, long nx, size_t q, 
     }
     for (int l = 0; l < v->mechanisms; ++l) {
         float *restrict memory = v->memory[l] + q;
-        const float *restrict weight = v->weight[l] + q, decay = v->decay[l];
+        const float *restrict weight = v->weight[l] + q, decay = v->law.decay[l];
         for (long i = 0; i < nx; ++i)
             loss[i] += sf_relaxation_advance(decay, weight[i], increment[i], &memory[i]);
     }
@@ -57,7 +57,7 @@ static void finish_coarse_row(const visco *v, long nx, size_t q, int corner, flo
 {
     float *restrict memory = v->memory[0] + q;
     const float *restrict weight = v->weight[0] + q;
-    const float even = v->decay[corner], odd = v->decay[corner | 1];
+    const float even = v->law.decay[corner], odd = v->law.decay[corner | 1];
     for (long i = 0; i < nx; ++i) {
         const float increment = out[i] - 2.0f * now[i] + was[i];
         out[i] -= 0.5f * sf_relaxation_advance(i & 1 ? odd : even, weight[i], increment, &memory[i]);
@@ -72,7 +72,7 @@ static void finish_rows(void *state, const sf_layout *L, long j0, long j1, long 
         const size_t q = sf_plane_index(L, 0, j, k);
         float *out = next + (j - j0) * L->sx;
         const float *now = cur + (j - j0) * L->sx, *was = before + (j - j0) * L->nx;
-        if (v->coarse)
+        if (v->law.coarse)
             finish_coarse_row(v, L->nx, q, sf_relaxation_corner(0, j, v->z0 + k), out, now, was);
         else
             finish_row(v, &v->scratch[omp_get_thread_num()], L->nx, q, out, now, was);
@@ -93,22 +93,21 @@ static row_scratch *take_scratch(sf_cpu_shared *shared)
 
 /* Mechanism l's weight at every owned point, from the medium's table and
  * each point's place in it; in a coarse layout the point's mechanism's. */
-static float *weights_on_planes(sf_cpu_shared *shared, const sf_relaxation_medium *r, long z0, int l)
+static float *weights_on_planes(sf_cpu_shared *shared, const sf_relaxation_law *law, const float *coordinate,
+                                long z0, int l)
 {
     const sf_layout *L = &shared->L;
-    const sf_relaxation_law law = {.mechanisms = r->mechanisms, .intervals = r->intervals,
-                                   .weight = r->weight};
     float *out = sf_cpu_take(shared->arena, (size_t)L->plane_size, sizeof(float), "the relaxation weights");
     for (long k = 0; k < L->nz; ++k)
         for (long j = 0; j < L->ny; ++j)
             for (long i = 0; i < L->nx; ++i) {
-                const float c = r->coordinate[(k * L->ny + j) * L->nx + i];
+                const float c = coordinate[(k * L->ny + j) * L->nx + i];
                 float fraction, w;
-                if (r->coarse) {
-                    w = sf_relaxation_coarse_weight(&law, c, sf_relaxation_corner(i, j, z0 + k));
+                if (law->coarse) {
+                    w = sf_relaxation_coarse_weight(law, c, sf_relaxation_corner(i, j, z0 + k));
                 } else {
-                    const int at = sf_relaxation_node(&law, c, &fraction);
-                    w = sf_relaxation_weight(&law, at, fraction, l);
+                    const int at = sf_relaxation_node(law, c, &fraction);
+                    w = sf_relaxation_weight(law, at, fraction, l);
                 }
                 out[sf_plane_index(L, i, j, k)] = w;
             }
@@ -122,14 +121,13 @@ static void *visco_create(sf_cpu_shared *shared, const sf_problem *p)
     const sf_visco_medium *m = p->medium;
     const sf_relaxation_medium *r = &m->relaxation;
     visco *v = sf_cpu_take(shared->arena, 1, sizeof *v, "the visco-acoustic law");
+    v->law = sf_relaxation_law_for_step(r, p->dt);
     v->mechanisms = sf_relaxation_memory_variables(r);
-    v->coarse = r->coarse;
     v->z0 = p->z0;
-    for (int l = 0; l < r->mechanisms; ++l) v->decay[l] = (float)exp(-p->dt / r->tau[l]);
     for (int l = 0; l < v->mechanisms; ++l) {
         v->memory[l] = sf_cpu_take_state(shared->arena, (size_t)shared->L.plane_size,
                                          "the relaxation memory variables");
-        v->weight[l] = weights_on_planes(shared, r, p->z0, l);
+        v->weight[l] = weights_on_planes(shared, &v->law, r->coordinate, p->z0, l);
     }
     if (!r->coarse) v->scratch = take_scratch(shared);
     v->rows = (sf_cpu_row_law){finish_rows, v};
@@ -138,10 +136,4 @@ static void *visco_create(sf_cpu_shared *shared, const sf_problem *p)
     return sf_cpu_acoustic_create(shared, &acoustic, &v->rows);
 }
 
-static const sf_cpu_physics VISCO_ACOUSTIC = {
-    .name = "visco_acoustic",
-    .create = visco_create,
-    SF_CPU_ACOUSTIC_KERNELS,
-};
-
-SF_CPU_BACKEND(sf_backend_cpu_visco_acoustic, VISCO_ACOUSTIC, NULL)
+SF_CPU_ACOUSTIC_BACKEND(sf_backend_cpu_visco_acoustic, "visco_acoustic", visco_create)

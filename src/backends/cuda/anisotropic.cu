@@ -2,7 +2,7 @@
  * sf_anisotropic.h): two time levels of both fields, the medium, and the
  * CPML memory variables (inside the layers only, numbered as on the CPU). */
 #include "cuda_anisotropic.h"
-#include "cuda_backend.h"
+#include "cuda_levels.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -43,11 +43,10 @@ typedef struct {
 } axis_layers;
 
 typedef struct {
-    sf_cuda_common *c;                     /* the backend's: layout, arrays, streams */
+    sf_cuda_levels levels;                 /* p's and q's; first, for the levels' table entries */
     long z0;
-    int radius, tilted, free_surface_here;
+    int radius, tilted;
     float dt2;
-    float *prev[FIELDS], *cur[FIELDS];
     float *medium[MEDIUM_ARRAYS];          /* owned planes in the field layout */
     int *half_slot[AXES], *point_slot[AXES], *point_at[AXES];
     float *psi[FIELDS][AXES], *zeta[FIELDS][AXES];
@@ -56,9 +55,6 @@ typedef struct {
     axis_layers axis[AXES];
     sf_cuda_anisotropic_step step;         /* kernel arguments; fields set per launch */
 } anisotropic_state;
-
-static long max_long(long a, long b) { return a > b ? a : b; }
-static long min_long(long a, long b) { return a < b ? a : b; }
 
 /* ---- CPML layers ------------------------------------------------------- */
 
@@ -99,7 +95,7 @@ static void number_layers(anisotropic_state *b, const sf_problem *p)
 /* Lines of an axis's memory variables: one per (j, k), (i, k) or (i, j). */
 static size_t cross_section(const anisotropic_state *b, int a)
 {
-    const sf_layout *L = &b->c->L;
+    const sf_layout *L = &b->levels.c->L;
     return (size_t)(a == 0 ? L->nz * L->ny : a == 1 ? L->nz * L->nx : L->nx * L->ny);
 }
 
@@ -107,12 +103,8 @@ static size_t cross_section(const anisotropic_state *b, int a)
 
 static void plan_arrays(anisotropic_state *b)
 {
-    const sf_layout *L = &b->c->L;
-    sf_cuda_arrays *arrays = &b->c->arrays;
-    for (int f = 0; f < FIELDS; ++f) {
-        sf_cuda_want_state(arrays, &b->prev[f], L->field_size, sizeof(float), "the wavefields");
-        sf_cuda_want_state(arrays, &b->cur[f], L->field_size, sizeof(float), "the wavefields");
-    }
+    const sf_layout *L = &b->levels.c->L;
+    sf_cuda_arrays *arrays = &b->levels.c->arrays;
     for (int m = 0; m < (b->tilted ? MEDIUM_ARRAYS : MEDIUM_THETA); ++m)
         sf_cuda_want(arrays, &b->medium[m], L->plane_size, sizeof(float), "the medium");
     for (int a = 0; a < AXES; ++a) {
@@ -146,11 +138,9 @@ static void plan_arrays(anisotropic_state *b)
  * time (the padding stays zero). */
 static void upload_planes(const anisotropic_state *b, float *to, const float *from, float *plane)
 {
-    const sf_layout *L = &b->c->L;
+    const sf_layout *L = &b->levels.c->L;
     for (long k = 0; k < L->nz; ++k) {
-        for (long j = 0; j < L->ny; ++j)
-            memcpy(plane + sf_plane_index(L, 0, j, 0), from + (k * L->ny + j) * L->nx,
-                   (size_t)L->nx * sizeof(float));
+        sf_layout_plane_from_compact(L, from, k, plane);
         sf_cuda_upload(to + k * L->sp, plane, (size_t)L->sp * sizeof(float), "uploading the medium");
     }
 }
@@ -159,7 +149,7 @@ static void upload_medium(anisotropic_state *b, const sf_problem *p)
 {
     const float *host[MEDIUM_ARRAYS] = {NULL};
     for (int a = 0; a < p->nparams && a < MEDIUM_ARRAYS; ++a) host[a] = p->param[a];
-    float *plane = (float *)sf_calloc((size_t)b->c->L.sp, sizeof(float), "a plane of the medium");
+    float *plane = (float *)sf_calloc((size_t)b->levels.c->L.sp, sizeof(float), "a plane of the medium");
     for (int m = 0; m < MEDIUM_ARRAYS; ++m)
         if (b->medium[m]) upload_planes(b, b->medium[m], host[m], plane);
     free(plane);
@@ -207,22 +197,19 @@ static void z_runs(sf_cuda_anisotropic_step *s, const sf_cpml_slots *z)
 static void setup_step(anisotropic_state *b, const sf_problem *p)
 {
     sf_cuda_anisotropic_step *s = &b->step;
-    const sf_stencil *st = &p->stencil;
-    s->grid = b->c->grid;
-    s->zero_plane0 = b->free_surface_here;
+    s->grid = b->levels.c->grid;
+    s->zero_plane0 = b->levels.free_surface_here;
     s->dt2 = b->dt2;
     s->vp = b->medium[MEDIUM_VP];
     s->epsilon = b->medium[MEDIUM_EPSILON];
     s->delta = b->medium[MEDIUM_DELTA];
     s->theta = b->medium[MEDIUM_THETA];
     s->phi = b->medium[MEDIUM_PHI];
+    const sf_stencil_scaled scaled = sf_stencil_scale(&p->stencil, p->h);
+    memcpy(s->second, scaled.second, sizeof s->second);
+    memcpy(s->first, scaled.first, sizeof s->first);
+    memcpy(s->centered, scaled.centered, sizeof s->centered);
     for (int a = 0; a < AXES; ++a) {
-        const double h = p->h[a];
-        for (int m = 0; m <= SF_MAX_RADIUS; ++m) {
-            s->second[a][m] = (float)(st->second[m] / (h * h));
-            s->first[a][m] = (float)(st->first[m] / h);
-            s->centered[a][m] = (float)(st->centered[m] / h);
-        }
         sf_cuda_anisotropic_axis *ax = &s->axis[a];
         const sf_cpml_slots *slots = &b->axis[a].slots;
         ax->halves = (int)slots->halves;
@@ -231,8 +218,8 @@ static void setup_step(anisotropic_state *b, const sf_problem *p)
         ax->half_slot = b->half_slot[a];
         ax->point_slot = b->point_slot[a];
         ax->point_at = b->point_at[a];
-        ax->a = b->c->cpml[a].a;
-        ax->b = b->c->cpml[a].b;
+        ax->a = b->levels.c->cpml[a].a;
+        ax->b = b->levels.c->cpml[a].b;
         for (int f = 0; f < FIELDS; ++f) {
             ax->psi[f] = b->psi[f][a];
             ax->zeta[f] = b->zeta[f][a];
@@ -248,21 +235,24 @@ static int place_source(const void *state, const sf_problem *p, const sf_field_w
                         sf_cuda_source_point *out)
 {
     const anisotropic_state *b = (const anisotropic_state *)state;
-    const sf_layout *L = &b->c->L;
+    const sf_layout *L = &b->levels.c->L;
     const float vp = p->param[SF_ANISOTROPIC_VP][((long)w->k * L->ny + w->j) * L->nx + w->i];
     out->index = (long)sf_field_index(L, w->i, w->j, w->k);
     out->coef = w->weight * vp * vp * b->dt2;
     return 1;
 }
 
+/* The stages, below. */
+static void update_memory(void *state, long k0, long k1, cudaStream_t stream);
+static void advance(void *state, long k0, long k1, cudaStream_t stream);
+
 static void *anisotropic_create(sf_cuda_common *c, const sf_problem *p)
 {
     anisotropic_state *b = (anisotropic_state *)sf_calloc(1, sizeof *b, "the anisotropic CUDA kernels");
-    b->c = c;
+    sf_cuda_levels_plan(&b->levels, c, p, FIELDS, update_memory, advance);
     b->z0 = p->z0;
     b->radius = p->stencil.radius;
     b->tilted = p->nparams > SF_ANISOTROPIC_THETA;
-    b->free_surface_here = p->free_surface && p->z0 == 0;
     b->dt2 = (float)(p->dt * p->dt);
     number_layers(b, p);
     plan_arrays(b);
@@ -284,22 +274,7 @@ static void anisotropic_destroy(void *state)
     free(b);
 }
 
-/* Both fields, p then q. */
-static int guard_fields(const void *state, const float *fields[SF_GUARD_MAX_FIELDS])
-{
-    const anisotropic_state *b = (const anisotropic_state *)state;
-    for (int f = 0; f < FIELDS; ++f) fields[f] = b->cur[f];
-    return FIELDS;
-}
-
 /* ---- halo planes ------------------------------------------------------ */
-
-/* Each group moves both fields' planes. */
-static int halo_arrays(const void *state, int g)
-{
-    (void)state, (void)g;
-    return FIELDS;
-}
 
 /* Field f's SF_HALO planes of a group from local plane k0 on: the new
  * level's, or psi_z's (NULL where a half-plane holds none); returns their
@@ -307,10 +282,10 @@ static int halo_arrays(const void *state, int g)
 static long halo_planes(const void *state, int g, int f, long k0, float *plane[SF_HALO])
 {
     const anisotropic_state *b = (const anisotropic_state *)state;
-    const sf_layout *L = &b->c->L;
+    const sf_layout *L = &b->levels.c->L;
     for (long q = 0; q < SF_HALO; ++q) {
         if (g == SF_HALO_WAVEFIELD) {
-            plane[q] = b->prev[f] + sf_field_index(L, 0, 0, k0 + q);
+            plane[q] = sf_cuda_levels_plane(&b->levels, f, k0 + q);
         } else {
             const int s = sf_cpml_half_slot(&b->axis[2].slots, k0 + q);
             plane[q] = s < 0 ? NULL : b->psi[f][2] + (size_t)s * (size_t)(L->nx * L->ny);
@@ -326,114 +301,41 @@ static long halo_planes(const void *state, int g, int f, long k0, float *plane[S
 static int memory_box(const anisotropic_state *b, int f, int a, const slot_run *r, long k0, long k1,
                       sf_cuda_memory_box *box)
 {
-    const long nx = b->c->L.nx, ny = b->c->L.ny, halves = b->axis[a].slots.halves;
-    memset(box, 0, sizeof *box);
-    box->axis = a;
-    box->psi = b->psi[f][a];
-    box->a_half = b->c->cpml[a].a_half;
-    box->b_half = b->c->cpml[a].b_half;
-    memcpy(box->first, b->step.first[a], sizeof box->first);
-    box->psi_stride[0] = 1;
-    if (a == 0) {
-        box->lo[0] = (int)r->start, box->lo[2] = (int)k0;
-        box->n[0] = (int)r->count, box->n[1] = (int)ny, box->n[2] = (int)(k1 - k0);
-        box->psi_stride[1] = halves;
-        box->psi_stride[2] = ny * halves;
-        box->psi_base = k0 * ny * halves + r->slot;
-    } else if (a == 1) {
-        box->lo[1] = (int)r->start, box->lo[2] = (int)k0;
-        box->n[0] = (int)nx, box->n[1] = (int)r->count, box->n[2] = (int)(k1 - k0);
-        box->psi_stride[1] = nx;
-        box->psi_stride[2] = halves * nx;
-        box->psi_base = (k0 * halves + r->slot) * nx;
+    const sf_layout *L = &b->levels.c->L;
+    if (a < 2) {
+        sf_cuda_memory_box_across(box, L, a, r->start, r->count, k0, k1, b->axis[a].slots.halves, r->slot);
     } else {
-        const long lo = max_long(r->start, k0), hi = min_long(r->start + r->count, k1);
+        const long lo = sf_cuda_max(r->start, k0), hi = sf_cuda_min(r->start + r->count, k1);
         if (hi <= lo) return 0;
-        box->lo[2] = (int)lo;
-        box->n[0] = (int)nx, box->n[1] = (int)ny, box->n[2] = (int)(hi - lo);
-        box->psi_stride[1] = nx;
-        box->psi_stride[2] = nx * ny;
-        box->psi_base = (r->slot + lo - r->start) * nx * ny;
-        box->coefficient_shift = (int)b->z0;
+        sf_cuda_memory_box_along_z(box, L, lo, hi, r->slot + lo - r->start, b->z0);
     }
+    sf_cuda_memory_box_of(box, b->psi[f][a], &b->levels.c->cpml[a], b->step.first[a]);
     return 1;
 }
 
 /* psi of both fields on all three axes over owned planes [k0, k1). */
-static void update_memory(anisotropic_state *b, long k0, long k1, cudaStream_t stream)
+static void update_memory(void *state, long k0, long k1, cudaStream_t stream)
 {
+    anisotropic_state *b = (anisotropic_state *)state;
     for (int f = 0; f < FIELDS; ++f) {
         sf_cuda_memory_box boxes[SF_CUDA_MEMORY_BOXES];
         int count = 0;
         for (int a = 0; a < AXES; ++a)
             for (int r = 0; r < b->axis[a].runs; ++r)
                 count += memory_box(b, f, a, &b->axis[a].run[r], k0, k1, &boxes[count]);
-        sf_cuda_update_memory(boxes, count, b->cur[f], b->c->grid, b->radius, stream);
+        sf_cuda_update_memory(boxes, count, b->levels.cur[f], b->levels.c->grid, b->radius, stream);
     }
 }
 
-static void advance(anisotropic_state *b, long k0, long k1, cudaStream_t stream)
+static void advance(void *state, long k0, long k1, cudaStream_t stream)
 {
+    anisotropic_state *b = (anisotropic_state *)state;
     for (int f = 0; f < FIELDS; ++f) {
-        b->step.next[f] = b->prev[f];
-        b->step.cur[f] = b->cur[f];
+        b->step.next[f] = b->levels.prev[f];
+        b->step.cur[f] = b->levels.cur[f];
     }
     sf_cuda_anisotropic_advance(&b->step, b->radius, (int)k0, (int)k1, stream);
 }
 
-static void update(void *state, int stage, long k0, long k1, cudaStream_t stream)
-{
-    anisotropic_state *b = (anisotropic_state *)state;
-    if (stage == SF_ACOUSTIC_MEMORY)
-        update_memory(b, k0, k1, stream);
-    else
-        advance(b, k0, k1, stream);
-}
-
-/* Both fields take the source alike: in an isotropic medium p = q then. */
-static int source_arrays(void *state, int stage, float *arrays[SF_CUDA_MAX_SOURCE_ARRAYS])
-{
-    const anisotropic_state *b = (const anisotropic_state *)state;
-    if (stage != SF_ACOUSTIC_ADVANCE) return 0;
-    for (int f = 0; f < FIELDS; ++f) arrays[f] = b->prev[f];
-    return FIELDS;
-}
-
-/* The new level becomes the current one, with its odd images above a free
- * surface (the next step's memory update and stencil read them). */
-static int finish_stage(void *state, int stage)
-{
-    anisotropic_state *b = (anisotropic_state *)state;
-    if (stage != SF_ACOUSTIC_ADVANCE) return 0;
-    for (int f = 0; f < FIELDS; ++f) {
-        float *t = b->prev[f];
-        b->prev[f] = b->cur[f];
-        b->cur[f] = t;
-    }
-    return b->free_surface_here;
-}
-
-static void mirror(void *state, int stage, cudaStream_t stream)
-{
-    const anisotropic_state *b = (const anisotropic_state *)state;
-    (void)stage;   /* the advance's alone */
-    for (int f = 0; f < FIELDS; ++f) sf_cuda_mirror_surface(b->cur[f], b->c->grid, stream);
-}
-
-/* Channels and snapshots read p, the pressure, the only component. */
-static const float *component(const void *state, sf_component c)
-{
-    (void)c;
-    return ((const anisotropic_state *)state)->cur[SF_ANISOTROPIC_P];
-}
-
-static const sf_cuda_physics KERNELS = {
-    "anisotropic", SF_ACOUSTIC_STAGES, 0, 0,
-    anisotropic_create, anisotropic_upload, NULL, anisotropic_destroy,
-    update, finish_stage, mirror,
-    place_source, source_arrays, NULL,
-    halo_arrays, halo_planes, NULL,
-    component, NULL, NULL,
-    guard_fields, NULL};
-
-SF_CUDA_BACKEND(sf_backend_cuda_anisotropic, KERNELS, NULL)
+SF_CUDA_LEVELS_BACKEND(sf_backend_cuda_anisotropic, "anisotropic", anisotropic_create, anisotropic_upload,
+                       NULL, anisotropic_destroy, place_source, halo_planes)

@@ -284,3 +284,44 @@ float *sf_cuda_common_lattice(sf_cuda_common *c, const sf_sampling_lattice *s, l
     if (count == 0) return NULL;
     return sf_cuda_grow(&c->lattice, &c->lattice_floats, count, "the snapshot buffer");
 }
+
+void sf_cuda_memory_box_across(sf_cuda_memory_box *box, const sf_layout *L, int axis, long start,
+                               long count, long k0, long k1, long width, long offset)
+{
+    const long nx = L->nx, ny = L->ny;
+    memset(box, 0, sizeof *box);
+    box->axis = axis;
+    box->lo[axis] = (int)start;
+    box->lo[2] = (int)k0;
+    box->n[0] = (int)(axis == 0 ? count : nx);
+    box->n[1] = (int)(axis == 1 ? count : ny);
+    box->n[2] = (int)(k1 - k0);
+    box->psi_stride[0] = 1;
+    box->psi_stride[1] = axis == 0 ? width : nx;
+    box->psi_stride[2] = axis == 0 ? ny * width : width * nx;
+    box->psi_base = axis == 0 ? k0 * ny * width + offset : (k0 * width + offset) * nx;
+}
+
+void sf_cuda_memory_box_along_z(sf_cuda_memory_box *box, const sf_layout *L, long lo, long hi,
+                                long first_plane, long z0)
+{
+    const long nx = L->nx, ny = L->ny;
+    memset(box, 0, sizeof *box);
+    box->axis = 2;
+    box->lo[2] = (int)lo;
+    box->n[0] = (int)nx, box->n[1] = (int)ny, box->n[2] = (int)(hi - lo);
+    box->psi_stride[0] = 1;
+    box->psi_stride[1] = nx;
+    box->psi_stride[2] = nx * ny;
+    box->psi_base = first_plane * nx * ny;
+    box->coefficient_shift = (int)z0;
+}
+
+void sf_cuda_memory_box_of(sf_cuda_memory_box *box, float *psi, const sf_cuda_cpml_coefficients *c,
+                           const float first[SF_MAX_RADIUS + 1])
+{
+    box->psi = psi;
+    box->a_half = c->a_half;
+    box->b_half = c->b_half;
+    memcpy(box->first, first, sizeof box->first);
+}

@@ -124,4 +124,21 @@ void sf_cuda_common_fetch_receivers(sf_cuda_common *c, int count, float *out);
  * NULL when the lattice has no point. */
 float *sf_cuda_common_lattice(sf_cuda_common *c, const sf_sampling_lattice *s, long extent[3]);
 
+static inline long sf_cuda_max(long a, long b) { return a > b ? a : b; }
+static inline long sf_cuda_min(long a, long b) { return a < b ? a : b; }
+
+/* A CPML memory box (sf_cuda_memory_box) of psi on the layout's nx * ny
+ * lines or planes, the a, b and first-derivative coefficients of its axis.
+ * Across x or y (axis 0 or 1): half points [start, start + count) of every
+ * line over planes [k0, k1), psi stored a line of `width` floats after
+ * another, the box's first half point at `offset` in its line. Along z:
+ * planes [lo, hi) of psi's planes, the first of them its plane
+ * `first_plane`; z0 is the slab's first global plane. */
+void sf_cuda_memory_box_across(sf_cuda_memory_box *box, const sf_layout *L, int axis, long start,
+                               long count, long k0, long k1, long width, long offset);
+void sf_cuda_memory_box_along_z(sf_cuda_memory_box *box, const sf_layout *L, long lo, long hi,
+                                long first_plane, long z0);
+void sf_cuda_memory_box_of(sf_cuda_memory_box *box, float *psi, const sf_cuda_cpml_coefficients *c,
+                           const float first[SF_MAX_RADIUS + 1]);
+
 #endif

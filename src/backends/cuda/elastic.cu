@@ -25,9 +25,6 @@ typedef struct {
     sf_cuda_field_list halo_fields[SF_HALF_STEPS];
 } elastic_state;
 
-static long max_long(long a, long b) { return a > b ? a : b; }
-static long min_long(long a, long b) { return a < b ? a : b; }
-
 /* ---- set-up ------------------------------------------------------------- */
 
 /* Which axis each term of a half-step differentiates along (the CPU
@@ -45,7 +42,7 @@ static void plan_layer(elastic_state *b, const sf_problem *p, int a, int side)
     ly->lo = (int)lo, ly->hi = (int)hi;
     size_t count = (size_t)(hi - lo) * (size_t)(a == 0 ? p->ny * p->nz : p->nx * p->nz);
     if (a == 2) {
-        long plo = max_long(lo - p->z0, 0), phi = max_long(plo, min_long(hi - p->z0, p->nz));
+        long plo = sf_cuda_max(lo - p->z0, 0), phi = sf_cuda_max(plo, sf_cuda_min(hi - p->z0, p->nz));
         ly->plo = (int)plo, ly->phi = (int)phi;
         count = (size_t)(phi - plo) * (size_t)(p->nx * p->ny);
     }
@@ -202,8 +199,8 @@ static void setup_step(elastic_state *b, const sf_problem *p)
         const sf_cuda_cpml_coefficients *k = &b->c->cpml[a];
         s->a[a] = k->a, s->b[a] = k->b, s->a_half[a] = k->a_half, s->b_half[a] = k->b_half;
     }
-    for (int a = 0; a < 3; ++a)
-        for (int m = 0; m <= SF_MAX_RADIUS; ++m) s->d1[a][m] = (float)(p->stencil.first[m] / p->h[a]);
+    const sf_stencil_scaled scaled = sf_stencil_scale(&p->stencil, p->h);
+    memcpy(s->d1, scaled.first, sizeof s->d1);
     static const sf_elastic_field velocity[] = {SF_FIELD_VX, SF_FIELD_VY, SF_FIELD_VZ};
     static const sf_elastic_field stress[] = {SF_FIELD_SZZ, SF_FIELD_SXZ, SF_FIELD_SYZ,
                                               SF_FIELD_SXX, SF_FIELD_SYY};

@@ -51,10 +51,7 @@ __global__ void __launch_bounds__(THREADS)
     for (int w = 0; w < PLANES; ++w) {
         if (w0 + w >= box.n[2]) break;
         const long at = at0 + w * g.sp;
-        float d = 0.0f;
-#pragma unroll
-        for (int m = 1; m <= R; ++m)
-            d += box.first[m] * (__ldg(p + at + m * step) - __ldg(p + at - (m - 1) * step));
+        const float d = sf_cuda_staggered_up<R>(p + at, step, box.first);
         float *psi = psi0 + w * box.psi_stride[2];
         *psi = b * *psi + a * d;
     }

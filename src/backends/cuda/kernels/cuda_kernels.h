@@ -167,4 +167,25 @@ void sf_cuda_region_squares(const float *const *fields, int count, sf_cuda_grid 
                             const sf_regions *r, double *partial, double *partial_host,
                             cudaStream_t stream, double out[][SF_REGIONS]);
 
+/* The staggered first derivative of u (read through the read-only cache)
+ * at the half point above u[0], between u[0] and u[step], and below it,
+ * between u[-step] and u[0]; c: sf_stencil_scaled's first on that axis. */
+template <int R>
+__device__ __forceinline__ float sf_cuda_staggered_up(const float *u, long step, const float *c)
+{
+    float d = 0.0f;
+#pragma unroll
+    for (int m = 1; m <= R; ++m) d += c[m] * (__ldg(u + m * step) - __ldg(u - (m - 1) * step));
+    return d;
+}
+
+template <int R>
+__device__ __forceinline__ float sf_cuda_staggered_down(const float *u, long step, const float *c)
+{
+    float d = 0.0f;
+#pragma unroll
+    for (int m = 1; m <= R; ++m) d += c[m] * (__ldg(u + (m - 1) * step) - __ldg(u - m * step));
+    return d;
+}
+
 #endif

@@ -60,10 +60,7 @@ static __device__ __forceinline__ float layer_term(const sf_cuda_step &s, const 
                                                    long step, float *zeta, float d2, float a,
                                                    float b)
 {
-    float dpsi = 0.0f;
-#pragma unroll
-    for (int m = 1; m <= R; ++m)
-        dpsi += s.c.first[AXIS][m] * (__ldg(psi + (m - 1) * step) - __ldg(psi - m * step));
+    const float dpsi = sf_cuda_staggered_down<R>(psi, step, s.c.first[AXIS]);
     if (a == 0.0f) return dpsi;
     const float z = b * *zeta + a * (d2 + dpsi);
     *zeta = z;
