@@ -46,6 +46,8 @@ typedef enum { SF_SOURCE_PRESSURE, SF_SOURCE_EXPLOSIVE, SF_SOURCE_FORCE,
  * source types and components it has, and whether it keeps an energy
  * series. Each physics declares its own (src/physics/<folder>/); the job
  * reader asks this, never a particular physics. */
+enum { SF_LOSSLESS, SF_ATTENUATES_PER_POINT, SF_ATTENUATES_STAGGERED };
+
 typedef struct {
     const char *name;               /* physics.type */
     int nparams;
@@ -66,8 +68,13 @@ typedef struct {
      * where every value in the parameters' ranges runs. */
     const char *(*point_problem)(const double *value, char *text, size_t len);
     int point_key;                  /* the parameter (its index) such a problem is reported on */
-    /* 1: the physics loses energy by standard linear solids; the job's
-     * physics section takes the attenuation keys (sf_config's). */
+    /* Non-zero where the physics loses energy by standard linear solids
+     * (the job's physics section then takes the attenuation keys):
+     * SF_ATTENUATES_PER_POINT where its modulus multiplies the Laplacian
+     * point by point, whose coarse layout's weights are fitted for that
+     * (sf_relaxation_fit.h); SF_ATTENUATES_STAGGERED on a staggered
+     * velocity-stress grid, which takes the full layout only (its points
+     * mix otherwise: docs/physics.md, "Visco-elastic"). */
     int attenuates;
 } sf_physics_declaration;
 

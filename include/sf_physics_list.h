@@ -17,7 +17,8 @@
     X(ELASTIC, sf_physics_elastic)                                                               \
     X(VTI, sf_physics_vti)                                                                       \
     X(TTI, sf_physics_tti)                                                                       \
-    X(VISCO_ACOUSTIC, sf_physics_visco_acoustic)
+    X(VISCO_ACOUSTIC, sf_physics_visco_acoustic)                                                 \
+    X(VISCO_ELASTIC, sf_physics_visco_elastic)
 
 #define SF_PHYSICS_INDEX_(tag, getter) SF_PHYSICS_##tag,
 typedef enum { SF_PHYSICS_LIST(SF_PHYSICS_INDEX_) SF_PHYSICS_KINDS } sf_physics;

@@ -231,9 +231,10 @@ int sf_bench_parse(int argc, char **argv, sf_bench_options *o, char *why, size_t
             return -1;
         }
     }
-    if (o->relaxation_coarse && !sf_physics_declared(o->physics)->attenuates) {
-        snprintf(why, len, "--relaxation-layout: %s has no attenuation to lay out",
-                 sf_physics_declared(o->physics)->name);
+    const sf_physics_declaration *declared = sf_physics_declared(o->physics);
+    if (o->relaxation_coarse && declared->attenuates != SF_ATTENUATES_PER_POINT) {
+        snprintf(why, len, "--relaxation-layout: %s %s", declared->name,
+                 declared->attenuates ? "takes the full layout only" : "has no attenuation to lay out");
         return -1;
     }
     const char *layers = o->size ? layers_too_thick(o, o->size, o->nz ? o->nz : o->size) : NULL;

@@ -10,7 +10,7 @@ from testlib import ROOT, SEISFD, Skipped, check, check_sanitizers, run, time_li
 
 COMMANDS = ("run", "check", "bench")
 EXAMPLES = sorted(glob.glob(os.path.join(ROOT, "configs", "*.yaml")))
-PHYSICS = ["acoustic", "elastic", "vti", "tti", "visco_acoustic"]
+PHYSICS = ["acoustic", "elastic", "vti", "tti", "visco_acoustic", "visco_elastic"]
 
 
 def seisfd(args, cwd=None, env=None, program=SEISFD, timeout=120):
@@ -94,7 +94,8 @@ USAGE_ERRORS = [
     (["bench", "--szie", "64"], "bench: unknown option '--szie'; did you mean '--size'\\?",
      "usage: seisfd bench"),
     (["bench", "--physics", "acustic"], "bench: --physics expects one of "
-     "acoustic\\|elastic\\|vti\\|tti\\|visco_acoustic, got 'acustic'; did you mean 'acoustic'\\?",
+     "acoustic\\|elastic\\|vti\\|tti\\|visco_acoustic\\|visco_elastic, got 'acustic'; "
+     "did you mean 'acoustic'\\?",
      "usage: seisfd bench"),
     (["bench", "--order", "6"], "bench: --order expects one of 2\\|4\\|8, got '6'$",
      "usage: seisfd bench"),

@@ -550,8 +550,8 @@ def test_elastic_keys_on_an_acoustic_job(tmp):
     text = edit(text, "  points:\n", "  components: [vx, p]\n  points:\n")
     text = edit(text, "  gather: g.h5\n", "  gather: g.h5\n  energy: e.csv\n")
     expect_error(tmp, text,
-                 r"job\.yaml:14:7: model\.vs: only an elastic job takes this key "
-                 r"\(physics\.type: elastic\); this job is acoustic",
+                 r"job\.yaml:14:7: model\.vs: only an elastic or visco_elastic job takes this key "
+                 r"\(physics\.type: elastic or visco_elastic\); this job is acoustic",
                  r"job\.yaml:20:9: source\.type: force sources need physics\.type: elastic",
                  r"job\.yaml:22:16: receivers\.components: an acoustic job has pressure \(p\) "
                  r"only",
@@ -605,8 +605,9 @@ def test_elastic_model_file_keys(tmp):
                           r"per parameter: give model\.datasets")
     acoustic = edit(VALID, "  type: homogeneous\n  vp: 2000\n",
                     "  type: raw\n  paths: {vp: a.bin}\n  dims: [40, 40, 40]\n  vs_range: [0, 1]\n")
-    expect_error(tmp, acoustic, r"job\.yaml:13:10: model\.paths: only an elastic, vti, tti or visco_acoustic job takes this key",
-                 r"job\.yaml:15:13: model\.vs_range: only an elastic job takes this key",
+    expect_error(tmp, acoustic, r"job\.yaml:13:10: model\.paths: only an elastic, vti, tti, visco_acoustic or "
+                                r"visco_elastic job takes this key",
+                 r"job\.yaml:15:13: model\.vs_range: only an elastic or visco_elastic job takes this key",
                  r"job\.yaml:12:3: model\.path: required key is missing")
 
 

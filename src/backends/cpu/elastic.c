@@ -5,6 +5,7 @@
  * memory variables correct those inside absorbing layers, and the field
  * is updated once. */
 #include "cpu_backend.h"
+#include "elastic_kernels.h"
 #include "sf_elastic_backend.h"
 #include "sf_elastic_medium.h"
 #include "sf_error.h"
@@ -12,7 +13,7 @@
 
 #include <string.h>
 
-enum { CACHE_TARGET_BYTES = 192 * 1024, ROW_CHUNK = 128 };
+enum { CACHE_TARGET_BYTES = 192 * 1024, ROW_CHUNK = SF_CPU_ELASTIC_CHUNK };
 
 /* Arrays whose planes (or whose starts) lie a multiple of 4 KiB apart map
  * the points a stencil reads together onto the same L1 sets: a z
@@ -86,6 +87,7 @@ typedef struct {
 
     float *stress_block, *stress_before[6]; /* energy: the stresses before the update */
     float *energy_block, *energy_weight[ENERGY_WEIGHTS];
+    const sf_cpu_stress_law *law;       /* NULL: lossless */
     sf_cpu_arena *arena;                /* its arrays; reset zeroes the fields, memory
                                            variables and the energy's stresses */
 } elastic;
@@ -203,9 +205,10 @@ static void setup_energy(elastic *b)
     }
 }
 
-static void *elastic_create(sf_cpu_shared *shared, const sf_problem *p)
+void *sf_cpu_elastic_create(sf_cpu_shared *shared, const sf_problem *p, const sf_cpu_stress_law *law)
 {
     elastic *b = sf_calloc(1, sizeof *b, "the elastic CPU kernels");
+    b->law = law;
     b->shared = shared;
     b->radius = p->stencil.radius;
     b->dt = p->dt;
@@ -230,6 +233,11 @@ static void *elastic_create(sf_cpu_shared *shared, const sf_problem *p)
     long row_bytes = b->shared->L.sx * (long)sizeof(float) * (2 * b->radius) * 3;
     b->rows_per_block = sf_cpu_rows_per_block(b->shared->L.ny, row_bytes, CACHE_TARGET_BYTES);
     return b;
+}
+
+static void *elastic_create(sf_cpu_shared *shared, const sf_problem *p)
+{
+    return sf_cpu_elastic_create(shared, p, NULL);
 }
 
 /* ---- shots, the guard and the halo planes ------------------------------- */
@@ -401,6 +409,20 @@ static inline void normal_stress_chunk(const elastic *b, const chunk *c, const i
     float *restrict szz = b->f[SF_FIELD_SZZ] + c->f;
     const float *restrict l2m = b->m[SF_MEDIUM_L2M] + c->p;
     const float *restrict lam = b->m[SF_MEDIUM_LAMBDA] + c->p;
+    if (b->law) {
+        #pragma omp simd
+        for (long i = 0; i < c->len; ++i) {
+            float dx = d[0][i], dy = d[1][i], dz = d[2][i], sum = dx + dy + dz;
+            float two_mu = l2m[i] - lam[i];
+            d[0][i] = lam[i] * sum + two_mu * dx;
+            d[1][i] = lam[i] * sum + two_mu * dy;
+            d[2][i] = lam[i] * sum + two_mu * dz;
+        }
+        b->law->normal(b->law->state, c->len, c->p, d);
+        #pragma omp simd
+        for (long i = 0; i < c->len; ++i) sxx[i] += d[0][i], syy[i] += d[1][i], szz[i] += d[2][i];
+        return;
+    }
     #pragma omp simd
     for (long i = 0; i < c->len; ++i) {
         float dx = d[0][i], dy = d[1][i], dz = d[2][i], sum = dx + dy + dz;
@@ -419,6 +441,14 @@ static inline void shear_stress_chunk(const elastic *b, const chunk *c, const in
         chunk_term(b, SF_HALF_STRESS, 4 + 2 * s, c, d[1], R);
         float *restrict out = b->f[SF_FIELD_SXY + s] + c->f;
         const float *restrict mu = b->m[SF_MEDIUM_MUXY + s] + c->p;
+        if (b->law) {
+            #pragma omp simd
+            for (long i = 0; i < c->len; ++i) d[0][i] = mu[i] * (d[0][i] + d[1][i]);
+            b->law->shear(b->law->state, s, c->len, c->p, d[0]);
+            #pragma omp simd
+            for (long i = 0; i < c->len; ++i) out[i] += d[0][i];
+            continue;
+        }
         #pragma omp simd
         for (long i = 0; i < c->len; ++i) out[i] += mu[i] * (d[0][i] + d[1][i]);
     }
@@ -584,7 +614,7 @@ static void elastic_energy(void *state, double out[2])
     out[1] = strain * cell;
 }
 
-static const sf_cpu_physics ELASTIC = {
+const sf_cpu_physics sf_cpu_elastic_kernels = {
     .name = "elastic",
     .halo_groups = SF_HALF_STEPS,
     .plane_pad = LINE_FLOATS,
@@ -602,4 +632,4 @@ static const sf_cpu_physics ELASTIC = {
     .energy = elastic_energy,
 };
 
-SF_CPU_BACKEND(sf_backend_cpu_elastic, ELASTIC, sf_cpu_backend_energy)
+SF_CPU_BACKEND(sf_backend_cpu_elastic, sf_cpu_elastic_kernels, sf_cpu_backend_energy)

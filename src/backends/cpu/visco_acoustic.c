@@ -5,6 +5,7 @@
  * increment (v_U^2 dt^2 times the stretched Laplacian). */
 #include "acoustic_kernels.h"
 #include "cpu_backend.h"
+#include "cpu_relaxation.h"
 #include "sf_acoustic.h"
 #include "sf_relaxation.h"
 #include "sf_visco_acoustic.h"
@@ -91,29 +92,6 @@ static row_scratch *take_scratch(sf_cpu_shared *shared)
     return scratch;
 }
 
-/* Mechanism l's weight at every owned point, from the medium's table and
- * each point's place in it; in a coarse layout the point's mechanism's. */
-static float *weights_on_planes(sf_cpu_shared *shared, const sf_relaxation_law *law, const float *coordinate,
-                                long z0, int l)
-{
-    const sf_layout *L = &shared->L;
-    float *out = sf_cpu_take(shared->arena, (size_t)L->plane_size, sizeof(float), "the relaxation weights");
-    for (long k = 0; k < L->nz; ++k)
-        for (long j = 0; j < L->ny; ++j)
-            for (long i = 0; i < L->nx; ++i) {
-                const float c = coordinate[(k * L->ny + j) * L->nx + i];
-                float fraction, w;
-                if (law->coarse) {
-                    w = sf_relaxation_coarse_weight(law, c, sf_relaxation_corner(i, j, z0 + k));
-                } else {
-                    const int at = sf_relaxation_node(law, c, &fraction);
-                    w = sf_relaxation_weight(law, at, fraction, l);
-                }
-                out[sf_plane_index(L, i, j, k)] = w;
-            }
-    return out;
-}
-
 /* The law and its arrays live in the arena, freed with the backend; the
  * acoustic state runs at the unrelaxed velocity. */
 static void *visco_create(sf_cpu_shared *shared, const sf_problem *p)
@@ -127,7 +105,7 @@ static void *visco_create(sf_cpu_shared *shared, const sf_problem *p)
     for (int l = 0; l < v->mechanisms; ++l) {
         v->memory[l] = sf_cpu_take_state(shared->arena, (size_t)shared->L.plane_size,
                                          "the relaxation memory variables");
-        v->weight[l] = weights_on_planes(shared, &v->law, r->coordinate, p->z0, l);
+        v->weight[l] = sf_cpu_relaxation_weights(shared, &v->law, r->coordinate, l);
     }
     if (!r->coarse) v->scratch = take_scratch(shared);
     v->rows = (sf_cpu_row_law){finish_rows, v};

@@ -11,29 +11,13 @@
 
 enum { VP = SF_VISCO_ACOUSTIC_VP, QP = SF_VISCO_ACOUSTIC_QP };
 
-/* From very lossy sediments to no loss worth the name (1e9: the lossless
- * physics to float precision); a model file's from 5 unless qp_range says. */
-static const sf_parameter_declaration QP_DECLARED = {
-    .name = "qp", .unit = "", .values = "quality factors", .limits = {2.0, 1e9},
-    .range = {5.0, 1e9}, .typical = 100.0, .resampling = SF_RESAMPLE_AS_MODEL,
-};
-
-static sf_visco_attenuation attenuation_or_fail(const sf_config *c)
-{
-    sf_visco_attenuation a;
-    char reason[256];
-    if (sf_visco_attenuation_of(c, &a, reason, sizeof reason) != 0)
-        sf_fatal("%s: %s", c->source_path ? c->source_path : "the job", reason);
-    return a;
-}
-
 /* The unrelaxed velocity grows as Q falls: the fastest wave is vp_max's at
  * the lowest Q (an upper bound where they are not at one point); the
  * slowest is the relaxed end's, below vp_min. */
 static void visco_wave_speeds(sf_model *m, const sf_config *c, long points, MPI_Comm comm)
 {
     (void)points, (void)comm;
-    const sf_visco_attenuation a = attenuation_or_fail(c);
+    const sf_visco_attenuation a = sf_visco_attenuation_or_fail(c);
     float weight[SF_MAX_MECHANISMS];
     m->vmax = sf_visco_point(&a, m->max[VP], m->min[QP], weight);
     m->slowest = m->min[VP] * sf_visco_slowest_ratio(&a, m->min[QP]);
@@ -41,7 +25,7 @@ static void visco_wave_speeds(sf_model *m, const sf_config *c, long points, MPI_
 
 static void *visco_build_medium(const sf_physics_context *context, sf_problem *p)
 {
-    const sf_visco_attenuation a = attenuation_or_fail(context->cfg);
+    const sf_visco_attenuation a = sf_visco_attenuation_or_fail(context->cfg);
     const long count = (long)context->cfg->n[0] * context->cfg->n[1] * context->slab->nz;
     sf_visco_medium *medium = sf_calloc(1, sizeof *medium, "the visco-acoustic medium");
     sf_relaxation_medium *r = &medium->relaxation;
@@ -85,51 +69,29 @@ static void visco_model_summary(const sf_model *m)
             m->max[QP]);
 }
 
-/* The band is the job's, never a shot's: a survey shot whose wavelet's
- * dominant frequency lies outside it is warned of (its Q is held over the
- * job's band only). */
-static void warn_shots_outside(const sf_config *c, const sf_visco_attenuation *a)
-{
-    const sf_config *job = sf_config_job(c);
-    for (long n = 0; sf_error_rank() == 0 && n < job->survey.count; ++n) {
-        const sf_wavelet_spec *w = job->survey.shots[n].wavelet;
-        if (!w || !w->built) continue;
-        const double f = w->built->dominant_frequency;
-        if (f >= a->band[0] && f <= a->band[1]) continue;
-        sf_warn("%s:%d:%d: %s: shot %ld's dominant frequency %g Hz lies outside the job's "
-                "attenuation band %g .. %g Hz, over which Q is held (physics.attenuation_band)",
-                job->source_path, w->line, w->column, w->key, n + 1, f, a->band[0], a->band[1]);
-    }
-}
-
-/* The fit as the run uses it: the band, the mechanisms and the worst
- * misfit of Q over the band at the model's extremes of qp. */
+/* The fit as the run uses it, at the model's extremes of qp. */
 static void visco_summary(const sf_simulation *s)
 {
     sf_acoustic_summary(s);
-    const sf_visco_attenuation a = attenuation_or_fail(s->cfg);
-    warn_shots_outside(s->cfg, &a);
-    double worst = 0.0;
-    for (int e = 0; e < 2; ++e) {
-        const double off = sf_visco_worst_misfit(&a, e ? s->model.max[QP] : s->model.min[QP]);
-        worst = off > worst ? off : worst;
-    }
-    char taus[160] = "";
-    for (int l = 0, used = 0; l < a.times.count; ++l)
-        used += snprintf(taus + used, sizeof taus - (size_t)used, "%s%.3g", l ? ", " : "",
-                         1.0 / (2.0 * M_PI * a.times.tau[l]));
-    sf_info("  attenuation       Q held over %g .. %g Hz by %d standard linear solids%s (relaxing at "
-            "%s Hz), velocities at %g Hz; fitted Q within %.2f%% of qp over the band",
-            a.band[0], a.band[1], a.times.count, a.coarse ? ", one a point" : "", taus, a.reference,
-            100.0 * worst);
+    const double q[2] = {s->model.min[QP], s->model.max[QP]};
+    sf_visco_attenuation_summary(s->cfg, q, 2);
+}
+
+sf_problem sf_visco_unrelaxed_problem(const sf_problem *p, const float *param[SF_MAX_PARAMS])
+{
+    sf_problem acoustic = *p;
+    param[0] = ((const sf_visco_medium *)p->medium)->unrelaxed;
+    acoustic.param = param;
+    acoustic.nparams = 1;
+    return acoustic;
 }
 
 static const sf_physics_declaration DECLARED = {
     .name = "visco_acoustic",
     .nparams = 2,
-    .param = {[VP] = &SF_ACOUSTIC_VP, [QP] = &QP_DECLARED},
+    .param = {[VP] = &SF_ACOUSTIC_VP, [QP] = &SF_VISCO_QP},
     SF_PRESSURE_RECORDED("pressure"),
-    .attenuates = 1,
+    .attenuates = SF_ATTENUATES_PER_POINT,
 };
 
 const sf_physics_plugin *sf_physics_visco_acoustic(void)

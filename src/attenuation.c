@@ -1,12 +1,19 @@
 /* The job's attenuation band and the standard linear solids fitted to it
- * (sf_visco_acoustic.h). */
-#include "sf_visco_acoustic.h"
+ * (sf_attenuation.h). */
+#include "sf_attenuation.h"
 
 #include "sf_error.h"
 
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
+
+/* From very lossy sediments to no loss worth the name (1e9: the lossless
+ * physics to float precision); a model file's from 5 unless qp_range says. */
+const sf_parameter_declaration SF_VISCO_QP = {
+    .name = "qp", .unit = "", .values = "quality factors", .limits = {2.0, 1e9},
+    .range = {5.0, 1e9}, .typical = 100.0, .resampling = SF_RESAMPLE_AS_MODEL,
+};
 
 /* The times are fitted at one Q and shared by every point (each point's
  * weights are solved for its own Q): fitted at 30 they hold Q from 10 to
@@ -89,15 +96,6 @@ double sf_visco_slowest_ratio(const sf_visco_attenuation *a, double q)
            sf_relaxation_coarse_unrelaxed_ratio(&a->times, y, a->band[0]);
 }
 
-sf_problem sf_visco_unrelaxed_problem(const sf_problem *p, const float *param[SF_MAX_PARAMS])
-{
-    sf_problem acoustic = *p;
-    param[0] = ((const sf_visco_medium *)p->medium)->unrelaxed;
-    acoustic.param = param;
-    acoustic.nparams = 1;
-    return acoustic;
-}
-
 /* Intervals across a model's range of 1/Q: the weights are smooth in
  * 1/Q, so linear interpolation between 1024 of them is far below float's
  * precision. A model of one Q has one interval, between equal nodes. */
@@ -134,4 +132,49 @@ double sf_visco_table_unrelaxed(const sf_visco_table *t, double v, float coordin
     const int n = (int)coordinate < t->intervals ? (int)coordinate : t->intervals - 1;
     const double f = (double)coordinate - n;
     return v * ((1.0 - f) * t->ratio[n] + f * t->ratio[n + 1]);
+}
+
+sf_visco_attenuation sf_visco_attenuation_or_fail(const sf_config *c)
+{
+    sf_visco_attenuation a;
+    char reason[256];
+    if (sf_visco_attenuation_of(c, &a, reason, sizeof reason) != 0)
+        sf_fatal("%s: %s", c->source_path ? c->source_path : "the job", reason);
+    return a;
+}
+
+/* The band is the job's, never a shot's: a survey shot whose wavelet's
+ * dominant frequency lies outside it is warned of (its Q is held over the
+ * job's band only). */
+static void warn_shots_outside(const sf_config *c, const sf_visco_attenuation *a)
+{
+    const sf_config *job = sf_config_job(c);
+    for (long n = 0; sf_error_rank() == 0 && n < job->survey.count; ++n) {
+        const sf_wavelet_spec *w = job->survey.shots[n].wavelet;
+        if (!w || !w->built) continue;
+        const double f = w->built->dominant_frequency;
+        if (f >= a->band[0] && f <= a->band[1]) continue;
+        sf_warn("%s:%d:%d: %s: shot %ld's dominant frequency %g Hz lies outside the job's "
+                "attenuation band %g .. %g Hz, over which Q is held (physics.attenuation_band)",
+                job->source_path, w->line, w->column, w->key, n + 1, f, a->band[0], a->band[1]);
+    }
+}
+
+void sf_visco_attenuation_summary(const sf_config *c, const double *q, int count)
+{
+    const sf_visco_attenuation a = sf_visco_attenuation_or_fail(c);
+    warn_shots_outside(c, &a);
+    double worst = 0.0;
+    for (int e = 0; e < count; ++e) {
+        const double off = sf_visco_worst_misfit(&a, q[e]);
+        worst = off > worst ? off : worst;
+    }
+    char taus[160] = "";
+    for (int l = 0, used = 0; l < a.times.count; ++l)
+        used += snprintf(taus + used, sizeof taus - (size_t)used, "%s%.3g", l ? ", " : "",
+                         1.0 / (2.0 * M_PI * a.times.tau[l]));
+    sf_info("  attenuation       Q held over %g .. %g Hz by %d standard linear solids%s (relaxing at "
+            "%s Hz), velocities at %g Hz; fitted Q within %.2f%% of the model's over the band",
+            a.band[0], a.band[1], a.times.count, a.coarse ? ", one a point" : "", taus, a.reference,
+            100.0 * worst);
 }
