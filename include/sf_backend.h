@@ -185,5 +185,6 @@ const sf_backend_ops *sf_backend_cuda_anisotropic(void);
 const sf_backend_ops *sf_backend_cpu_visco_acoustic(void);
 const sf_backend_ops *sf_backend_cuda_visco_acoustic(void);
 const sf_backend_ops *sf_backend_cpu_visco_elastic(void);
+const sf_backend_ops *sf_backend_cuda_visco_elastic(void);
 
 #endif

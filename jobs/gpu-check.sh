@@ -92,11 +92,12 @@ PY
     done
 fi
 
-small_job() {   # FILE STEPS CPML NX [tti|visco_acoustic]: free surface; with 31 planes a z layer spans 2 slabs
+small_job() {   # FILE STEPS CPML NX [tti|visco_acoustic|visco_elastic]: free surface; with 31 planes a z layer spans 2 slabs
     local physics='"acoustic"' extra=''
     case "${5:-}" in
     tti) physics='"tti"' extra=', "epsilon": 0.2, "delta": 0.1, "theta": 40, "phi": 30' ;;
     visco_acoustic) physics='"visco_acoustic"' extra=', "qp": 40' ;;
+    visco_elastic) physics='"visco_elastic"' extra=', "vs": 1000, "rho": 2000, "qp": 40, "qs": 30' ;;
     esac
     cat >"$1" <<EOF
 {"grid": {"nx": $4, "ny": 36, "nz": 31, "dx": 10, "dy": 10, "dz": 10},
@@ -126,8 +127,9 @@ if wants sanitize; then
     small_job /tmp/clipped.yaml 20 8 100   # an interior row ending inside a group, clipped frame tiles
     small_job /tmp/tilted.yaml 20 8 40 tti # TTI's kernels, its stretched mixed derivatives in the layers
     small_job /tmp/lossy.yaml 20 8 100 visco_acoustic   # the relaxing stencil, clipped groups too
-    for job in layers bare clipped tilted lossy; do sanitize memcheck 2 /tmp/$job.yaml; done
-    for job in layers bare clipped tilted lossy; do sanitize racecheck 1 /tmp/$job.yaml; done
+    small_job /tmp/lossy-elastic.yaml 20 8 40 visco_elastic   # the relaxing stress kernels
+    for job in layers bare clipped tilted lossy lossy-elastic; do sanitize memcheck 2 /tmp/$job.yaml; done
+    for job in layers bare clipped tilted lossy lossy-elastic; do sanitize racecheck 1 /tmp/$job.yaml; done
 fi
 
 if wants test; then

@@ -258,8 +258,8 @@ def test_anisotropic_job_checks(tmp):
     expect_error(tmp, edit(VTI, "  epsilon: 0.2", "  epsilon: 0.7"),
                  r"job\.yaml:9:10: model\.delta: epsilon - delta = 0\.7 - 0\.1 exceeds 0\.5")
     expect_error(tmp, edit(VTI, "  delta: 0.1", "  delta: 0.1\n  vs: 100\n  theta: 10"),
-                 r"job\.yaml:10:7: model\.vs: only an elastic job takes this key "
-                 r"\(physics\.type: elastic\); this job is vti",
+                 r"job\.yaml:10:7: model\.vs: only an elastic or visco_elastic job takes this key "
+                 r"\(physics\.type: elastic or visco_elastic\); this job is vti",
                  r"job\.yaml:11:10: model\.theta: only a tti job takes this key")
     tti = edit(edit(VTI, "  type: vti", "  type: tti"), "  delta: 0.1", "  delta: 0.1\n  theta: 30")
     expect_error(tmp, tti, r"job\.yaml:6:3: model\.phi: required key is missing \(physics: tti "
@@ -272,8 +272,8 @@ def test_anisotropic_job_checks(tmp):
     expect_error(tmp, edit(VTI, "  epsilon: 0.2", "  epsilon: -0.6"),
                  r"job\.yaml:8:12: model\.epsilon: .*-0\.6")
     expect_error(tmp, edit(VTI, "frequency: 10}", "frequency: 10, type: explosive}"),
-                 r"job\.yaml:11:\d+: source\.type: explosive sources need physics\.type: elastic "
-                 r"\(a vti job takes pressure\)")
+                 r"job\.yaml:11:\d+: source\.type: explosive sources need physics\.type: elastic or "
+                 r"visco_elastic \(a vti job takes pressure\)")
     expect_error(tmp, edit(VTI, "  points: [[250, 200, 200]]",
                            "  points: [[250, 200, 200]]\n  components: [vz]"),
                  r"job\.yaml:14:16: receivers\.components: a vti job has pressure \(p\) only")

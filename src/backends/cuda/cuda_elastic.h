@@ -8,11 +8,14 @@
 
 #include <cuda_runtime.h>
 
+#include "cuda_physics.h"
+
 extern "C" {
 #include "sf_backend.h"
 #include "sf_elastic_backend.h"
 #include "sf_elastic_medium.h"
 #include "sf_layout.h"
+#include "sf_relaxation.h"
 }
 
 enum { SF_ELASTIC_TERMS = 9, SF_ENERGY_WEIGHTS = 8 };
@@ -35,7 +38,30 @@ typedef struct {
     float d1[3][SF_MAX_RADIUS + 1];
     const float *a[3], *b[3], *a_half[3], *b_half[3];
     sf_cuda_elastic_layer layer[3][2];
+    /* Standard linear solids the stress increments relax through
+     * (law.mechanisms 0: none, the lossless physics): each point's
+     * coordinate in the law's table at its bulk Q and at its shear Q, and
+     * per solid SF_CUDA_ELASTIC_MEMORY memory variables, each on the owned
+     * planes, solid after solid: memory + (l * SF_CUDA_ELASTIC_MEMORY + q)
+     * * plane_size. */
+    sf_relaxation_law law;
+    const float *bulk_coordinate, *shear_coordinate;
+    float *memory;
+    long plane_size;
 } sf_cuda_elastic_step;
+
+/* A solid's memory variables at a point: the bulk part's, the deviatoric
+ * xx and yy (zz is minus their sum), and the three shear stresses'. */
+enum { SF_CUDA_ELASTIC_MEMORY = 6 };
+
+/* The elastic kernel table, for a physics built on the same update, and
+ * their state for p (whose medium is an sf_elastic_medium) with stress
+ * increments relaxing through the solids of bulk and shear (NULL: none),
+ * which share times and table and must stay until upload has run. */
+extern const sf_cuda_physics sf_cuda_elastic_kernels;
+void *sf_cuda_elastic_create_relaxing(sf_cuda_common *c, const sf_problem *p,
+                                      const sf_relaxation_medium *bulk,
+                                      const sf_relaxation_medium *shear);
 
 void sf_cuda_elastic_update(const sf_cuda_elastic_step *s, sf_half_step g, int k0, int k1,
                             cudaStream_t stream);

@@ -23,6 +23,8 @@ typedef struct {
     float *host_block;               /* during create only (NULL afterwards): the medium the */
     float *host_medium[SF_MEDIUM_ARRAYS];   /* source weights take, as its arrays in host_block */
     sf_cuda_field_list halo_fields[SF_HALF_STEPS];
+    const sf_relaxation_medium *bulk, *shear;   /* until upload; NULL: lossless */
+    float *coordinates, *relaxation_weights;    /* the solids' table and each point's places in it */
 } elastic_state;
 
 /* ---- set-up ------------------------------------------------------------- */
@@ -76,6 +78,39 @@ static void plan_arrays(elastic_state *b, const sf_problem *p)
         for (int s = 0; s < 2; ++s) plan_layer(b, p, a, s);
     }
     plan_halos(b, p);
+    const sf_relaxation_medium *r = b->bulk;
+    if (!r) return;
+    const size_t memory = L->plane_size * SF_CUDA_ELASTIC_MEMORY * (size_t)r->mechanisms;
+    sf_cuda_want_state(arrays, &b->step.memory, memory, sizeof(float), "the relaxation memory variables");
+    sf_cuda_want(arrays, &b->coordinates, 2 * L->plane_size, sizeof(float), "the points' Q");
+    sf_cuda_want(arrays, &b->relaxation_weights, (size_t)((r->intervals + 1) * r->mechanisms), sizeof(float),
+                 "the relaxation weights");
+}
+
+/* The solids' law for this time step, their table and each point's places
+ * in it at its bulk and its shear Q, on the owned planes. */
+static void upload_relaxation(elastic_state *b, const sf_problem *p)
+{
+    const sf_layout *L = &b->c->L;
+    const sf_relaxation_medium *r = b->bulk;
+    sf_cuda_elastic_step *s = &b->step;
+    s->law = sf_relaxation_law_for_step(r, p->dt);
+    const size_t table = (size_t)((r->intervals + 1) * r->mechanisms);
+    sf_cuda_upload(b->relaxation_weights, r->weight, table * sizeof(float), "uploading the relaxation weights");
+    s->law.weight = b->relaxation_weights;
+    s->plane_size = (long)L->plane_size;
+    float *plane = (float *)sf_calloc((size_t)L->sp, sizeof(float), "the points' Q");
+    const float *compact[2] = {b->bulk->coordinate, b->shear->coordinate};
+    for (int q = 0; q < 2; ++q)
+        for (long k = 0; k < L->nz; ++k) {
+            sf_layout_plane_from_compact(L, compact[q], k, plane);
+            sf_cuda_upload(b->coordinates + L->plane_size * (size_t)q + k * L->sp, plane,
+                           (size_t)L->sp * sizeof(float), "uploading the points' Q");
+        }
+    free(plane);
+    s->bulk_coordinate = b->coordinates;
+    s->shear_coordinate = b->coordinates + L->plane_size;
+    b->bulk = b->shear = NULL;   /* the medium's, which may go once uploaded */
 }
 
 static double inverse_or_zero(double x) { return x > 0.0 ? 1.0 / x : 0.0; }
@@ -210,14 +245,21 @@ static void setup_step(elastic_state *b, const sf_problem *p)
     }
 }
 
-static void *elastic_create(sf_cuda_common *c, const sf_problem *p)
+void *sf_cuda_elastic_create_relaxing(sf_cuda_common *c, const sf_problem *p,
+                                      const sf_relaxation_medium *bulk, const sf_relaxation_medium *shear)
 {
     elastic_state *b = (elastic_state *)sf_calloc(1, sizeof *b, "the elastic CUDA kernels");
     b->c = c;
     b->dt = p->dt;
+    b->bulk = bulk, b->shear = shear;
     memcpy(b->h, p->h, sizeof b->h);
     plan_arrays(b, p);
     return b;
+}
+
+static void *elastic_create(sf_cuda_common *c, const sf_problem *p)
+{
+    return sf_cuda_elastic_create_relaxing(c, p, NULL, NULL);
 }
 
 /* The host copy of the medium stays until the first shot's source points
@@ -227,6 +269,7 @@ static void elastic_upload(void *state, const sf_problem *p)
     elastic_state *b = (elastic_state *)state;
     setup_step(b, p);
     upload_nodes(b, p);
+    if (b->bulk) upload_relaxation(b, p);
     host_medium(b, p);
     if (p->energy) upload_energy_weights(b, b->host_medium);
 }
@@ -327,7 +370,7 @@ static void energy(void *state, double out[2])
     out[1] = sums[1] * cell;
 }
 
-static const sf_cuda_physics KERNELS = {
+extern const sf_cuda_physics sf_cuda_elastic_kernels = {
     "elastic", SF_HALF_STEPS, 1, 1,
     elastic_create, elastic_upload, drop_host_medium, NULL,
     update, finish_stage, mirror,
@@ -336,4 +379,4 @@ static const sf_cuda_physics KERNELS = {
     NULL, sample_receivers, gather_lattice,
     guard_fields, energy};
 
-SF_CUDA_BACKEND(sf_backend_cuda_elastic, KERNELS, sf_cuda_backend_energy)
+SF_CUDA_BACKEND(sf_backend_cuda_elastic, sf_cuda_elastic_kernels, sf_cuda_backend_energy)

@@ -55,6 +55,7 @@ static const char *visco_point_problem(const double *value, char *text, size_t l
 static void bulk_q_range(const sf_model *m, long points, MPI_Comm comm, double range[2])
 {
     double lo = Q_HIGHEST, hi = Q_LOWEST;
+    #pragma omp parallel for reduction(min : lo) reduction(max : hi) schedule(static)
     for (long n = 0; n < points; ++n) {
         const double q = bulk_q((const float *const *)m->param, n);
         lo = q < lo ? q : lo;
@@ -85,6 +86,7 @@ static void unrelax(const sf_model *model, const sf_visco_table *table, long cou
                     sf_visco_elastic_medium *m, float *vp_u, float *vs_u)
 {
     const float *const *param = (const float *const *)model->param;
+    #pragma omp parallel for schedule(static)
     for (long n = 0; n < count; ++n) {
         const float vp = param[VP][n], vs = param[VS][n];
         m->bulk.coordinate[n] = sf_visco_table_coordinate(table, bulk_q(param, n));
@@ -194,7 +196,7 @@ const sf_physics_plugin *sf_physics_visco_elastic(void)
     physics.free_medium = visco_free_medium;
     physics.summary = visco_summary;
     physics.cpu = sf_backend_cpu_visco_elastic;
-    physics.cuda = NULL;
+    physics.cuda = SF_CUDA_IF_BUILT(sf_backend_cuda_visco_elastic);
     /* The elastic volumes with qp, qs, two unrelaxed velocities and two
      * coordinates while the medium is built; per memory variable (a
      * solid, or the one of a coarse layout) six memory variables and two
