@@ -54,4 +54,24 @@ void sf_cuda_backend_take_timers(sf_backend *b, double *seconds);
         return &ops;                                                                             \
     }
 
+/* Defines getter for a physics built on another's kernels (base, a table
+ * defined elsewhere): base's table under its own name, with its own create
+ * and upload and no energy diagnostic (its memory variables hold energy
+ * that base's sum leaves out); the table is made on first use, after
+ * base's exists. */
+#define SF_CUDA_DERIVED_BACKEND(getter, base, physics_name, create_state, upload_state)          \
+    static const sf_cuda_physics &getter##_kernels()                                             \
+    {                                                                                            \
+        static const sf_cuda_physics kernels = [] {                                              \
+            sf_cuda_physics k = base;                                                            \
+            k.name = physics_name;                                                               \
+            k.create = create_state;                                                             \
+            k.upload = upload_state;                                                             \
+            k.energy = NULL;                                                                     \
+            return k;                                                                            \
+        }();                                                                                     \
+        return kernels;                                                                          \
+    }                                                                                            \
+    SF_CUDA_BACKEND(getter, getter##_kernels(), NULL)
+
 #endif

@@ -23,18 +23,5 @@ static void visco_upload(void *state, const sf_problem *p)
     sf_cuda_acoustic_kernels.upload(state, &acoustic);
 }
 
-/* The acoustic table with the entries above; made on first use, after
- * the acoustic one exists. */
-static const sf_cuda_physics &visco_kernels()
-{
-    static const sf_cuda_physics kernels = [] {
-        sf_cuda_physics k = sf_cuda_acoustic_kernels;
-        k.name = "visco_acoustic";
-        k.create = visco_create;
-        k.upload = visco_upload;
-        return k;
-    }();
-    return kernels;
-}
-
-SF_CUDA_BACKEND(sf_backend_cuda_visco_acoustic, visco_kernels(), NULL)
+SF_CUDA_DERIVED_BACKEND(sf_backend_cuda_visco_acoustic, sf_cuda_acoustic_kernels, "visco_acoustic",
+                        visco_create, visco_upload)

@@ -21,20 +21,5 @@ static void visco_upload(void *state, const sf_problem *p)
     sf_cuda_elastic_kernels.upload(state, &elastic);
 }
 
-/* The elastic table with the entries above and no energy diagnostic (the
- * solids hold energy the elastic sum leaves out); made on first use, after
- * the elastic one exists. */
-static const sf_cuda_physics &visco_kernels()
-{
-    static const sf_cuda_physics kernels = [] {
-        sf_cuda_physics k = sf_cuda_elastic_kernels;
-        k.name = "visco_elastic";
-        k.create = visco_create;
-        k.upload = visco_upload;
-        k.energy = NULL;
-        return k;
-    }();
-    return kernels;
-}
-
-SF_CUDA_BACKEND(sf_backend_cuda_visco_elastic, visco_kernels(), NULL)
+SF_CUDA_DERIVED_BACKEND(sf_backend_cuda_visco_elastic, sf_cuda_elastic_kernels, "visco_elastic",
+                        visco_create, visco_upload)
