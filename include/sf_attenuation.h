@@ -59,6 +59,11 @@ void sf_visco_table_build(sf_visco_table *t, const sf_visco_attenuation *a, doub
 float sf_visco_table_coordinate(const sf_visco_table *t, double q);
 /* The unrelaxed velocity of a point of velocity v at that coordinate. */
 double sf_visco_table_unrelaxed(const sf_visco_table *t, double v, float coordinate);
+/* The solids a medium hands its backends: a's times and layout, t's
+ * weights (which it takes: t->weight is the medium's to free from then
+ * on) and each point's coordinate in t. */
+sf_relaxation_medium sf_visco_relaxation_medium(const sf_visco_attenuation *a, const sf_visco_table *t,
+                                                float *coordinate);
 
 /* The set-up summary's line: the band, the solids and the worst misfit of
  * the fitted Q over the band at each of the count Q values given (the

@@ -134,6 +134,15 @@ double sf_visco_table_unrelaxed(const sf_visco_table *t, double v, float coordin
     return v * ((1.0 - f) * t->ratio[n] + f * t->ratio[n + 1]);
 }
 
+sf_relaxation_medium sf_visco_relaxation_medium(const sf_visco_attenuation *a, const sf_visco_table *t,
+                                                float *coordinate)
+{
+    sf_relaxation_medium r = {.mechanisms = a->times.count, .intervals = t->intervals,
+                              .coarse = a->coarse, .weight = t->weight, .coordinate = coordinate};
+    for (int l = 0; l < a->times.count; ++l) r.tau[l] = a->times.tau[l];
+    return r;
+}
+
 sf_visco_attenuation sf_visco_attenuation_or_fail(const sf_config *c)
 {
     sf_visco_attenuation a;

@@ -28,16 +28,21 @@ typedef struct {
 static void relax_normal(void *state, long len, size_t p, float increment[3][CHUNK])
 {
     const visco *v = state;
+    float bulk[CHUNK], xx[CHUNK], yy[CHUNK];   /* the bulk and deviatoric increments */
+    for (long i = 0; i < len; ++i) {
+        bulk[i] = (increment[0][i] + increment[1][i] + increment[2][i]) / 3.0f;
+        xx[i] = increment[0][i] - bulk[i];
+        yy[i] = increment[1][i] - bulk[i];
+    }
     float loss_bulk[CHUNK] = {0.0f}, loss_xx[CHUNK] = {0.0f}, loss_yy[CHUNK] = {0.0f};
     for (int l = 0; l < v->mechanisms; ++l) {
         const float *kw = v->bulk_weight[l] + p, *mw = v->shear_weight[l] + p;
         float *sb = v->memory[l][BULK] + p, *sx = v->memory[l][XX] + p, *sy = v->memory[l][YY] + p;
         const float a = v->law.decay[l];
         for (long i = 0; i < len; ++i) {
-            const float bulk = (increment[0][i] + increment[1][i] + increment[2][i]) / 3.0f;
-            loss_bulk[i] += sf_relaxation_advance(a, kw[i], bulk, &sb[i]);
-            loss_xx[i] += sf_relaxation_advance(a, mw[i], increment[0][i] - bulk, &sx[i]);
-            loss_yy[i] += sf_relaxation_advance(a, mw[i], increment[1][i] - bulk, &sy[i]);
+            loss_bulk[i] += sf_relaxation_advance(a, kw[i], bulk[i], &sb[i]);
+            loss_xx[i] += sf_relaxation_advance(a, mw[i], xx[i], &sx[i]);
+            loss_yy[i] += sf_relaxation_advance(a, mw[i], yy[i], &sy[i]);
         }
     }
     /* The deviatoric zz memory is minus the sum of xx's and yy's. */

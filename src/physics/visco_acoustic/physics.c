@@ -38,11 +38,7 @@ static void *visco_build_medium(const sf_physics_context *context, sf_problem *p
         r->coordinate[n] = sf_visco_table_coordinate(&table, qp[n]);
         medium->unrelaxed[n] = (float)sf_visco_table_unrelaxed(&table, vp[n], r->coordinate[n]);
     }
-    r->mechanisms = a.times.count;
-    r->coarse = a.coarse;
-    r->intervals = table.intervals;
-    for (int l = 0; l < a.times.count; ++l) r->tau[l] = a.times.tau[l];
-    r->weight = table.weight;   /* the medium's from here */
+    *r = sf_visco_relaxation_medium(&a, &table, r->coordinate);
     free(table.ratio);
     p->medium = medium;
     return medium;

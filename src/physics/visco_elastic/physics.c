@@ -13,14 +13,9 @@
 enum { VP = SF_ELASTIC_VP, VS = SF_ELASTIC_VS, RHO = SF_ELASTIC_RHO, QP = SF_VISCO_ELASTIC_QP,
        QS = SF_VISCO_ELASTIC_QS };
 
-/* As qp's (sf_attenuation.h); ignored where vs = 0. */
-static const sf_parameter_declaration QS_DECLARED = {
-    .name = "qs", .unit = "", .values = "quality factors", .limits = {2.0, 1e9},
-    .range = {5.0, 1e9}, .typical = 100.0, .resampling = SF_RESAMPLE_AS_MODEL,
-};
-
-/* The table's range of Q: qp's limits. */
-static const double Q_LOWEST = 2.0, Q_HIGHEST = 1e9;
+/* The table's range of Q: qp's limits (qs has them too). */
+#define Q_LOWEST (SF_VISCO_QP.limits[0])
+#define Q_HIGHEST (SF_VISCO_QP.limits[1])
 
 double sf_visco_elastic_inverse_bulk_q(double vp, double vs, double qp, double qs)
 {
@@ -118,14 +113,9 @@ static void *visco_build_medium(const sf_physics_context *context, sf_problem *p
     sf_elastic_medium_build(&m->elastic, &unrelaxed, context->slab, context->cfg);
     free(unrelaxed.param[VP]);
     free(unrelaxed.param[VS]);
-    sf_relaxation_medium *parts[2] = {&m->bulk, &m->shear};
-    for (int q = 0; q < 2; ++q) {
-        parts[q]->mechanisms = a.times.count;
-        parts[q]->coarse = a.coarse;
-        parts[q]->intervals = table.intervals;
-        for (int l = 0; l < a.times.count; ++l) parts[q]->tau[l] = a.times.tau[l];
-        parts[q]->weight = table.weight;   /* the medium's from here, freed with the bulk part */
-    }
+    /* One table for both parts, freed with the bulk part's. */
+    m->bulk = sf_visco_relaxation_medium(&a, &table, m->bulk.coordinate);
+    m->shear = sf_visco_relaxation_medium(&a, &table, m->shear.coordinate);
     free(table.ratio);
     p->medium = m;
     return m;
@@ -174,13 +164,16 @@ static void visco_summary(const sf_simulation *s)
 const sf_physics_plugin *sf_physics_visco_elastic(void)
 {
     static sf_physics_declaration declared;
+    static sf_parameter_declaration qs;   /* qp's declaration under its own name; ignored where vs = 0 */
     static sf_physics_plugin physics;
     if (physics.declared) return &physics;
+    qs = SF_VISCO_QP;
+    qs.name = "qs";
     declared = *sf_physics_elastic()->declared;
     declared.name = "visco_elastic";
     declared.nparams = 5;
     declared.param[QP] = &SF_VISCO_QP;
-    declared.param[QS] = &QS_DECLARED;
+    declared.param[QS] = &qs;
     declared.point_problem = visco_point_problem;
     declared.attenuates = SF_ATTENUATES_STAGGERED;
     declared.energy = 0;   /* the solids hold energy the elastic sum leaves out */
@@ -203,9 +196,9 @@ const sf_physics_plugin *sf_physics_visco_elastic(void)
      * weights (the CPU backend's). */
     physics.memory.model_volumes += 6;
     physics.memory.mechanism_volumes = SF_VISCO_ELASTIC_MEMORY + 2;
-    /* The elastic step's 120 bytes and the point's two coordinates; each
+    /* The elastic step's bytes and the point's two coordinates; each
      * solid's six memory variables read and written. */
-    physics.bench.bytes_per_point = 120.0 + 8.0;
+    physics.bench.bytes_per_point += 8.0;
     physics.bench.bytes_per_memory_variable = 8.0 * SF_VISCO_ELASTIC_MEMORY;
     return &physics;
 }
