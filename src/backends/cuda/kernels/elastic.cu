@@ -26,7 +26,8 @@ enum {
     INTERIOR_BLOCKS = 4, ABSORBING_BLOCKS = 3,
     /* The stress kernels that relax through solids hold their memory
      * variables' sums too: at 64 or 80 registers they spilled 100 to 250
-     * bytes a thread. */
+     * bytes a thread; with the memory variables prefetched, 3 blocks (80
+     * registers, 64 bytes spilled) ran 10% slower than 2. */
     RELAXING_BLOCKS = 2,
     SHARED_X = TILE_X + 2 * SF_PAD, SHARED_Y = TILE_Y + 2 * SF_PAD,
     THREADS = 256
@@ -285,15 +286,45 @@ __device__ __forceinline__ node_square square_at(const float *mu, long n, long s
     return {__ldg(mu + n), __ldg(mu + n + 1), __ldg(mu + n + sx), __ldg(mu + n + sx + 1)};
 }
 
-template <int R>
-__device__ __forceinline__ void stress_async(stress_buffer &b, const step &s, long n,
-                                             const tile_point &P)
+/* A relaxing kernel's point values beside each stress buffer (dynamic
+ * shared memory, as their count follows the solids'): the two table
+ * coordinates, then every memory variable, solid after solid. Fetched a
+ * plane ahead like the fields; read in the update's dependent chain
+ * instead, they left the kernel waiting on DRAM at 0.47 of copy. */
+enum { RELAXING_COORDINATES = 2 };
+
+__host__ __device__ __forceinline__ int relaxing_values(const step &s)
+{
+    return RELAXING_COORDINATES + SF_CUDA_ELASTIC_MEMORY * s.law.mechanisms;
+}
+
+__device__ __forceinline__ float *relaxing_buffer(float *shared, const step &s, int which)
+{
+    return shared + which * relaxing_values(s) * TILE_X * TILE_Y;
+}
+
+/* Into buffer b, plane k's values at the thread's point; ok false past
+ * the owned planes or the grid. */
+__device__ __forceinline__ void relaxing_async(float *b, const step &s, long p, bool ok)
+{
+    const int t = threadIdx.y * TILE_X + threadIdx.x, points = TILE_X * TILE_Y;
+    copy_async(b + t, s.bulk_coordinate, p, ok);
+    copy_async(b + points + t, s.shear_coordinate, p, ok);
+    const int memory = SF_CUDA_ELASTIC_MEMORY * s.law.mechanisms;
+    for (int v = 0; v < memory; ++v)
+        copy_async(b + (RELAXING_COORDINATES + v) * points + t, s.memory + v * s.plane_size, p, ok);
+}
+
+template <int R, bool RELAX>
+__device__ __forceinline__ void stress_async(stress_buffer &b, float *relaxing, const step &s, long n,
+                                             int k, int k1, const tile_point &P)
 {
     const long sx = s.sx;
     for (int q = 0; q < 3; ++q) tile_async<R>(b.t[q], s.f[SF_FIELD_VX + q], n, sx, true, true, P.r);
     for (int q = 0; q < 6; ++q)
         copy_async(&b.s[q][threadIdx.y][threadIdx.x], s.f[SF_FIELD_SXX + q], n, P.active);
     copy_async(&b.lambda[threadIdx.y][threadIdx.x], s.node[SF_NODE_LAMBDA], n, P.active);
+    if (RELAX) relaxing_async(relaxing, s, plane_at(s, P.i, P.j, k), P.active && k < k1);
     __pipeline_commit();
 }
 
@@ -301,13 +332,15 @@ __device__ __forceinline__ void stress_async(stress_buffer &b, const step &s, lo
  * at owned-planes offset p, less what the point's solids take: the bulk
  * part, the normal increments' mean, through the bulk Q's weights; the
  * deviatoric rest through the shear Q's (sf_relaxation.h). */
-__device__ __forceinline__ void relax_stresses(const step &s, long p, float D[6])
+__device__ __forceinline__ void relax_stresses(const step &s, const float *b, long p, float D[6])
 {
+    const int t = threadIdx.y * TILE_X + threadIdx.x, points = TILE_X * TILE_Y;
     float fb, fs;
-    const int ob = sf_relaxation_node(&s.law, __ldg(s.bulk_coordinate + p), &fb);
-    const int os = sf_relaxation_node(&s.law, __ldg(s.shear_coordinate + p), &fs);
+    const int ob = sf_relaxation_node(&s.law, b[t], &fb);
+    const int os = sf_relaxation_node(&s.law, b[points + t], &fs);
     const float bulk = (D[0] + D[1] + D[2]) * (1.0f / 3.0f);
     float lb = 0.0f, lx = 0.0f, ly = 0.0f, ls[3] = {0.0f, 0.0f, 0.0f};
+    const float *before = b + RELAXING_COORDINATES * points + t;
     float *m = s.memory + p;
     const long stride = s.plane_size;
 #pragma unroll
@@ -316,10 +349,14 @@ __device__ __forceinline__ void relax_stresses(const step &s, long p, float D[6]
         const float a = s.law.decay[l];
         const float wb = sf_relaxation_weight(&s.law, ob, fb, l);
         const float ws = sf_relaxation_weight(&s.law, os, fs, l);
-        lb += sf_relaxation_advance(a, wb, bulk, m);
-        lx += sf_relaxation_advance(a, ws, D[0] - bulk, m + stride);
-        ly += sf_relaxation_advance(a, ws, D[1] - bulk, m + 2 * stride);
-        for (int q = 0; q < 3; ++q) ls[q] += sf_relaxation_advance(a, ws, D[3 + q], m + (3 + q) * stride);
+        float v[SF_CUDA_ELASTIC_MEMORY];
+        for (int q = 0; q < SF_CUDA_ELASTIC_MEMORY; ++q) v[q] = before[q * points];
+        lb += sf_relaxation_advance(a, wb, bulk, &v[0]);
+        lx += sf_relaxation_advance(a, ws, D[0] - bulk, &v[1]);
+        ly += sf_relaxation_advance(a, ws, D[1] - bulk, &v[2]);
+        for (int q = 0; q < 3; ++q) ls[q] += sf_relaxation_advance(a, ws, D[3 + q], &v[3 + q]);
+        for (int q = 0; q < SF_CUDA_ELASTIC_MEMORY; ++q) m[q * stride] = v[q];
+        before += SF_CUDA_ELASTIC_MEMORY * points;
         m += SF_CUDA_ELASTIC_MEMORY * stride;
     }
     D[0] -= 0.5f * (lb + lx);
@@ -340,7 +377,8 @@ __device__ __forceinline__ void store_normal(const step &s, long n, int k, const
 
 /* The moduli are stored times dt. */
 template <int R, bool ABSORB, bool RELAX>
-__device__ void stress_planes(const step &s, stress_buffer *buffers, int2 tile, int k0, int k1)
+__device__ void stress_planes(const step &s, stress_buffer *buffers, float *relaxing, int2 tile, int k0,
+                              int k1)
 {
     const tile_point P = locate(s, tile);
     const int S = SF_HALF_STRESS;
@@ -351,12 +389,14 @@ __device__ void stress_planes(const step &s, stress_buffer *buffers, int2 tile, 
     z_queues<R> z = {{s.f[SF_FIELD_VX], s.f[SF_FIELD_VY], s.f[SF_FIELD_VZ]}};
     z.start(n, sp, P.r.here);
     node_square here = square_at(mu, n, sx, P.active), above = square_at(mu, n + sp, sx, P.active);
-    stress_async<R>(buffers[0], s, n, P);
+    stress_async<R, RELAX>(buffers[0], relaxing_buffer(relaxing, s, 0), s, n, k0, k1, P);
     for (int k = k0; k < k1; ++k, n += sp) {
-        const stress_buffer &b = buffers[(k - k0) & 1];
+        const int which = (k - k0) & 1;
+        const stress_buffer &b = buffers[which];
         z.load_head(n, sp, P.r.here);
         const node_square next = square_at(mu, n + 2 * sp, sx, P.active);
-        stress_async<R>(buffers[((k - k0) & 1) ^ 1], s, n + sp, P);
+        stress_async<R, RELAX>(buffers[which ^ 1], relaxing_buffer(relaxing, s, which ^ 1), s, n + sp, k + 1,
+                               k1, P);
         __pipeline_wait_prior(1);
         __syncthreads();
         if (P.active) {
@@ -395,7 +435,7 @@ __device__ void stress_planes(const step &s, stress_buffer *buffers, int2 tile, 
             if (!RELAX) {
                 s.f[SF_FIELD_SYZ][n] = old[5] + D[5];
             } else {
-                relax_stresses(s, plane_at(s, i, j, k), D);
+                relax_stresses(s, relaxing_buffer(relaxing, s, which), plane_at(s, i, j, k), D);
                 store_normal(s, n, k, old, D);
                 for (int q = 3; q < 6; ++q) s.f[SF_FIELD_SXX + q][n] = old[q] + D[q];
             }
@@ -445,10 +485,24 @@ __global__ void __launch_bounds__(TILE_X *TILE_Y,
     stress_kernel(const step s, int k0, int k1, int2 first)
 {
     __shared__ stress_buffer t[2];
+    extern __shared__ float relaxing[];
     const int kb = k0 + blockIdx.z * CHUNK, ke = min(k1, kb + CHUNK);
     const int2 tile = make_int2(first.x + blockIdx.x, first.y + blockIdx.y);
     if (ABSORB && !in_layers(s, tile, kb, ke)) return;
-    stress_planes<R, ABSORB, RELAX>(s, t, tile, kb, ke);
+    stress_planes<R, ABSORB, RELAX>(s, t, relaxing, tile, kb, ke);
+}
+
+/* Two planes of the relaxing values: above 48 KiB with the static
+ * buffers from 2 solids on, which a kernel must be allowed. */
+template <int R, bool ABSORB>
+static void launch_relaxing(const step *s, dim3 grid, dim3 block, int k0, int k1, int2 first,
+                            cudaStream_t stream)
+{
+    const size_t bytes = 2 * sizeof(float) * (size_t)relaxing_values(*s) * TILE_X * TILE_Y;
+    SF_CUDA_CHECK(cudaFuncSetAttribute(stress_kernel<R, ABSORB, true>,
+                                       cudaFuncAttributeMaxDynamicSharedMemorySize, (int)bytes),
+                  "allowing the relaxing stress kernel its shared memory");
+    stress_kernel<R, ABSORB, true><<<grid, block, bytes, stream>>>(*s, k0, k1, first);
 }
 
 template <int R, bool ABSORB>
@@ -458,7 +512,7 @@ static void launch(const step *s, sf_half_step g, int k0, int k1, int2 first, in
     if (count.x <= 0 || count.y <= 0) return;
     dim3 block(TILE_X, TILE_Y), grid(count.x, count.y, (k1 - k0 + CHUNK - 1) / CHUNK);
     if (g == SF_HALF_VELOCITY) velocity_kernel<R, ABSORB><<<grid, block, 0, stream>>>(*s, k0, k1, first);
-    else if (s->law.mechanisms) stress_kernel<R, ABSORB, true><<<grid, block, 0, stream>>>(*s, k0, k1, first);
+    else if (s->law.mechanisms) launch_relaxing<R, ABSORB>(s, grid, block, k0, k1, first, stream);
     else stress_kernel<R, ABSORB, false><<<grid, block, 0, stream>>>(*s, k0, k1, first);
     SF_CUDA_CHECK(cudaGetLastError(), "launching an elastic update kernel");
 }
