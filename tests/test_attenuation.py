@@ -460,3 +460,65 @@ def test_visco_elastic_point_force_matches_stokes_solution(tmp):
                                  "the loss is too small to be tested")
     return (f"worst misfit {100 * worst:.2f}% (limit 2%) over 4 receivers x 3 components; against the "
             f"lossless solution at least {100 * lossless_least:.1f}%")
+
+
+def attenuating_physics(backend="cpu"):
+    """The physics on a backend that take qp: the ones with solids."""
+    from testlib import declared_physics, physics_parameters
+    return [p for p in declared_physics(backend) if "qp" in physics_parameters(p)]
+
+
+def most_solids(job, mechanisms=8):
+    job["physics"]["mechanisms"] = mechanisms
+    return job
+
+
+def test_every_attenuating_physics_at_the_most_solids(tmp):
+    """physics.mechanisms: 8, the most a job may ask, on the conformance
+    suite's slab job (its three layers' qp 20 to 200): every attenuating
+    physics runs it (the CPU kept at most 64 state arrays, and the
+    visco-elastic's 48 memory variables beside its fields and layers went
+    past them), the summary names 8 solids relaxing within an octave of the
+    band, and the gather is the 3-solid one's within 1% of its peak, where
+    the lossless physics' is further off (solids left free to relax near
+    dt had it 1.8% off, and Q 5% low in the two-receiver test)."""
+    from test_conformance import gather_difference, slab_job
+    from test_gpu import gather_of
+    def job_of(physics):
+        job = slab_job(physics)
+        job["time"]["dt"] = 0.001   # below every auto step here: one record for all three
+        return job
+    notes = []
+    for physics in attenuating_physics():
+        three, _, _ = gather_of(tmp, job_of(physics), "cpu", f"{physics}-3")
+        eight, out, _ = gather_of(tmp, most_solids(job_of(physics)), "cpu", f"{physics}-8")
+        line = re.search(r"held over ([\d.]+) \.\. ([\d.]+) Hz by 8 standard linear solids "
+                         r"\(relaxing at ([^)]*) Hz\)", out)
+        check(line, f"{physics}: no line naming 8 solids:\n{out}")
+        lo, hi = float(line.group(1)), float(line.group(2))
+        frequencies = [float(f) for f in line.group(3).split(",")]
+        check(all(lo / 2 * 0.99 <= f <= hi * 2 * 1.01 for f in frequencies),
+              f"{physics}: solids relax at {frequencies} Hz, beyond an octave of {lo} .. {hi} Hz")
+        job = job_of(physics)
+        for layer in job["model"]["layers"]:
+            layer.update({q: 1e8 for q in ("qp", "qs") if q in layer})
+        lossless, _, _ = gather_of(tmp, job, "cpu", f"{physics}-lossless")
+        off, loss = gather_difference(eight, three), gather_difference(lossless, three)
+        check(off <= 0.01 and loss > 2 * off, f"{physics}: 8 solids {100 * off:.2f}% off the 3-solid gather "
+                                              f"(limit 1%), the lossless one {100 * loss:.2f}%")
+        notes.append(f"{physics} {100 * off:.2f}% (lossless {100 * loss:.1f}%)")
+    return "8 solids against 3: " + ", ".join(notes)
+
+
+def test_gpu_every_attenuating_physics_at_the_most_solids_matches_cpu(tmp):
+    """8 solids on the GPU (the visco-elastic stress kernel then keeps two
+    planes of 50 values a point in shared memory, 132 KiB a block) on 1
+    and 2 ranks, within "gpu" of the CPU's gather."""
+    from test_conformance import gpu_against_cpu, slab_job
+    from test_gpu import require_gpus
+    require_gpus(1)
+    notes = []
+    for physics in attenuating_physics("cuda"):
+        worst, _ = gpu_against_cpu(tmp, most_solids(slab_job(physics)), f"{physics}-8", (1, 2))
+        notes.append(f"{physics} {worst:.2g}")
+    return "largest differences of the peak: " + ", ".join(notes)

@@ -1202,6 +1202,26 @@ static int relaxation_fit_refuses_bad_input(void)
     return 1;
 }
 
+/* More solids than a band needs, the most a job may ask (8 on one decade):
+ * every relaxation frequency stays within an octave of the band
+ * (unbounded, three went to 4e11 .. 6e44 Hz) and Q holds within 1%. */
+static int relaxation_fit_keeps_times_near_the_band(void)
+{
+    const double f_min = 3.0, f_max = 30.0, q = 30.0;
+    sf_relaxation_times t;
+    double y[SF_MAX_MECHANISMS];
+    CHECK(sf_relaxation_fit_times(f_min, f_max, SF_MAX_MECHANISMS, q, &t) == 0, "fit refused");
+    for (int l = 0; l < t.count; ++l) {
+        const double f = 1.0 / (2.0 * M_PI * t.tau[l]);
+        CHECK(f >= f_min / 2.0 * (1.0 - 1e-9) && f <= 2.0 * f_max * (1.0 + 1e-9),
+              "solid %d relaxes at %g Hz, outside [%g, %g]", l, f, f_min / 2.0, 2.0 * f_max);
+    }
+    sf_relaxation_weights(&t, f_min, f_max, q, y);
+    const double misfit = sf_relaxation_worst_misfit(&t, y, f_min, f_max, q);
+    CHECK(misfit < 0.01, "misfit %.4f", misfit);
+    return 1;
+}
+
 /* Every rank fits the same times: two fits agree to the bit. */
 static int relaxation_fit_is_deterministic(void)
 {
@@ -1266,6 +1286,7 @@ int main(int argc, char **argv)
     report("unit.relaxation_weights_never_negative", relaxation_weights_never_negative());
     report("unit.relaxation_velocity_dispersion", relaxation_velocity_dispersion());
     report("unit.relaxation_fit_refuses_bad_input", relaxation_fit_refuses_bad_input());
+    report("unit.relaxation_fit_keeps_times_near_the_band", relaxation_fit_keeps_times_near_the_band());
     report("unit.relaxation_fit_is_deterministic", relaxation_fit_is_deterministic());
     report("unit.relaxation_coarse_weights_hold_q", relaxation_coarse_weights_hold_q());
     MPI_Finalize();

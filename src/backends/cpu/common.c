@@ -5,6 +5,16 @@
 #include <stdlib.h>
 #include <string.h>
 
+/* The list, with room for one more entry past its used ones. */
+static void *room(void *list, size_t *capacity, size_t used, size_t size)
+{
+    if (used < *capacity) return list;
+    *capacity = *capacity ? 2 * *capacity : 64;
+    void *grown = realloc(list, *capacity * size);
+    if (!grown) sf_fatal("out of memory listing the CPU backend's allocations");
+    return grown;
+}
+
 void *sf_cpu_take(sf_cpu_arena *a, size_t count, size_t size, const char *what)
 {
     const size_t bytes = count * size;
@@ -14,12 +24,7 @@ void *sf_cpu_take(sf_cpu_arena *a, size_t count, size_t size, const char *what)
     if (posix_memalign(&p, 64, bytes) != 0)
         sf_fatal("out of memory allocating %zu bytes for %s on the CPU backend", bytes, what);
     memset(p, 0, bytes);
-    if (a->helds == a->held_capacity) {
-        a->held_capacity = a->held_capacity ? 2 * a->held_capacity : 64;
-        void *held = realloc(a->held, a->held_capacity * sizeof *a->held);
-        if (!held) sf_fatal("out of memory listing the CPU backend's allocations");
-        a->held = held;
-    }
+    a->held = room(a->held, &a->held_capacity, a->helds, sizeof *a->held);
     a->held[a->helds].data = p;
     a->held[a->helds++].bytes = bytes;
     a->bytes += bytes;
@@ -44,15 +49,17 @@ void sf_cpu_release_all(sf_cpu_arena *a)
 {
     for (size_t n = 0; n < a->helds; ++n) free(a->held[n].data);
     free(a->held);
+    free(a->state);
     a->held = NULL;
-    a->helds = a->held_capacity = 0;
+    a->state = NULL;
+    a->helds = a->held_capacity = a->states = a->state_capacity = 0;
     a->bytes = 0;
 }
 
 void sf_cpu_keep_as_state(sf_cpu_arena *a, float *data, size_t count)
 {
     if (!data) return;
-    if (a->states == SF_CPU_MAX_STATE) sf_fatal("internal: too many state arrays on the CPU backend");
+    a->state = room(a->state, &a->state_capacity, a->states, sizeof *a->state);
     a->state[a->states].data = data;
     a->state[a->states++].count = count;
 }
@@ -66,12 +73,12 @@ float *sf_cpu_take_state(sf_cpu_arena *a, size_t count, const char *what)
 
 void sf_cpu_zero_state(sf_cpu_arena *a)
 {
-    for (int n = 0; n < a->states; ++n) memset(a->state[n].data, 0, a->state[n].count * sizeof(float));
+    for (size_t n = 0; n < a->states; ++n) memset(a->state[n].data, 0, a->state[n].count * sizeof(float));
 }
 
 void sf_cpu_amplify_state(sf_cpu_arena *a, float factor)
 {
-    for (int n = 0; n < a->states; ++n) {
+    for (size_t n = 0; n < a->states; ++n) {
         float *data = a->state[n].data;
         const size_t count = a->state[n].count;
         #pragma omp parallel for simd schedule(static)

@@ -9,8 +9,6 @@
 
 #include <stddef.h>
 
-enum { SF_CPU_MAX_STATE = 64 };
-
 static inline long sf_cpu_max(long a, long b) { return a > b ? a : b; }
 static inline long sf_cpu_min(long a, long b) { return a < b ? a : b; }
 
@@ -32,8 +30,9 @@ typedef struct {
     struct {
         float *data;
         size_t count;
-    } state[SF_CPU_MAX_STATE];
-    int states;
+    } *state;                           /* the shot's state: 9 fields and 8 solids' 48
+                                         * memory variables beside the layers' */
+    size_t states, state_capacity;
     double seconds[SF_PHASE_COUNT];     /* since the last sf_cpu_take_timers */
 } sf_cpu_arena;
 
