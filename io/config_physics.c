@@ -84,8 +84,8 @@ void cfg_read_physics(cfg_reader *r, sf_yaml_node *root, sf_config *c)
     if (layout->line && c->relaxation_coarse && attenuates(c) == SF_ATTENUATES_STAGGERED)
         cfg_problem(r, layout->line, layout->column, "physics.relaxation_layout",
                     "coarse: %s takes the full layout only: on its staggered grid one solid a "
-                    "point held Q 30 only within 52%% for P waves (the full layout: within 5%%; "
-                    "docs/physics.md)", sf_physics_declared(c->physics)->name);
+                    "point made an explosion radiate an S wave of 12%% of its P wave at Q 30 and "
+                    "changed the P wave by 22%% (docs/physics.md)", sf_physics_declared(c->physics)->name);
     const sf_mark *band = &c->attenuation_band_mark;
     if (band->line && !(c->attenuation_band[0] < c->attenuation_band[1]))
         cfg_problem(r, band->line, band->column, "physics.attenuation_band",
