@@ -272,13 +272,17 @@ void sf_bench_usage(FILE *out)
           "\n"
           "options:\n",
           out);
+    /* The meanings start in one column; an option wider than it (the
+     * list of physics grows with each) puts its meaning on the next line,
+     * where a column past it squeezed every meaning to a few words a line. */
+    enum { WIDEST = 30 };
     char words[160], item[200], meaning[400];
     int width = 0;
     for (int k = 0; k < NOPTIONS; ++k) {
         const bench_option *opt = &OPTIONS[k];
         int n = snprintf(item, sizeof item, "%s%s%s", opt->flag, opt->value ? " " : "",
                          opt->value ? value_text(opt, words, sizeof words) : "");
-        if (n > width) width = n;
+        if (n > width && n <= WIDEST) width = n;
     }
     for (int k = 0; k < NOPTIONS; ++k) {
         const bench_option *opt = &OPTIONS[k];
@@ -291,7 +295,8 @@ void sf_bench_usage(FILE *out)
                      *fallback ? " (default " : "", fallback, *fallback ? ")" : "");
         else
             snprintf(meaning, sizeof meaning, "%s; %ld..%ld", opt->meaning, opt->lo, opt->hi);
-        fprintf(out, "  %-*s  ", width, item);
+        if ((int)strlen(item) > width) fprintf(out, "  %s\n%*s", item, width + 4, "");
+        else fprintf(out, "  %-*s  ", width, item);
         print_wrapped(out, meaning, width + 4, width + 4);
     }
 }

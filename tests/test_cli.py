@@ -119,9 +119,10 @@ def test_usage_errors_name_the_mistake(tmp):
 
 
 def bench_usage_options(usage):
-    """{flag: value or None} from the usage's option lines."""
+    """{flag: value or None} from the usage's option lines (an option too
+    wide for the column ends its line, its meaning on the next)."""
     options = {}
-    for m in re.finditer(r"^  (--[a-z-]+)(?: (\S+))?  ", usage, re.M):
+    for m in re.finditer(r"^  (--[a-z-]+)(?: (\S+))?(?:  |$)", usage, re.M):
         options[m.group(1)] = m.group(2)
     return options
 
@@ -148,6 +149,13 @@ def test_bench_usage_is_the_parsers_table(tmp):
             check(rc == 2 and err.startswith("seisfd: error: bench: --size expects"),
                   f"{flag} {word} refused:\n{err}")
     check(options["--physics"].split("|") == PHYSICS, f"--physics lists {options['--physics']}")
+    # Readable at 80 columns: the meanings in one column near the left,
+    # whatever the widest option (the list of physics once pushed it to
+    # column 69, a few words a line).
+    starts = {m.start(2) - m.start(0) for m in re.finditer(r"^(  --\S+(?: \S+)?  +)(\S)", usage, re.M)}
+    long = [line for line in usage.splitlines() if len(line) > 79]
+    check(len(starts) == 1 and max(starts) <= 34 and not long,
+          f"meanings start at columns {sorted(starts)}; lines past 79: {long}")
     rc, out, err = seisfd(["--version"], cwd=tmp)
     cpu = re.search(r"^  physics +cpu: (.*)$", out, re.M)
     check(cpu and cpu.group(1).split(", ") == PHYSICS, f"--version:\n{out}")

@@ -67,13 +67,14 @@ def test_backends_table_matches_the_program(tmp):
 
 def bench_usage_options():
     """{option: the values it names (its choices split on |, or its
-    range)} from bench --help's option lines."""
+    range)} from bench --help's option lines (an option too wide for the
+    column has its meaning on the lines after it)."""
     out = program_output(["bench", "--help"])
     options = {}
     for line in out.split("\n"):
-        m = re.match(r"^  (--[a-z-]+)(?: (\S+))?\s{2,}(.*)$", line)
+        m = re.match(r"^  (--[a-z-]+)(?: (\S+))?(?:\s{2,}(.*))?$", line)
         if m:
-            options[m.group(1)] = (m.group(2), "")
+            options[m.group(1)] = (m.group(2), m.group(3) or "")
         elif options and line.startswith(" " * 10):
             key = list(options)[-1]
             options[key] = (options[key][0], options[key][1] + " " + line.strip())
