@@ -123,7 +123,7 @@ MPIRUN_FLAGS ?= --oversubscribe
 endif
 export MPIRUN MPIRUN_FLAGS PYTHON
 
-.PHONY: all deps demo install job-keys run test test-gpu test-long test-long-gpu test-sanitize bench clean FORCE
+.PHONY: all deps demo install job-keys run test test-gpu test-long test-long-gpu test-sanitize bench native bench-cpu clean FORCE
 all: $(BIN)/seisfd
 
 $(BIN)/seisfd: $(CORE_OBJ) $(MAIN_OBJ) | $(BIN)
@@ -279,6 +279,19 @@ test-sanitize:
 
 bench: all
 	OMP_PROC_BIND=close bin/seisfd bench $(BENCH_ARGS)
+
+# A build for this host's instruction set (-march=native: AVX2 or AVX-512
+# and FMA where the CPU has them), beside the portable one: its own build/
+# and bin/ folders, so both can be timed side by side. Its binary runs on
+# machines like this one only.
+native:
+	@$(MAKE) --no-print-directory BUILD=build/native BIN=bin/native ARCH_FLAGS=-march=native \
+	    bin/native/seisfd
+
+# seisfd's CPU backend (portable and native) against Devito, alternated,
+# best of 3 (jobs/bench-cpu.py; Devito installs into out/devito-venv).
+bench-cpu: all native
+	$(PYTHON) jobs/bench-cpu.py --seisfd bin/seisfd,bin/native/seisfd $(BENCH_CPU_ARGS)
 
 # The program, the plot tool (run by $(PYTHON), which has its modules:
 # the first python3 on a PATH may not) and the example jobs; DESTDIR
