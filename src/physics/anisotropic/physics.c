@@ -118,15 +118,16 @@ static const sf_physics_declaration TTI = PSEUDO_ACOUSTIC_DECLARATION(
     "tti", 5, &SF_ACOUSTIC_VP, &EPSILON_DECLARED, &DELTA_DECLARED, &THETA_DECLARED, &PHI_DECLARED);
 
 /* Two acoustic-like fields (p, q), each at two levels with its own
- * memory variables and halo, over the medium's parameters; the CPU backend
- * keeps TTI's six tilt weights beside vp, epsilon and delta (medium), and
+ * memory variables and halo, over the medium's parameters (for TTI on the
+ * CPU also their first derivatives along x and y: 8 field volumes); the
+ * CPU backend keeps TTI's six tilt weights beside vp, epsilon and delta (medium), and
  * TTI's layers two memory variables for each field in each of the two
  * mixed pairs an axis's layer stretches (layer_arrays 12 against 4). 800^3 (9
  * arrays for TTI) takes about 19 GiB of a GPU, and its model is built on
  * the host. A point update at the least reads p and q at two levels,
  * writes the new ones and reads vp, epsilon and delta (and for TTI theta
  * and phi). */
-#define PSEUDO_ACOUSTIC(declaration, params, medium, layer_arrays)                                 \
+#define PSEUDO_ACOUSTIC(declaration, params, medium, layer_arrays, fields)                         \
     {                                                                                            \
         .declared = &declaration,                                                                \
         .trace_units = "p, the horizontal stress of the pseudo-acoustic system, per unit source " \
@@ -139,7 +140,7 @@ static const sf_physics_declaration TTI = PSEUDO_ACOUSTIC_DECLARATION(
         .summary = sf_acoustic_summary,                                                          \
         .cpu = sf_backend_cpu_anisotropic,                                                       \
         .cuda = SF_CUDA_IF_BUILT(sf_backend_cuda_anisotropic),                                   \
-        .memory = {.model_volumes = params, .field_volumes = 4, .medium_volumes = medium,        \
+        .memory = {.model_volumes = params, .field_volumes = fields, .medium_volumes = medium,   \
                    .medium_compact = 1, .halo_fields = 2, .cpml_arrays = layer_arrays,           \
                    .cpml_reach = 1},                                                             \
         .bench = {.gpu_size = 800, .bytes_per_point = 4.0 * (6 + params)},                       \
@@ -147,12 +148,12 @@ static const sf_physics_declaration TTI = PSEUDO_ACOUSTIC_DECLARATION(
 
 const sf_physics_plugin *sf_physics_vti(void)
 {
-    static const sf_physics_plugin physics = PSEUDO_ACOUSTIC(VTI, 3, 3, 4);
+    static const sf_physics_plugin physics = PSEUDO_ACOUSTIC(VTI, 3, 3, 4, 4);
     return &physics;
 }
 
 const sf_physics_plugin *sf_physics_tti(void)
 {
-    static const sf_physics_plugin physics = PSEUDO_ACOUSTIC(TTI, 5, 9, 12);
+    static const sf_physics_plugin physics = PSEUDO_ACOUSTIC(TTI, 5, 9, 12, 8);
     return &physics;
 }
