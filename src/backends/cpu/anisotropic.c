@@ -143,13 +143,15 @@ static void *anisotropic_create(sf_cpu_shared *shared, const sf_problem *p)
     setup_stencil(b, p);
     setup_medium(b, p);
     setup_cpml(b, p);
-    /* TTI: blocks that keep its fields and their first derivatives on the
-     * 2R + 1 planes in cache; VTI: one block a thread (small blocks
-     * re-read the y reach of each: 4% slower on 256^3). */
+    /* At least a block a thread; TTI: blocks that keep its fields and
+     * their first derivatives on the 2R + 1 planes in cache; VTI: one
+     * block a thread (small blocks re-read the y reach of each: 4% slower
+     * on 256^3). */
     const long row_bytes = shared->L.sx * (long)sizeof(float) * (2 * b->radius + 1) * FIELDS * 4;
-    const long threads = omp_get_max_threads();
-    b->rows_per_block = b->tilted ? sf_cpu_rows_per_block(shared->L.ny, row_bytes, CACHE_TARGET_BYTES)
-                                  : (shared->L.ny + threads - 1) / threads;
+    const long threads = omp_get_max_threads(), shared_out = (shared->L.ny + threads - 1) / threads;
+    b->rows_per_block = b->tilted ? sf_cpu_min(shared_out, sf_cpu_rows_per_block(shared->L.ny, row_bytes,
+                                                                                 CACHE_TARGET_BYTES))
+                                  : shared_out;
     return b;
 }
 
