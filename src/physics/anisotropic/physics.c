@@ -45,6 +45,7 @@ static void anisotropic_wave_speeds(sf_model *m, const sf_config *c, long points
 {
     (void)c;
     double lo = INFINITY, hi = 0.0;
+    #pragma omp parallel for reduction(min : lo) reduction(max : hi) schedule(static)
     for (long i = 0; i < points; ++i) {
         const double eps = m->param[EPSILON][i], delta = m->param[DELTA][i];
         double gmin = fmin(1.0, 1.0 + 2.0 * eps), gmax = fmax(1.0, 1.0 + 2.0 * eps);

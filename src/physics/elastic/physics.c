@@ -156,6 +156,7 @@ static void elastic_wave_speeds(sf_model *m, const sf_config *c, long points, MP
     (void)c;
     const float *vp = m->param[SF_ELASTIC_VP], *vs = m->param[SF_ELASTIC_VS];
     double lo = INFINITY;
+    #pragma omp parallel for reduction(min : lo) schedule(static)
     for (long i = 0; i < points; ++i) {
         double v = vs[i] > 0.0f ? vs[i] : vp[i];
         if (v < lo) lo = v;
