@@ -191,10 +191,11 @@ void sf_relaxation_weights(const sf_relaxation_times *t, double f_min, double f_
     nonnegative_least_squares(a, n, t->count, b, y);
 }
 
-/* A fit's unknowns p (ln tau_l and ln y_l, or for a coarse layout's
- * frozen times the logits of its weights, coarse_unknowns) and its samples; residuals fills r (and, unless jac is
- * NULL, the Jacobian, samples x unknowns, row major) and returns the sum
- * of squares. */
+/* A fit's unknowns p (u_l of ln tau_l = c + h tanh(u_l), time_of, and
+ * ln y_l; or for a coarse layout's frozen times the logits of its
+ * weights, coarse_unknowns) and its samples; residuals fills r (and,
+ * unless jac is NULL, the Jacobian, samples x unknowns, row major) and
+ * returns the sum of squares. */
 typedef struct fit_problem {
     int count, samples, unknowns;
     double q, f_min, f_max, w[MAX_SAMPLES];

@@ -148,10 +148,10 @@ static void *anisotropic_create(sf_cpu_shared *shared, const sf_problem *p)
      * block a thread (small blocks re-read the y reach of each: 4% slower
      * on 256^3). */
     const long row_bytes = shared->L.sx * (long)sizeof(float) * (2 * b->radius + 1) * FIELDS * 4;
-    const long threads = omp_get_max_threads(), shared_out = (shared->L.ny + threads - 1) / threads;
-    b->rows_per_block = b->tilted ? sf_cpu_min(shared_out, sf_cpu_rows_per_block(shared->L.ny, row_bytes,
+    const long threads = omp_get_max_threads(), per_thread = (shared->L.ny + threads - 1) / threads;
+    b->rows_per_block = b->tilted ? sf_cpu_min(per_thread, sf_cpu_rows_per_block(shared->L.ny, row_bytes,
                                                                                  CACHE_TARGET_BYTES))
-                                  : shared_out;
+                                  : per_thread;
     return b;
 }
 
@@ -293,14 +293,15 @@ static void advance_row(anisotropic *b, long j, long k, const int R)
         const long len = L->nx - i0 < ROW_CHUNK ? L->nx - i0 : ROW_CHUNK;
         if (b->tilted) {
             float mp[SF_MIXED_PAIRS][ROW_CHUNK], mq[SF_MIXED_PAIRS][ROW_CHUNK];
-            const float *const(*d)[2] = (const float *const(*)[2])b->first;
             const size_t x = x0 + (size_t)i0;
+            const float *dp[2] = {b->first[SF_ANISOTROPIC_P][0] + x, b->first[SF_ANISOTROPIC_P][1] + x};
+            const float *dq[2] = {b->first[SF_ANISOTROPIC_Q][0] + x, b->first[SF_ANISOTROPIC_Q][1] + x};
             #pragma omp simd
             for (long i = 0; i < len; ++i) {
-                tti_operators(b, cp + i0 + i, d[SF_ANISOTROPIC_P][0] + x + i, d[SF_ANISOTROPIC_P][1] + x + i,
-                              n0 + i0 + i, sx, sp, R, &h1p[i], &h2p[i], &mp[0][i], &mp[1][i], &mp[2][i]);
-                tti_operators(b, cq + i0 + i, d[SF_ANISOTROPIC_Q][0] + x + i, d[SF_ANISOTROPIC_Q][1] + x + i,
-                              n0 + i0 + i, sx, sp, R, &h1q[i], &h2q[i], &mq[0][i], &mq[1][i], &mq[2][i]);
+                tti_operators(b, cp + i0 + i, dp[0] + i, dp[1] + i, n0 + i0 + i, sx, sp, R, &h1p[i],
+                              &h2p[i], &mp[0][i], &mp[1][i], &mp[2][i]);
+                tti_operators(b, cq + i0 + i, dq[0] + i, dq[1] + i, n0 + i0 + i, sx, sp, R, &h1q[i],
+                              &h2q[i], &mq[0][i], &mq[1][i], &mq[2][i]);
             }
             for (int q = 0; q < SF_MIXED_PAIRS; ++q) {
                 memcpy(mixed_row(b, SF_ANISOTROPIC_P, q) + i0, mp[q], (size_t)len * sizeof(float));
@@ -430,8 +431,8 @@ static void correct_row(anisotropic *b, long j, long k)
         if (y || z || point_slot(&b->axis[AXIS_X], i) >= 0) correct_mixed(b, i, j, k);
 }
 
-/* tti: the first derivatives along x and y of both fields on planes
- * [k0, k1), halo planes included; each plane's from its own values. */
+/* tti: the first derivatives along x and y of both fields on rows
+ * [j0, j1) of plane k (a halo plane too), each from its own plane's values. */
 static void first_derivatives(anisotropic *b, long j0, long j1, long k, const int R)
 {
     const sf_layout *L = &b->levels.shared->L;

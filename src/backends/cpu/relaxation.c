@@ -7,6 +7,7 @@ float *sf_cpu_relaxation_weights(const sf_cpu_shared *shared, const sf_relaxatio
     const long z0 = shared->z0;
     const sf_layout *L = &shared->L;
     float *out = sf_cpu_take(shared->arena, (size_t)L->plane_size, sizeof(float), "the relaxation weights");
+    #pragma omp parallel for schedule(static)
     for (long k = 0; k < L->nz; ++k)
         for (long j = 0; j < L->ny; ++j)
             for (long i = 0; i < L->nx; ++i) {

@@ -493,15 +493,20 @@ __global__ void __launch_bounds__(TILE_X *TILE_Y,
 }
 
 /* Two planes of the relaxing values: above 48 KiB with the static
- * buffers from 2 solids on, which a kernel must be allowed. */
+ * buffers from 2 solids on, which a kernel must be allowed, once for the
+ * most it has been launched with (a rank keeps its one device). */
 template <int R, bool ABSORB>
 static void launch_relaxing(const step *s, dim3 grid, dim3 block, int k0, int k1, int2 first,
                             cudaStream_t stream)
 {
+    static size_t allowed = 0;
     const size_t bytes = 2 * sizeof(float) * (size_t)relaxing_values(*s) * TILE_X * TILE_Y;
-    SF_CUDA_CHECK(cudaFuncSetAttribute(stress_kernel<R, ABSORB, true>,
-                                       cudaFuncAttributeMaxDynamicSharedMemorySize, (int)bytes),
-                  "allowing the relaxing stress kernel its shared memory");
+    if (bytes > allowed) {
+        SF_CUDA_CHECK(cudaFuncSetAttribute(stress_kernel<R, ABSORB, true>,
+                                           cudaFuncAttributeMaxDynamicSharedMemorySize, (int)bytes),
+                      "allowing the relaxing stress kernel its shared memory");
+        allowed = bytes;
+    }
     stress_kernel<R, ABSORB, true><<<grid, block, bytes, stream>>>(*s, k0, k1, first);
 }
 
