@@ -174,26 +174,6 @@ float *sf_cpu_acoustic_halo_plane(void *state, int group, int array, long k, lon
 
 /* ---- CPML memory variables --------------------------------------------- */
 
-/* psi <- b psi + a * d/dn p at the half points between rows of p that are
- * `stride` apart, over a contiguous run of n points; a, b advance by ab_step. */
-static inline void memory_run(float *restrict psi, const float *restrict p, long n, long stride,
-                              const float *f, const float *a, const float *b, long ab_step,
-                              const int R)
-{
-    #pragma omp simd
-    for (long i = 0; i < n; ++i) {
-        const float d = sf_cpu_staggered_up(p + i, stride, f, R);
-        psi[i] = b[i * ab_step] * psi[i] + a[i * ab_step] * d;
-    }
-}
-
-/* Calls a run kernel with a constant radius for the common order 8. */
-#define WITH_RADIUS(kernel, b_, ...)                                           \
-    do {                                                                      \
-        if ((b_)->radius == 4) kernel(__VA_ARGS__, 4);                        \
-        else kernel(__VA_ARGS__, (b_)->radius);                               \
-    } while (0)
-
 /* Does row (j, k) hold y or z memory variables (half points of a layer)? */
 static int row_has_memory(const acoustic *b, long j, long k)
 {
@@ -217,12 +197,12 @@ static void memory_row(void *state, long j, long k)
     for (int s = 0; s < 2; ++s) {
         const layer_xy *ly = &b->y[s];
         if (j >= ly->hlo && j < ly->hhi)
-            WITH_RADIUS(memory_run, b, psi_y_plane(ly, L, k) + (j - ly->hlo) * L->nx,
+            SF_CPU_WITH_RADIUS(sf_cpu_memory_run, b, psi_y_plane(ly, L, k) + (j - ly->hlo) * L->nx,
                         b->levels.cur[0] + sf_field_index(L, 0, j, k), L->nx, L->sx, b->coef.first[1],
                         ax[1].a_half + j, ax[1].b_half + j, 0);
         const layer_z *lz = &b->z[s];
         if (k >= lz->hlo && k < lz->hhi)
-            WITH_RADIUS(memory_run, b, psi_z_base(lz, L) + ((k - lz->hlo) * L->ny + j) * L->nx,
+            SF_CPU_WITH_RADIUS(sf_cpu_memory_run, b, psi_z_base(lz, L) + ((k - lz->hlo) * L->ny + j) * L->nx,
                         b->levels.cur[0] + sf_field_index(L, 0, j, k), L->nx, L->sp, b->coef.first[2],
                         ax[2].a_half + shared->z0 + k, ax[2].b_half + shared->z0 + k, 0);
     }
@@ -399,12 +379,12 @@ static void correct_row_x(acoustic *b, long j, long k)
     for (int s = 0; s < 2; ++s) {
         const layer_xy *lx = &b->x[s];
         if (lx->hhi > lx->hlo)
-            WITH_RADIUS(memory_run, b, psi_x_row(lx, L, j, k), b->levels.cur[0] + f + lx->hlo,
+            SF_CPU_WITH_RADIUS(sf_cpu_memory_run, b, psi_x_row(lx, L, j, k), b->levels.cur[0] + f + lx->hlo,
                         lx->hhi - lx->hlo, 1, b->coef.first[0], ax->a_half + lx->hlo, ax->b_half + lx->hlo,
                         1);
         long wp = lx->hi - lx->lo;
         if (wp > 0)
-            WITH_RADIUS(correct_x_run, b, b->levels.prev[0] + f + lx->lo, b->levels.cur[0] + f + lx->lo,
+            SF_CPU_WITH_RADIUS(correct_x_run, b, b->levels.prev[0] + f + lx->lo, b->levels.cur[0] + f + lx->lo,
                         b->vdt2 + v + lx->lo, psi_x_row(lx, L, j, k) + (lx->lo - lx->hlo),
                         lx->zeta + (k * L->ny + j) * wp, wp, b, ax->a + lx->lo, ax->b + lx->lo);
     }

@@ -20,11 +20,25 @@ enum { CACHE_TARGET_BYTES = 320 * 1024 };
 enum { AXIS_X, AXIS_Y, AXIS_Z, AXES };
 enum { FIELDS = SF_ANISOTROPIC_FIELDS };
 
+/* Consecutive indices [lo, hi) along an axis whose memory variables are
+ * consecutive too, from slot `slot` on. */
+typedef struct {
+    long lo, hi;
+    long slot;
+} slot_run;
+
+/* At most a run for each layer; where a short axis's layers meet they
+ * make one (sf_cpml_slots numbers the indices in order). */
+enum { MAX_RUNS = 2 };
+
 /* An axis's layers: the slots of its memory variables (shared with the
- * CUDA backend, so both walk the same arrays) and its coefficients. */
+ * CUDA backend, so both walk the same arrays) and its coefficients; along
+ * x, the runs of half points and points (rows take them as vectors). */
 typedef struct {
     sf_cpml_slots slots;
     const sf_cpu_cpml_coefficients *c;      /* the backend's copy, global along the axis */
+    slot_run half_run[MAX_RUNS], point_run[MAX_RUNS];
+    int half_runs, point_runs;
 } axis_layers;
 
 typedef struct {
@@ -40,10 +54,11 @@ typedef struct {
     /* tti: the mixed derivatives' stretch (sf_anisotropic.h), stored as zeta
      * is along the pair's owner axis: [field][pair][owner][variable]. */
     float *mixed[FIELDS][SF_MIXED_PAIRS][SF_MIXED_OWNERS][SF_MIXED_VARIABLES];
-    /* tti: each thread's row of the plain mixed derivatives, [field][pair][nx],
-     * which the interior operators form and the layers' stretch reuses. */
-    float *mixed_rows;
-    int threads;
+    const float *zero_row;                /* nx zeros: psi where a layer stores none */
+    /* Per thread, a row's x psi around the runs of points that read it
+     * (x_psi_per_thread floats). */
+    float *x_psi;
+    long x_psi_per_thread;
     /* tti: each field's centered first derivatives along x and y, in the
      * field layout, each block of rows making its own R planes ahead of
      * its mixed derivatives, which take them along the row or along z
@@ -88,6 +103,26 @@ static void setup_medium(anisotropic *b, const sf_problem *p)
     }
 }
 
+/* The runs of indices in [0, n) with slots in table (half or point); the
+ * run ends naming a numbering this backend cannot take as runs. */
+static int slot_runs(const sf_cpml_slots *s, int (*slot)(const sf_cpml_slots *, long), long n,
+                     slot_run run[MAX_RUNS])
+{
+    int count = 0;
+    for (long i = 0; i < n; ++i) {
+        const int si = slot(s, i);
+        if (si < 0) continue;
+        slot_run *last = count ? &run[count - 1] : NULL;
+        if (last && last->hi == i && last->slot + (i - last->lo) == si) {
+            last->hi = i + 1;
+            continue;
+        }
+        if (count == MAX_RUNS) sf_fatal("internal: the x layers' CPML slots make over %d runs", MAX_RUNS);
+        run[count++] = (slot_run){i, i + 1, si};
+    }
+    return count;
+}
+
 /* Numbers the half points and points of both layers that fall within
  * [lo, hi) locally (z: the slab, its halos for psi). */
 static void setup_axis(anisotropic *b, int a, const sf_cpml_axis *global, long n, long first,
@@ -106,6 +141,15 @@ static void setup_cpml(anisotropic *b, const sf_problem *p)
     setup_axis(b, AXIS_X, &p->cpml[0], nx, 0, 0, nx);
     setup_axis(b, AXIS_Y, &p->cpml[1], ny, 0, 0, ny);
     setup_axis(b, AXIS_Z, &p->cpml[2], nz, p->z0, -SF_HALO, nz + SF_HALO);
+    axis_layers *x = &b->axis[AXIS_X];
+    x->half_runs = slot_runs(&x->slots, sf_cpml_half_slot, nx, x->half_run);
+    x->point_runs = slot_runs(&x->slots, sf_cpml_point_slot, nx, x->point_run);
+    b->x_psi_per_thread = 0;
+    for (int r = 0; r < x->point_runs; ++r)
+        b->x_psi_per_thread += FIELDS * (x->point_run[r].hi - x->point_run[r].lo + 2 * b->radius);
+    b->x_psi = sf_cpu_take(shared->arena, (size_t)omp_get_max_threads() * (size_t)b->x_psi_per_thread,
+                           sizeof(float), "a row's x CPML memory");
+    b->zero_row = sf_cpu_take(shared->arena, (size_t)nx, sizeof(float), "CPML memory");
     const long cross[AXES] = {nz * ny, nz * nx, nx * ny};
     for (int f = 0; f < FIELDS; ++f)
         for (int a = 0; a < AXES; ++a) {
@@ -119,9 +163,6 @@ static void setup_cpml(anisotropic *b, const sf_problem *p)
         for (int a = 0; a < 2; ++a)
             b->first[f][a] = sf_cpu_take(shared->arena, shared->L.field_size, sizeof(float),
                                          "the first derivatives of the tilt's mixed terms");
-    b->threads = omp_get_max_threads();
-    b->mixed_rows = sf_cpu_take(shared->arena, (size_t)b->threads * FIELDS * SF_MIXED_PAIRS * (size_t)nx,
-                                sizeof(float), "the mixed derivatives of a row");
     for (int f = 0; f < FIELDS; ++f)
         for (int q = 0; q < SF_MIXED_PAIRS; ++q)
             for (int o = 0; o < SF_MIXED_OWNERS; ++o) {
@@ -180,34 +221,35 @@ static inline size_t memory_index(const anisotropic *b, int a, long s, long coun
     }
 }
 
-static long axis_stride(const sf_layout *L, int a) { return a == AXIS_X ? 1 : a == AXIS_Y ? L->sx : L->sp; }
-
-/* psi <- b psi + a d/dn u at the half point after index `along` of axis a. */
-static void memory_point(anisotropic *b, int f, int a, long along, long i, long j, long k)
-{
-    const axis_layers *ax = &b->axis[a];
-    const int s = half_slot(ax, along);
-    if (s < 0) return;
-    const sf_layout *L = &b->levels.shared->L;
-    const long st = axis_stride(L, a);
-    const float *u = b->levels.cur[f] + sf_field_index(L, i, j, k);
-    const float d = sf_cpu_staggered_up(u, st, b->coef.first[a], b->radius);
-    float *psi = b->psi[f][a] + memory_index(b, a, s, ax->slots.halves, i, j, k);
-    const long g = along + ax->slots.first;
-    *psi = ax->c->b_half[g] * *psi + ax->c->a_half[g] * d;
-}
-
-/* Every memory variable of row (j, k). */
+/* Every memory variable psi of row (j, k): the runs of x half points, and
+ * the whole row where it is a half point of a y or z layer. */
 static void memory_row(void *state, long j, long k)
 {
     anisotropic *b = state;
-    const int y = half_slot(&b->axis[AXIS_Y], j) >= 0, z = half_slot(&b->axis[AXIS_Z], k) >= 0;
-    for (long i = 0; i < b->levels.shared->L.nx; ++i)
-        for (int f = 0; f < FIELDS; ++f) {
-            memory_point(b, f, AXIS_X, i, i, j, k);
-            if (y) memory_point(b, f, AXIS_Y, j, i, j, k);
-            if (z) memory_point(b, f, AXIS_Z, k, i, j, k);
+    const sf_layout *L = &b->levels.shared->L;
+    const axis_layers *x = &b->axis[AXIS_X], *y = &b->axis[AXIS_Y], *z = &b->axis[AXIS_Z];
+    const int sy = half_slot(y, j), sz = half_slot(z, k);
+    for (int f = 0; f < FIELDS; ++f) {
+        const float *u = b->levels.cur[f] + sf_field_index(L, 0, j, k);
+        for (int r = 0; r < x->half_runs; ++r) {
+            const slot_run *run = &x->half_run[r];
+            const long g = run->lo + x->slots.first;
+            SF_CPU_WITH_RADIUS(sf_cpu_memory_run, b,
+                               b->psi[f][AXIS_X] + memory_index(b, AXIS_X, run->slot, x->slots.halves, 0, j, k),
+                               u + run->lo, run->hi - run->lo, 1, b->coef.first[0], x->c->a_half + g,
+                               x->c->b_half + g, 1);
         }
+        if (sy >= 0)
+            SF_CPU_WITH_RADIUS(sf_cpu_memory_run, b,
+                               b->psi[f][AXIS_Y] + memory_index(b, AXIS_Y, sy, y->slots.halves, 0, j, k), u,
+                               L->nx, L->sx, b->coef.first[1], y->c->a_half + j + y->slots.first,
+                               y->c->b_half + j + y->slots.first, 0);
+        if (sz >= 0)
+            SF_CPU_WITH_RADIUS(sf_cpu_memory_run, b,
+                               b->psi[f][AXIS_Z] + memory_index(b, AXIS_Z, sz, z->slots.halves, 0, j, k), u,
+                               L->nx, L->sp, b->coef.first[2], z->c->a_half + k + z->slots.first,
+                               z->c->b_half + k + z->slots.first, 0);
+    }
 }
 
 static void update_memory(void *state, long k0, long k1)
@@ -216,6 +258,15 @@ static void update_memory(void *state, long k0, long k1)
 }
 
 /* ---- the time step ------------------------------------------------------ */
+
+/* A chunk of a row: both fields' H1 and H2 and (tti) plain mixed
+ * derivatives; where layers reach it, also the plain second derivatives
+ * along each axis, which the layers' terms reuse. */
+typedef struct {
+    float h1[FIELDS][ROW_CHUNK], h2[FIELDS][ROW_CHUNK];
+    float mixed[FIELDS][SF_MIXED_PAIRS][ROW_CHUNK];
+    float d2[FIELDS][AXES][ROW_CHUNK];
+} chunk;
 
 /* The plain second derivatives along x, y and z of a field at a point,
  * with a constant radius so that rows vectorize. */
@@ -241,194 +292,334 @@ static inline float centered(const float *restrict d1, const float *d, long s, c
     return sum;
 }
 
-/* H1 and H2 of a field at a point without the absorbing layers' terms:
- * VTI, and TTI with the tilt's weights at point n. */
-static inline void vti_operators(const anisotropic *b, const float *u, long sx, long sp, const int R,
-                                 float *h1, float *h2)
+/* H1 and H2 of field f at chunk point i from its plain second
+ * derivatives (keep: kept for the layers' terms), and for TTI its mixed
+ * derivatives from its first derivatives dx and dy there, weighed with
+ * the tilt's weights w. */
+static inline void field_point(const anisotropic *b, const float *u, const float *dx, const float *dy,
+                               const float *const w[SF_TILT_WEIGHTS], long sx, long sp, const int R,
+                               const int tilted, const int keep, chunk *c, int f, long i)
 {
     float d2[AXES];
     plain_second(b, u, sx, sp, R, d2);
-    *h1 = d2[2];
-    *h2 = d2[0] + d2[1];
+    if (keep)
+        for (int a = 0; a < AXES; ++a) c->d2[f][a][i] = d2[a];
+    if (!tilted) {
+        c->h1[f][i] = d2[2];
+        c->h2[f][i] = d2[0] + d2[1];
+        return;
+    }
+    const float mxy = centered(b->coef.centered[0], dy, 1, R);
+    const float mxz = centered(b->coef.centered[2], dx, sp, R);
+    const float myz = centered(b->coef.centered[2], dy, sp, R);
+    const float h1 = w[0][i] * d2[0] + w[1][i] * d2[1] + w[2][i] * d2[2] + w[3][i] * mxy + w[4][i] * mxz +
+                     w[5][i] * myz;
+    c->h1[f][i] = h1;
+    c->h2[f][i] = d2[0] + d2[1] + d2[2] - h1;
+    c->mixed[f][0][i] = mxy, c->mixed[f][1][i] = mxz, c->mixed[f][2][i] = myz;
 }
 
-/* TTI's H1 and H2 of a field at point n, and its mixed derivatives xy, xz
- * and yz (the layers' stretch reuses them) from its first derivatives dx
- * and dy at the point. */
-static inline void tti_operators(const anisotropic *b, const float *u, const float *dx,
-                                 const float *dy, long n, long sx, long sp, const int R, float *h1,
-                                 float *h2, float *mxy, float *mxz, float *myz)
+/* H1 and H2 of both fields over the chunk of len points at field index x
+ * (compact index n) without the layers' terms. */
+static inline void plain_chunk(const anisotropic *b, size_t x, long n, long len, const int R,
+                               const int keep, chunk *c)
 {
-    float d2[AXES];
-    plain_second(b, u, sx, sp, R, d2);
-    float *const *w = b->weight;
-    *mxy = centered(b->coef.centered[0], dy, 1, R);
-    *mxz = centered(b->coef.centered[2], dx, sp, R);
-    *myz = centered(b->coef.centered[2], dy, sp, R);
-    *h1 = w[0][n] * d2[0] + w[1][n] * d2[1] + w[2][n] * d2[2] + w[3][n] * *mxy + w[4][n] * *mxz +
-          w[5][n] * *myz;
-    *h2 = d2[0] + d2[1] + d2[2] - *h1;
+    const sf_layout *L = &b->levels.shared->L;
+    const long sx = L->sx, sp = L->sp;
+    const int P = SF_ANISOTROPIC_P, Q = SF_ANISOTROPIC_Q;
+    const float *up = b->levels.cur[P] + x, *uq = b->levels.cur[Q] + x;
+    if (!b->tilted) {
+        #pragma omp simd
+        for (long i = 0; i < len; ++i) {
+            field_point(b, up + i, NULL, NULL, NULL, sx, sp, R, 0, keep, c, P, i);
+            field_point(b, uq + i, NULL, NULL, NULL, sx, sp, R, 0, keep, c, Q, i);
+        }
+        return;
+    }
+    const float *dxp = b->first[P][0] + x, *dyp = b->first[P][1] + x;
+    const float *dxq = b->first[Q][0] + x, *dyq = b->first[Q][1] + x;
+    const float *w[SF_TILT_WEIGHTS];
+    for (int q = 0; q < SF_TILT_WEIGHTS; ++q) w[q] = b->weight[q] + n;
+    #pragma omp simd
+    for (long i = 0; i < len; ++i) {
+        field_point(b, up + i, dxp + i, dyp + i, w, sx, sp, R, 1, keep, c, P, i);
+        field_point(b, uq + i, dxq + i, dyq + i, w, sx, sp, R, 1, keep, c, Q, i);
+    }
 }
 
-/* The calling thread's row of mixed derivatives of field f, pair q. */
-static inline float *mixed_row(const anisotropic *b, int f, int q)
+/* A y or z layer's term in a row's second derivative along its axis: per
+ * field the psi rows at the half points around the row (a zero row where
+ * none is stored), the row's zeta, and the axis's coefficients there. */
+typedef struct {
+    int axis;
+    float a, b;
+    const float *up[FIELDS][SF_MAX_RADIUS + 1], *down[FIELDS][SF_MAX_RADIUS + 1];
+    float *zeta[FIELDS];
+} row_layer;
+
+/* Field f's psi row of axis a (y or z) at half point `half` along it. */
+static const float *psi_row(const anisotropic *b, int f, int a, long half, long j, long k)
 {
-    const size_t row = (size_t)b->levels.shared->L.nx;
-    return b->mixed_rows + (((size_t)omp_get_thread_num() * FIELDS + (size_t)f) * SF_MIXED_PAIRS +
-                            (size_t)q) * row;
+    const axis_layers *ax = &b->axis[a];
+    const int s = half_slot(ax, half);
+    return s < 0 ? b->zero_row : b->psi[f][a] + memory_index(b, a, s, ax->slots.halves, 0, j, k);
 }
 
-/* Row (j, k) of the new level without the absorbing layers' terms. */
+/* The y and z layers whose terms row (j, k) takes; returns how many. */
+static int row_layers(const anisotropic *b, long j, long k, row_layer out[2])
+{
+    const long along[AXES] = {0, j, k};
+    int n = 0;
+    for (int a = AXIS_Y; a <= AXIS_Z; ++a) {
+        const axis_layers *ax = &b->axis[a];
+        const int s = point_slot(ax, along[a]);
+        if (s < 0) continue;
+        row_layer *t = &out[n++];
+        const long g = along[a] + ax->slots.first;
+        t->axis = a, t->a = ax->c->a[g], t->b = ax->c->b[g];
+        for (int f = 0; f < FIELDS; ++f) {
+            t->zeta[f] = b->zeta[f][a] + memory_index(b, a, s, ax->slots.points, 0, j, k);
+            for (int m = 1; m <= b->radius; ++m) {
+                t->up[f][m] = psi_row(b, f, a, along[a] + m - 1, j, k);
+                t->down[f][m] = psi_row(b, f, a, along[a] - m, j, k);
+            }
+        }
+    }
+    return n;
+}
+
+/* A layer's term over n points of a row (pointers at the first): with
+ * dpsi the derivative of psi (at[m][i]: psi at the half point m - 1/2
+ * after point i, m = -R..R) and d2 the plain second derivative, zeta <-
+ * b zeta + a (d2 + dpsi); the term dpsi + zeta enters H1 with the weight
+ * w of the axis in it (VTI: 1 along z, else 0) and H2 with the rest. a
+ * and b advance by ab_step a point, w by w_step. */
+static inline void add_layer_term(float *restrict h1, float *restrict h2, const float *restrict d2,
+                                  const float *const psi[2 * SF_MAX_RADIUS + 1], float *restrict zeta,
+                                  const float *a, const float *b, long ab_step, const float *w, long w_step,
+                                  const float *f1, long n, const int R)
+{
+    const float *const *at = psi + SF_MAX_RADIUS;
+    #pragma omp simd
+    for (long i = 0; i < n; ++i) {
+        float dpsi = 0.0f;
+        for (int m = 1; m <= R; ++m) dpsi += f1[m] * (at[m][i] - at[-m][i]);
+        const float z = b[i * ab_step] * zeta[i] + a[i * ab_step] * (d2[i] + dpsi);
+        zeta[i] = z;
+        const float term = dpsi + z, wt = w[i * w_step] * term;
+        h1[i] += wt;
+        h2[i] += term - wt;
+    }
+}
+
+static const float weight_zero = 0.0f, weight_one = 1.0f;
+
+/* The weight of axis a in H1 at compact index n and its step along x. */
+static const float *axis_weight(const anisotropic *b, int a, long n, long *step)
+{
+    *step = b->tilted;
+    if (b->tilted) return b->weight[a] + n;
+    return a == AXIS_Z ? &weight_one : &weight_zero;
+}
+
+/* Adds the y and z layers' terms to every point of the chunk at x index
+ * i0 (compact index n). */
+static void add_row_layers(const anisotropic *b, chunk *c, const row_layer *t, int count, long i0,
+                           long n, long len, const int R)
+{
+    for (int l = 0; l < count; ++l, ++t) {
+        long w_step;
+        const float *w = axis_weight(b, t->axis, n, &w_step);
+        for (int f = 0; f < FIELDS; ++f) {
+            const float *at[2 * SF_MAX_RADIUS + 1];
+            for (int m = 1; m <= R; ++m)
+                at[SF_MAX_RADIUS + m] = t->up[f][m] + i0, at[SF_MAX_RADIUS - m] = t->down[f][m] + i0;
+            add_layer_term(c->h1[f], c->h2[f], c->d2[f][t->axis], at, t->zeta[f] + i0, &t->a, &t->b, 0, w,
+                           w_step, b->coef.first[t->axis], len, R);
+        }
+    }
+}
+
+/* A row's x psi around each run of points that read it, zero where none
+ * is stored (the derivatives then need no bounds): for run r, the half
+ * points from its first point less R on, in this thread's buffer. */
+typedef struct {
+    const float *psi[FIELDS][MAX_RUNS];
+} x_row;
+
+static void expand_x_psi(const anisotropic *b, long j, long k, x_row *row)
+{
+    const axis_layers *x = &b->axis[AXIS_X];
+    const long R = b->radius;
+    float *buffer = b->x_psi + (size_t)omp_get_thread_num() * (size_t)b->x_psi_per_thread;
+    for (int f = 0; f < FIELDS; ++f)
+        for (int r = 0; r < x->point_runs; ++r) {
+            const long lo = x->point_run[r].lo - R, hi = x->point_run[r].hi + R;
+            memset(buffer, 0, (size_t)(hi - lo) * sizeof(float));
+            for (int h = 0; h < x->half_runs; ++h) {
+                const slot_run *run = &x->half_run[h];
+                const long from = sf_cpu_max(run->lo, lo), to = sf_cpu_min(run->hi, hi);
+                if (to > from)
+                    memcpy(buffer + (from - lo),
+                           b->psi[f][AXIS_X] + memory_index(b, AXIS_X, run->slot + (from - run->lo),
+                                                            x->slots.halves, 0, j, k),
+                           (size_t)(to - from) * sizeof(float));
+            }
+            row->psi[f][r] = buffer;
+            buffer += hi - lo;
+        }
+}
+
+/* Adds the x layers' terms to the chunk's points [i0, i0 + len) that read
+ * them (compact index n at i0). */
+static void add_x_layers(const anisotropic *b, chunk *c, const x_row *row, long j, long k, long i0,
+                         long n, long len, const int R)
+{
+    const axis_layers *x = &b->axis[AXIS_X];
+    for (int r = 0; r < x->point_runs; ++r) {
+        const slot_run *run = &x->point_run[r];
+        const long lo = sf_cpu_max(run->lo, i0), hi = sf_cpu_min(run->hi, i0 + len);
+        if (hi <= lo) continue;
+        const long g = lo + x->slots.first, at_chunk = lo - i0;
+        long w_step;
+        const float *w = axis_weight(b, AXIS_X, n + at_chunk, &w_step);
+        for (int f = 0; f < FIELDS; ++f) {
+            const float *e = row->psi[f][r] + (lo - run->lo + R), *at[2 * SF_MAX_RADIUS + 1];
+            for (int m = 1; m <= R; ++m) at[SF_MAX_RADIUS + m] = e + m - 1, at[SF_MAX_RADIUS - m] = e - m;
+            float *zeta = b->zeta[f][AXIS_X] +
+                          memory_index(b, AXIS_X, run->slot + (lo - run->lo), x->slots.points, 0, j, k);
+            add_layer_term(c->h1[f] + at_chunk, c->h2[f] + at_chunk, c->d2[f][AXIS_X] + at_chunk, at, zeta,
+                           x->c->a + g, x->c->b + g, 1, w, w_step, b->coef.first[0], hi - lo, R);
+        }
+    }
+}
+
+/* Advances a pair's memory variables over n points (pointers at the
+ * first) from its plain mixed derivatives y and adds its stretch, times
+ * the pair's tilt weight w, to corr; the first axis's coefficients
+ * advance by step1 a point, the second's are the row's. */
+static inline void stretch_run(float *restrict corr, const float *restrict y, const float *restrict w,
+                               float *restrict inner, float *restrict outer, const float *a1,
+                               const float *b1, long step1, float a2, float b2, long n)
+{
+    #pragma omp simd
+    for (long i = 0; i < n; ++i)
+        corr[i] += w[i] * sf_mixed_stretch(y[i], a1[i * step1], b1[i * step1], a2, b2, &inner[i], &outer[i]);
+}
+
+/* Pair q's stretch over the chunk's points [lo, hi) (x indices; the chunk
+ * starts at i0, compact index n), its variables stored with `owner` from
+ * slot s of that axis (x: at point lo). */
+static void stretch_pair(const anisotropic *b, const chunk *c, float corr[FIELDS][ROW_CHUNK], int q,
+                         int owner, long s, long lo, long hi, long i0, long n, long j, long k)
+{
+    const int first = sf_mixed_first_axis(q), second = sf_mixed_second_axis(q);
+    const int oa = owner ? second : first;
+    const axis_layers *a1 = &b->axis[first], *a2 = &b->axis[second], *o = &b->axis[oa];
+    const long along[AXES] = {lo, j, k};
+    const long g1 = along[first] + a1->slots.first, g2 = along[second] + a2->slots.first;
+    const size_t m = memory_index(b, oa, s, o->slots.points, lo, j, k);
+    const long at_chunk = lo - i0;
+    for (int f = 0; f < FIELDS; ++f) {
+        float *const *v = b->mixed[f][q][owner];
+        stretch_run(corr[f] + at_chunk, c->mixed[f][q] + at_chunk, b->weight[3 + q] + n + at_chunk,
+                    v[SF_MIXED_INNER] + m, v[SF_MIXED_OUTER] + m, a1->c->a + g1, a1->c->b + g1,
+                    first == AXIS_X, a2->c->a[g2], a2->c->b[g2], hi - lo);
+    }
+}
+
+/* tti: the stretch of the mixed derivatives over the chunk at x index i0
+ * of row (j, k): every pair one of whose axes' layers reach a point, its
+ * variables kept with its first axis where that one's layer reaches.
+ * H1 takes the weighted corrections, H2 minus them. */
+static void add_mixed_stretch(const anisotropic *b, chunk *c, long j, long k, long i0, long n, long len)
+{
+    const axis_layers *x = &b->axis[AXIS_X];
+    const int slot[AXES] = {-1, point_slot(&b->axis[AXIS_Y], j), point_slot(&b->axis[AXIS_Z], k)};
+    const long end = i0 + len;
+    float corr[FIELDS][ROW_CHUNK] = {{0.0f}};
+    int any = 0;
+    for (int q = 0; q < SF_MIXED_PAIRS; ++q) {
+        const int first = sf_mixed_first_axis(q), s2 = slot[sf_mixed_second_axis(q)];
+        if (first != AXIS_X) {
+            if (slot[first] >= 0 || s2 >= 0)
+                stretch_pair(b, c, corr, q, slot[first] < 0, slot[first] >= 0 ? slot[first] : s2, i0, end,
+                             i0, n, j, k);
+            any |= slot[first] >= 0 || s2 >= 0;
+            continue;
+        }
+        /* Along the row: the x runs' points with x, the rest with the second axis where its layer reaches. */
+        long cursor = i0;
+        for (int r = 0; r <= x->point_runs; ++r) {
+            const slot_run *run = r < x->point_runs ? &x->point_run[r] : NULL;
+            const long lo = run ? sf_cpu_min(sf_cpu_max(run->lo, cursor), end) : end;
+            if (s2 >= 0 && lo > cursor) stretch_pair(b, c, corr, q, 1, s2, cursor, lo, i0, n, j, k), any = 1;
+            if (!run) break;
+            const long hi = sf_cpu_max(lo, sf_cpu_min(run->hi, end));
+            if (hi > lo) stretch_pair(b, c, corr, q, 0, run->slot + (lo - run->lo), lo, hi, i0, n, j, k), any = 1;
+            cursor = sf_cpu_max(cursor, hi);
+        }
+    }
+    if (!any) return;
+    for (int f = 0; f < FIELDS; ++f) {
+        #pragma omp simd
+        for (long i = 0; i < len; ++i) c->h1[f][i] += corr[f][i], c->h2[f][i] -= corr[f][i];
+    }
+}
+
+/* Does any x layer's run of points meet [lo, hi)? */
+static int meets_x_layers(const anisotropic *b, long lo, long hi)
+{
+    const axis_layers *x = &b->axis[AXIS_X];
+    for (int r = 0; r < x->point_runs; ++r)
+        if (x->point_run[r].lo < hi && x->point_run[r].hi > lo) return 1;
+    return 0;
+}
+
+/* The leapfrog update of the chunk's len points at field index x
+ * (compact index n) from its H1 and H2. */
+static inline void update_chunk(const anisotropic *b, const chunk *c, size_t x, long n, long len)
+{
+    const float *cp = b->levels.cur[SF_ANISOTROPIC_P] + x, *cq = b->levels.cur[SF_ANISOTROPIC_Q] + x;
+    float *restrict np = b->levels.prev[SF_ANISOTROPIC_P] + x;
+    float *restrict nq = b->levels.prev[SF_ANISOTROPIC_Q] + x;
+    const float *vp = b->vp + n, *eps = b->epsilon + n, *delta = b->delta + n;
+    const int P = SF_ANISOTROPIC_P, Q = SF_ANISOTROPIC_Q;
+    #pragma omp simd
+    for (long i = 0; i < len; ++i) {
+        float dp, dq;
+        sf_fdf_rhs(sf_fdf_at(vp[i], eps[i], delta[i], b->dt2), c->h1[P][i], c->h2[P][i], c->h1[Q][i],
+                   c->h2[Q][i], &dp, &dq);
+        np[i] = 2.0f * cp[i] - np[i] + dp;
+        nq[i] = 2.0f * cq[i] - nq[i] + dq;
+    }
+}
+
+/* Row (j, k) of the new level, a chunk at a time: the plain operators,
+ * and where layers reach the chunk their terms added to its H1 and H2
+ * (the right-hand sides are linear in them) before the update. */
 static void advance_row(anisotropic *b, long j, long k, const int R)
 {
     const sf_layout *L = &b->levels.shared->L;
     const size_t x0 = sf_field_index(L, 0, j, k);
-    const long n0 = (k * L->ny + j) * L->nx, sx = L->sx, sp = L->sp;
-    const float *cp = b->levels.cur[SF_ANISOTROPIC_P] + x0, *cq = b->levels.cur[SF_ANISOTROPIC_Q] + x0;
-    float *restrict np = b->levels.prev[SF_ANISOTROPIC_P] + x0;
-    float *restrict nq = b->levels.prev[SF_ANISOTROPIC_Q] + x0;
-    const float *vp = b->vp + n0, *eps = b->epsilon + n0, *delta = b->delta + n0;
-    float h1p[ROW_CHUNK], h2p[ROW_CHUNK], h1q[ROW_CHUNK], h2q[ROW_CHUNK];
+    const long n0 = (k * L->ny + j) * L->nx;
+    row_layer layers[2];
+    const int count = row_layers(b, j, k, layers);
+    x_row xrow;
+    if (b->axis[AXIS_X].point_runs > 0) expand_x_psi(b, j, k, &xrow);
+    chunk c;
     for (long i0 = 0; i0 < L->nx; i0 += ROW_CHUNK) {
-        const long len = L->nx - i0 < ROW_CHUNK ? L->nx - i0 : ROW_CHUNK;
-        if (b->tilted) {
-            float mp[SF_MIXED_PAIRS][ROW_CHUNK], mq[SF_MIXED_PAIRS][ROW_CHUNK];
-            const size_t x = x0 + (size_t)i0;
-            const float *dp[2] = {b->first[SF_ANISOTROPIC_P][0] + x, b->first[SF_ANISOTROPIC_P][1] + x};
-            const float *dq[2] = {b->first[SF_ANISOTROPIC_Q][0] + x, b->first[SF_ANISOTROPIC_Q][1] + x};
-            #pragma omp simd
-            for (long i = 0; i < len; ++i) {
-                tti_operators(b, cp + i0 + i, dp[0] + i, dp[1] + i, n0 + i0 + i, sx, sp, R, &h1p[i],
-                              &h2p[i], &mp[0][i], &mp[1][i], &mp[2][i]);
-                tti_operators(b, cq + i0 + i, dq[0] + i, dq[1] + i, n0 + i0 + i, sx, sp, R, &h1q[i],
-                              &h2q[i], &mq[0][i], &mq[1][i], &mq[2][i]);
-            }
-            for (int q = 0; q < SF_MIXED_PAIRS; ++q) {
-                memcpy(mixed_row(b, SF_ANISOTROPIC_P, q) + i0, mp[q], (size_t)len * sizeof(float));
-                memcpy(mixed_row(b, SF_ANISOTROPIC_Q, q) + i0, mq[q], (size_t)len * sizeof(float));
-            }
+        const long len = sf_cpu_min(L->nx - i0, ROW_CHUNK), n = n0 + i0;
+        if (count > 0 || meets_x_layers(b, i0, i0 + len)) {
+            plain_chunk(b, x0 + (size_t)i0, n, len, R, 1, &c);
+            add_row_layers(b, &c, layers, count, i0, n, len, R);
+            add_x_layers(b, &c, &xrow, j, k, i0, n, len, R);
+            if (b->tilted) add_mixed_stretch(b, &c, j, k, i0, n, len);
         } else {
-            #pragma omp simd
-            for (long i = 0; i < len; ++i) {
-                vti_operators(b, cp + i0 + i, sx, sp, R, &h1p[i], &h2p[i]);
-                vti_operators(b, cq + i0 + i, sx, sp, R, &h1q[i], &h2q[i]);
-            }
+            plain_chunk(b, x0 + (size_t)i0, n, len, R, 0, &c);
         }
-        #pragma omp simd
-        for (long i = 0; i < len; ++i) {
-            const long x = i0 + i;
-            float dp, dq;
-            sf_fdf_rhs(sf_fdf_at(vp[x], eps[x], delta[x], b->dt2), h1p[i], h2p[i], h1q[i], h2q[i],
-                       &dp, &dq);
-            np[x] = 2.0f * cp[x] - np[x] + dp;
-            nq[x] = 2.0f * cq[x] - nq[x] + dq;
-        }
+        update_chunk(b, &c, x0 + (size_t)i0, n, len);
     }
-}
-
-/* The absorbing layer's term of field f's second derivative along axis a
- * at a point that reads memory variables: dpsi + zeta, zeta advanced once
- * with the plain second derivative. */
-static float layer_term(anisotropic *b, int f, int a, long along, long i, long j, long k)
-{
-    const axis_layers *ax = &b->axis[a];
-    const long st = axis_stride(&b->levels.shared->L, a);
-    const float *u = b->levels.cur[f] + sf_field_index(&b->levels.shared->L, i, j, k);
-    float d2 = b->coef.second[a][0] * u[0], dpsi = 0.0f;
-    for (int m = 1; m <= b->radius; ++m) {
-        d2 += b->coef.second[a][m] * (u[m * st] + u[-m * st]);
-        const int up = half_slot(ax, along + m - 1), down = half_slot(ax, along - m);
-        const long step_up = m - 1, step_down = -m;
-        const float pu = up < 0 ? 0.0f
-                                : b->psi[f][a][memory_index(b, a, up, ax->slots.halves,
-                                                             i + (a == AXIS_X) * step_up,
-                                                             j + (a == AXIS_Y) * step_up,
-                                                             k + (a == AXIS_Z) * step_up)];
-        const float pd = down < 0 ? 0.0f
-                                  : b->psi[f][a][memory_index(b, a, down, ax->slots.halves,
-                                                               i + (a == AXIS_X) * step_down,
-                                                               j + (a == AXIS_Y) * step_down,
-                                                               k + (a == AXIS_Z) * step_down)];
-        dpsi += b->coef.first[a][m] * (pu - pd);
-    }
-    float *zeta = b->zeta[f][a] + memory_index(b, a, point_slot(ax, along), ax->slots.points, i, j, k);
-    const long g = along + ax->slots.first;
-    *zeta = ax->c->b[g] * *zeta + ax->c->a[g] * (d2 + dpsi);
-    return dpsi + *zeta;
-}
-
-/* Adds axis a's layer terms of p and q at a point to the new level: the
- * right-hand sides are linear in H1 and H2, and a term along axis a
- * enters H1 with the weight of aa in it. */
-static void correct_point(anisotropic *b, int a, long along, long i, long j, long k)
-{
-    const sf_layout *L = &b->levels.shared->L;
-    const long n = (k * L->ny + j) * L->nx + i;
-    const float cp = layer_term(b, SF_ANISOTROPIC_P, a, along, i, j, k);
-    const float cq = layer_term(b, SF_ANISOTROPIC_Q, a, along, i, j, k);
-    const float w = b->tilted ? b->weight[a][n] : (a == AXIS_Z ? 1.0f : 0.0f);
-    float dp, dq;
-    sf_fdf_rhs(sf_fdf_at(b->vp[n], b->epsilon[n], b->delta[n], b->dt2), w * cp, cp - w * cp,
-               w * cq, cq - w * cq, &dp, &dq);
-    const size_t x = sf_field_index(L, i, j, k);
-    b->levels.prev[SF_ANISOTROPIC_P][x] += dp;
-    b->levels.prev[SF_ANISOTROPIC_Q][x] += dq;
-}
-
-/* Advances pair q's memory variables at point (i, j, k), which lies in the
- * reach of one of its axes' layers (slot[a]: its slot along axis a, or
- * -1), from the plain mixed derivatives advance_row formed; returns for
- * each field the stretch's correction, times the pair's tilt weight. */
-static void stretch_mixed(anisotropic *b, int q, const int slot[AXES], long i, long j, long k,
-                          float w, float corr[FIELDS])
-{
-    const long at[AXES] = {i, j, k};
-    const int a = sf_mixed_first_axis(q), c = sf_mixed_second_axis(q);
-    const int owner = slot[a] < 0, oa = owner ? c : a;
-    const size_t m = memory_index(b, oa, slot[oa], b->axis[oa].slots.points, i, j, k);
-    const long ga = at[a] + b->axis[a].slots.first, gc = at[c] + b->axis[c].slots.first;
-    const sf_cpu_cpml_coefficients *ca = b->axis[a].c, *cc = b->axis[c].c;
-    for (int f = 0; f < FIELDS; ++f) {
-        float *const *v = b->mixed[f][q][owner];
-        corr[f] += w * sf_mixed_stretch(mixed_row(b, f, q)[i], ca->a[ga], ca->b[ga], cc->a[gc],
-                                        cc->b[gc], &v[SF_MIXED_INNER][m], &v[SF_MIXED_OUTER][m]);
-    }
-}
-
-/* Adds the stretch of the mixed derivatives at a point in the reach of
- * some layer (tti): every pair one of whose axes' layers reach the point;
- * H1 takes the weighted corrections, H2 minus them. */
-static void correct_mixed(anisotropic *b, long i, long j, long k)
-{
-    const sf_layout *L = &b->levels.shared->L;
-    const int slot[AXES] = {point_slot(&b->axis[AXIS_X], i), point_slot(&b->axis[AXIS_Y], j),
-                            point_slot(&b->axis[AXIS_Z], k)};
-    const long n = (k * L->ny + j) * L->nx + i;
-    float corr[FIELDS] = {0.0f, 0.0f};
-    for (int q = 0; q < SF_MIXED_PAIRS; ++q)
-        if (slot[sf_mixed_first_axis(q)] >= 0 || slot[sf_mixed_second_axis(q)] >= 0)
-            stretch_mixed(b, q, slot, i, j, k, b->weight[3 + q][n], corr);
-    float dp, dq;
-    sf_fdf_rhs(sf_fdf_at(b->vp[n], b->epsilon[n], b->delta[n], b->dt2), corr[SF_ANISOTROPIC_P],
-               -corr[SF_ANISOTROPIC_P], corr[SF_ANISOTROPIC_Q], -corr[SF_ANISOTROPIC_Q], &dp, &dq);
-    const size_t x = sf_field_index(L, i, j, k);
-    b->levels.prev[SF_ANISOTROPIC_P][x] += dp;
-    b->levels.prev[SF_ANISOTROPIC_Q][x] += dq;
-}
-
-/* Every layer term of row (j, k), the axes in turn, then (tti) the
- * mixed pairs. */
-static void correct_row(anisotropic *b, long j, long k)
-{
-    const long nx = b->levels.shared->L.nx;
-    const int y = point_slot(&b->axis[AXIS_Y], j) >= 0, z = point_slot(&b->axis[AXIS_Z], k) >= 0;
-    for (long i = 0; i < nx; ++i)
-        if (point_slot(&b->axis[AXIS_X], i) >= 0) correct_point(b, AXIS_X, i, i, j, k);
-    for (long i = 0; y && i < nx; ++i) correct_point(b, AXIS_Y, j, i, j, k);
-    for (long i = 0; z && i < nx; ++i) correct_point(b, AXIS_Z, k, i, j, k);
-    if (!b->tilted) return;
-    for (long i = 0; i < nx; ++i)
-        if (y || z || point_slot(&b->axis[AXIS_X], i) >= 0) correct_mixed(b, i, j, k);
 }
 
 /* tti: the first derivatives along x and y of both fields on rows
@@ -450,10 +641,10 @@ static void first_derivatives(anisotropic *b, long j0, long j1, long k, const in
         }
 }
 
-/* Rows [j0, j1) of plane k of a stage that starts at plane k0: the plain
- * operators, then the layers' terms. For TTI the first derivatives run R
- * planes ahead, so that the mixed ones along z find theirs made (at the
- * stage's first plane, the 2R planes around it). */
+/* Rows [j0, j1) of plane k of a stage that starts at plane k0. For TTI
+ * the first derivatives run R planes ahead, so that the mixed ones along
+ * z find theirs made (at the stage's first plane, the 2R planes around
+ * it). */
 static void advance_block_plane(anisotropic *b, long j0, long j1, long k, long k0, const int R)
 {
     if (b->tilted) {
@@ -461,15 +652,10 @@ static void advance_block_plane(anisotropic *b, long j0, long j1, long k, long k
             for (long kk = k0 - R; kk < k0 + R; ++kk) first_derivatives(b, j0, j1, kk, R);
         first_derivatives(b, j0, j1, k + R, R);
     }
-    for (long j = j0; j < j1; ++j) {
-        advance_row(b, j, k, R);
-        correct_row(b, j, k);
-    }
+    for (long j = j0; j < j1; ++j) advance_row(b, j, k, R);
 }
 
-/* The new level of planes [k0, k1) row by row: the plain operators, then
- * the absorbing layers' terms where a point reads memory variables (the
- * CUDA kernels do the same in two passes). */
+/* The new level of planes [k0, k1), blocks of rows streamed through them. */
 static void advance(void *state, long k0, long k1)
 {
     anisotropic *b = state;

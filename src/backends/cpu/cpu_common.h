@@ -113,4 +113,27 @@ static inline float sf_cpu_staggered_down(const float *u, long stride, const flo
     return d;
 }
 
+/* psi <- b psi + a * d/dn u at the half points above n consecutive points
+ * of u whose neighbours along the axis are `stride` apart; a and b (the
+ * axis's half-point coefficients) advance by ab_step a point: 1 along the
+ * axis, 0 across it. */
+static inline void sf_cpu_memory_run(float *restrict psi, const float *restrict u, long n, long stride,
+                                     const float *c, const float *a, const float *b, long ab_step,
+                                     const int R)
+{
+    #pragma omp simd
+    for (long i = 0; i < n; ++i) {
+        const float d = sf_cpu_staggered_up(u + i, stride, c, R);
+        psi[i] = b[i * ab_step] * psi[i] + a[i * ab_step] * d;
+    }
+}
+
+/* Calls a run kernel with a constant radius for the common order 8, so
+ * that its loops vectorise unrolled; the last argument is the radius. */
+#define SF_CPU_WITH_RADIUS(kernel, state, ...)                                \
+    do {                                                                      \
+        if ((state)->radius == 4) kernel(__VA_ARGS__, 4);                     \
+        else kernel(__VA_ARGS__, (state)->radius);                            \
+    } while (0)
+
 #endif
