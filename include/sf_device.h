@@ -26,6 +26,7 @@ typedef struct {
     sf_gpu_aware_setting gpu_aware;          /* as requested */
     sf_halo_transport transport;             /* the same on every rank */
     char transport_reason[SF_TRANSPORT_TEXT];/* this rank's */
+    double seconds;                          /* this rank's choice: devices, binding, transport */
 } sf_placement;
 
 /* A job's request: run.device and run.gpu_aware_mpi, which

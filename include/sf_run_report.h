@@ -8,6 +8,7 @@
 #include "sf_config.h"
 #include "sf_device.h"
 #include "sf_shot_result.h"
+#include "sf_simulation.h"
 #include "sf_thread_count.h"
 
 #include <mpi.h>
@@ -31,7 +32,7 @@ typedef struct {
     int gpu_index;                 /* -1: no GPU (CPU backend) */
     char gpu_name[SF_GPU_TEXT], gpu_uuid[SF_GPU_TEXT];
     double memory_bytes;           /* fields, model, tables: as the set-up summary counts */
-    double model_seconds;          /* reading and sampling the model */
+    double setup_seconds[SF_SETUP_PARTS];  /* the set-up's parts (sf_simulation.h) */
     char halo_reason[SF_TRANSPORT_TEXT];   /* the halo transport and why (sf_placement) */
     int threads;                   /* OpenMP threads */
     char threads_origin[SF_THREAD_ORIGIN_TEXT];  /* where that number came from */
@@ -63,7 +64,7 @@ typedef struct {
  * of them on rank 0 ([size], to free), NULL elsewhere. On a GPU the
  * rank's device index, name and UUID are read. */
 sf_process_info *sf_report_processes(MPI_Comm comm, int group, const sf_placement *placement,
-                                     double memory_bytes, double model_seconds,
+                                     double memory_bytes, const double setup_seconds[SF_SETUP_PARTS],
                                      const sf_slab_share *slab);
 
 /* Rank 0: writes the report to path (its directory made as needed) via

@@ -149,6 +149,25 @@ const char *sf_pressure_field_name(int field);
 enum { SF_PHASE_EXPOSED = SF_PHASE_COUNT, SF_REPORT_PHASES };
 
 
+/* The set-up's parts, timed on each rank: choosing the devices (binding,
+ * the GPU's context, the halo transport), cutting the slabs (timing the
+ * physics where the table has no row), reading or building the model,
+ * the checks and the shot's parts (time step, record, source, CPML
+ * profiles, acquisition), the physics' medium, and the backend's
+ * allocations and uploads. */
+typedef enum {
+    SF_SETUP_DEVICES,
+    SF_SETUP_SLAB_CUT,
+    SF_SETUP_MODEL,
+    SF_SETUP_CHECKS,
+    SF_SETUP_MEDIUM,
+    SF_SETUP_BACKEND,
+    SF_SETUP_PARTS
+} sf_setup_part;
+
+/* The part's name in the summary and the run report ("slab_cut"). */
+const char *sf_setup_part_name(sf_setup_part part);
+
 struct sf_simulation {
     const sf_config *cfg;
     const sf_physics_plugin *physics;
@@ -181,7 +200,7 @@ struct sf_simulation {
     float *traces;            /* [channel_count][nsamples] */
     long warmup_steps;        /* steps run before the clock starts (benchmarks) */
     double loop_seconds;      /* wall time of the timed steps */
-    double model_seconds;     /* reading and sampling the model (set-up) */
+    double setup_seconds[SF_SETUP_PARTS];   /* this rank's */
     double cpml_frequency;    /* the peak frequency the CPML profiles were made for */
     /* SEISFD_TEST_GROWTH (tests only): the growth factor of every step,
      * and the shot it applies to (0: all). */

@@ -103,7 +103,12 @@ static void write_process(FILE *f, const sf_process_info *p, int last)
     key_string(f, "origin", p->threads_origin, 0);
     fputs("}, ", f);
     key_number(f, "memory_bytes", p->memory_bytes, 1);
-    key_number(f, "model_seconds", p->model_seconds, 1);
+    sf_json_key(f, "setup_seconds");
+    fputc('{', f);
+    for (int part = 0; part < SF_SETUP_PARTS; ++part)
+        key_number(f, sf_setup_part_name((sf_setup_part)part), p->setup_seconds[part],
+                   part + 1 < SF_SETUP_PARTS);
+    fputs("}, ", f);
     fprintf(f, "\"slab\": {\"first_plane\": %ld, \"planes\": %ld, ", p->slab.first_plane,
             p->slab.planes);
     key_number(f, "predicted_compute_seconds_per_step", p->slab.predicted, 1);

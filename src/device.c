@@ -120,6 +120,7 @@ void sf_backend_print_build(void)
 
 void sf_placement_choose(const sf_placement_request *r, MPI_Comm comm, sf_placement *out)
 {
+    const double started = MPI_Wtime();
     memset(out, 0, sizeof *out);
     out->gpu_aware = r->gpu_aware;
     const sf_physics_plugin *physics = sf_physics_of(r->physics);
@@ -133,6 +134,7 @@ void sf_placement_choose(const sf_placement_request *r, MPI_Comm comm, sf_placem
         out->ops = physics->cuda();
         out->transport = sf_gpu_halo_transport(&r->gpu_aware, comm, out->transport_reason,
                                                sizeof out->transport_reason);
+        out->seconds = MPI_Wtime() - started;
         return;
     }
 #endif
@@ -141,6 +143,7 @@ void sf_placement_choose(const sf_placement_request *r, MPI_Comm comm, sf_placem
     out->transport = SF_HALO_HOST_MEMORY;
     snprintf(out->transport_reason, sizeof out->transport_reason,
              "host memory: the CPU backend's buffers (gpu_aware_mpi does not apply)");
+    out->seconds = MPI_Wtime() - started;
 }
 
 /* Each run of consecutive ranks with the same text (len bytes a rank in

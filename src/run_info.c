@@ -25,7 +25,7 @@ static void describe_gpu(sf_process_info *p, int cuda)
 }
 
 sf_process_info *sf_report_processes(MPI_Comm comm, int group, const sf_placement *placement,
-                                     double memory_bytes, double model_seconds,
+                                     double memory_bytes, const double setup_seconds[SF_SETUP_PARTS],
                                      const sf_slab_share *slab)
 {
     int rank, size, length = 0;
@@ -44,7 +44,7 @@ sf_process_info *sf_report_processes(MPI_Comm comm, int group, const sf_placemen
     mine.threads = sf_thread_count_chosen(&origin);
     snprintf(mine.threads_origin, sizeof mine.threads_origin, "%s", origin);
     mine.memory_bytes = memory_bytes;
-    mine.model_seconds = model_seconds;
+    memcpy(mine.setup_seconds, setup_seconds, sizeof mine.setup_seconds);
     mine.slab = *slab;
     sf_process_info *all = rank == 0 ? sf_malloc((size_t)size * sizeof *all, "the ranks' report") : NULL;
     /* The same binary on every rank: the entries travel as bytes. */

@@ -109,6 +109,30 @@ static void print_memory(const sf_simulation *s)
             hi[0] / 1048576.0, s->ops->name, estimate);
 }
 
+/* How long each part of the set-up took, the most any rank took, and
+ * the slowest rank's whole set-up (so that a slow model read or device
+ * shows before the time loop, not after it). */
+static void print_setup_times(const sf_simulation *s)
+{
+    double mine[SF_SETUP_PARTS + 1], most[SF_SETUP_PARTS + 1];
+    mine[SF_SETUP_PARTS] = 0.0;
+    for (int p = 0; p < SF_SETUP_PARTS; ++p) mine[p] = s->setup_seconds[p], mine[SF_SETUP_PARTS] += mine[p];
+    SF_MPI_CHECK(MPI_Reduce(mine, most, SF_SETUP_PARTS + 1, MPI_DOUBLE, MPI_MAX, 0, s->slab.comm),
+                 "set-up times");
+    char parts[256] = "";
+    size_t used = 0;
+    for (int p = 0; p < SF_SETUP_PARTS && used < sizeof parts; ++p) {
+        char name[32];
+        snprintf(name, sizeof name, "%s", sf_setup_part_name((sf_setup_part)p));
+        for (char *c = name; *c; ++c)
+            if (*c == '_') *c = ' ';
+        used += (size_t)snprintf(parts + used, sizeof parts - used, "%s%s %.3f", p ? ", " : "", name,
+                                 most[p]);
+    }
+    sf_info("  set-up            %.3f s on the slowest rank: %s s (each part the most a rank took)",
+            most[SF_SETUP_PARTS], parts);
+}
+
 /* A time per step as the summary gives it: "8.21 ms", "35.2 us". */
 static void format_step_time(double seconds, char *out, size_t len)
 {
@@ -185,4 +209,5 @@ void sf_simulation_summary(const sf_simulation *s)
     s->physics->summary(s);
     sim_print_guard(s);
     print_memory(s);
+    print_setup_times(s);
 }

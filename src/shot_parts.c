@@ -67,9 +67,13 @@ void sim_create_backend(sf_simulation *s, sf_problem *problem)
 {
     const sf_physics_plugin *physics = s->physics;
     const sf_physics_context context = {s->cfg, &s->model, &s->slab};
+    const double started = MPI_Wtime();
     void *built = physics->build_medium ? physics->build_medium(&context, problem) : NULL;
+    const double built_at = MPI_Wtime();
     s->backend = s->ops->create(problem);
     if (built) physics->free_medium(built);
+    s->setup_seconds[SF_SETUP_MEDIUM] += built_at - started;
+    s->setup_seconds[SF_SETUP_BACKEND] += MPI_Wtime() - built_at;
 }
 
 /* The shot's source and receivers on the physics' fields. */

@@ -55,7 +55,7 @@ void sf_run_report_finish(sf_run_report *report, const char *path, MPI_Comm worl
     sf_slab_share slab = {.first_plane = s->slab.z0, .planes = s->slab.nz};
     sf_simulation_compute_per_step(s, &slab.predicted, &slab.measured);
     sf_process_info *all = sf_report_processes(world, group, report->placement, memory,
-                                               s->model_seconds, &slab);
+                                               s->setup_seconds, &slab);
     if (!all) return;
     report->processes = all;
     char reason[1024];

@@ -50,6 +50,20 @@ static void require_guard_operations(const sf_simulation *s)
 
 /* ---- the shot ---------------------------------------------------------------- */
 
+static const char *const SETUP_PART_NAMES[SF_SETUP_PARTS] = {
+    [SF_SETUP_DEVICES] = "devices", [SF_SETUP_SLAB_CUT] = "slab_cut", [SF_SETUP_MODEL] = "model",
+    [SF_SETUP_CHECKS] = "checks",   [SF_SETUP_MEDIUM] = "medium",     [SF_SETUP_BACKEND] = "backend"};
+
+const char *sf_setup_part_name(sf_setup_part part) { return SETUP_PART_NAMES[part]; }
+
+/* Adds the time since `started` to a set-up part; returns now. */
+static double setup_part_done(sf_simulation *s, sf_setup_part part, double started)
+{
+    const double now = MPI_Wtime();
+    s->setup_seconds[part] += now - started;
+    return now;
+}
+
 void sf_simulation_setup(sf_simulation *s, const sf_config *cfg, MPI_Comm comm,
                          const sf_placement *placement)
 {
@@ -63,6 +77,8 @@ void sf_simulation_setup(sf_simulation *s, const sf_config *cfg, MPI_Comm comm,
     SF_MPI_CHECK(MPI_Comm_size(comm, &s->slab.nranks), "querying the rank count");
     s->host_fields = !placement->cuda;
     s->memory_per_rank = sf_memory_per_rank(&s->ranks_on_node);
+    s->setup_seconds[SF_SETUP_DEVICES] = placement->seconds;
+    double part_started = MPI_Wtime();
     /* The checks that need the rank count (on the equal cut, before the
      * physics is timed on slabs as large), then the cut by cost and its
      * own memory check, then those that need the model. */
@@ -71,11 +87,12 @@ void sf_simulation_setup(sf_simulation *s, const sf_config *cfg, MPI_Comm comm,
         sf_exit_collective();
     sim_cut_slabs(s, comm, placement);
     if (sim_check_memory(s, 0.0)) sf_exit_collective();
+    part_started = setup_part_done(s, SF_SETUP_SLAB_CUT, part_started);
 
     sf_timer_start(&s->timers);
     sf_model_build(&s->model, cfg, &s->slab);
     sf_timer_stop(&s->timers, SF_PHASE_IO);
-    s->model_seconds = s->timers.seconds[SF_PHASE_IO];
+    part_started = setup_part_done(s, SF_SETUP_MODEL, part_started);
     s->check_every = cfg->check_every;
 
     double samples = 0.0;
@@ -95,6 +112,7 @@ void sf_simulation_setup(sf_simulation *s, const sf_config *cfg, MPI_Comm comm,
     sim_place_acquisition(s);
     sf_problem problem;
     sim_describe_problem(s, &problem);
+    setup_part_done(s, SF_SETUP_CHECKS, part_started);
     sim_create_backend(s, &problem);
     sf_halo_init(&s->halo, &s->slab, &s->cpml[2], s->physics->stages, s->physics->in_z_layers);
     if (cfg->energy_path && s->ops->energy)

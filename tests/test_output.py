@@ -370,3 +370,26 @@ def test_timing_report_and_summary(tmp):
                  "of the CFL limit", "points per minimum wavelength", "memory per rank",
                  "stencil + CPML", "halo exchange", "I/O", "throughput"):
         check(text in out, f"'{text}' missing from the output:\n{out}")
+    check_setup_times(out, os.path.join(tmp, "gather.report.json"))
+
+
+SETUP_PARTS = ["devices", "slab_cut", "model", "checks", "medium", "backend"]
+
+
+def check_setup_times(out, report_path):
+    """The summary's set-up line gives each part as the most any rank's
+    report entry took, and the slowest rank's sum."""
+    m = re.search(r"set-up +([\d.]+) s on the slowest rank: (.*) s \(each part the most a rank took\)", out)
+    check(m, f"no set-up line:\n{out}")
+    shown = dict(re.fullmatch(r"([a-z ]+) ([\d.]+)", part).groups() for part in m.group(2).split(", "))
+    check(list(shown) == [p.replace("_", " ") for p in SETUP_PARTS], f"set-up parts {list(shown)}")
+    with open(report_path) as f:
+        ranks = [p["setup_seconds"] for p in json.load(f)["processes"]]
+    check(all(sorted(r) == sorted(SETUP_PARTS) and min(r.values()) >= 0 for r in ranks),
+          f"report set-up times {ranks}")
+    for part in SETUP_PARTS:
+        most = max(r[part] for r in ranks)
+        check(abs(float(shown[part.replace("_", " ")]) - most) <= 0.0005 + 1e-9,
+              f"{part}: summary {shown[part.replace('_', ' ')]} s, ranks {[r[part] for r in ranks]}")
+    slowest = max(sum(r.values()) for r in ranks)
+    check(abs(float(m.group(1)) - slowest) <= 0.0005 + 1e-9, f"set-up {m.group(1)} s, slowest rank {slowest}")

@@ -481,6 +481,8 @@ def test_changed_job_refused_unless_fresh(tmp):
 
 SHOT_KEYS = {"index": int, "status": str, "group": int, "seconds": float, "loop_seconds": float,
              "steps": int, "points_per_second": float, "files": list, "phases": dict}
+SETUP_PARTS = ["devices", "slab_cut", "model", "checks", "medium", "backend"]
+
 PHASES = ["stencil", "halo_pack", "halo_d2h", "halo_mpi", "halo_h2d", "halo_unpack",
           "halo_exposed", "acquisition", "io"]
 CONFIG_KEYS = {"physics": str, "order": int, "nx": int, "ny": int, "nz": int, "dx": float,
@@ -527,6 +529,7 @@ def check_report(path, command, ranks, groups, shots):
         check(isinstance(p["host"], str) and p["gpu"] is None and p["memory_bytes"] > 0 and
               p["group"] == p["rank"] // (ranks // groups) and
               p["halo"].startswith("host memory: the CPU backend") and
+              sorted(p["setup_seconds"]) == sorted(SETUP_PARTS) and min(p["setup_seconds"].values()) >= 0 and
               # testlib sets OMP_NUM_THREADS for every run
               p["threads"] == {"count": max(1, (os.cpu_count() or 1) // ranks),
                                "origin": "OMP_NUM_THREADS"}, f"process {p}")
