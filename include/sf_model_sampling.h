@@ -25,6 +25,12 @@ sf_axis_sample sf_axis_sample_at(double x, long n, double origin, double spacing
 void sf_model_plane_range(const sf_volume_grid *m, const sf_config *c, sf_interpolation how,
                           long z0, long nz, long *k0, long *k1);
 
+/* Is the sampling a copy: every simulation point of planes [z0, z0 +
+ * nz) a model sample itself, rows and planes of the same length, so that
+ * the model planes can be read straight into the simulation's? */
+int sf_model_sampling_is_copy(const sf_volume_grid *m, const sf_config *c, sf_interpolation how,
+                              long z0, long nz);
+
 /* Fills out[nz][ny][nx] for simulation planes [z0, z0 + nz) from model
  * planes [k0, k0 + nk) held as planes[nk][my][mx], sampled as `how` says
  * (a parameter's declared resampling, or model.interpolation). */

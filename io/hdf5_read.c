@@ -94,22 +94,12 @@ static int diagnose_open(const char *path, char *reason, size_t len)
     return at < 0 || needed > (unsigned long long)size ? -1 : 0;
 }
 
-/* comm: open collectively with MPI-IO; MPI_COMM_NULL: alone, with POSIX
- * reads. The metadata is read alone first: MPI-IO prints its own line to
- * stderr when a damaged file sends HDF5 to an impossible offset. */
-hid_t sf_h5_open_read(const char *path, MPI_Comm comm, char *reason, size_t len)
+hid_t sf_h5_open_read(const char *path, char *reason, size_t len)
 {
     sf_h5_quiet();
-    hid_t fapl = H5Pcreate(H5P_FILE_ACCESS);
-    if (fapl < 0 || (comm != MPI_COMM_NULL && H5Pset_fapl_mpio(fapl, comm, MPI_INFO_NULL) < 0)) {
-        sf_h5_failed(reason, len, "setting up MPI-IO for", path);
-        return -1;
-    }
-    hid_t file = H5Fopen(path, H5F_ACC_RDONLY, fapl);
-    /* Before H5Pclose, which clears HDF5's error stack. */
+    hid_t file = H5Fopen(path, H5F_ACC_RDONLY, H5P_DEFAULT);
     if (file < 0 && diagnose_open(path, reason, len) == 0)
         sf_h5_failed(reason, len, "cannot open HDF5 file", path);
-    H5Pclose(fapl);
     return file;
 }
 

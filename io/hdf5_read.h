@@ -3,12 +3,11 @@
 #define SF_HDF5_READ_H
 
 #include <hdf5.h>
-#include <mpi.h>
 #include <stddef.h>
 
-/* comm: open collectively with MPI-IO; MPI_COMM_NULL: alone, with POSIX
- * reads. -1 with the reason when the file does not open. */
-hid_t sf_h5_open_read(const char *path, MPI_Comm comm, char *reason, size_t len);
+/* Opens the file alone, with POSIX reads; -1 with the reason when it does
+ * not open. */
+hid_t sf_h5_open_read(const char *path, char *reason, size_t len);
 
 /* The dataset at `dataset` in file (opened from path); -1 with the reason,
  * which lists the root's objects when it does not exist. */

@@ -62,7 +62,7 @@ int sf_hdf5_volume_shape(const char *path, const char *dataset, sf_volume_grid *
 {
     memset(g, 0, sizeof *g);
     snprintf(g->name, sizeof g->name, "%s:/%s", path, dataset);
-    hid_t file = sf_h5_open_read(path, MPI_COMM_NULL, reason, len);
+    hid_t file = sf_h5_open_read(path, reason, len);
     if (file < 0) return -1;
     hid_t d = sf_h5_open_dataset(file, path, dataset, reason, len);
     int rc = d < 0 ? -1 : dataset_shape(d, g->name, g, reason, len);
@@ -85,11 +85,10 @@ static herr_t select_planes(hid_t space, const sf_volume_grid *g, long k0, long 
     return H5Sselect_hyperslab(space, H5S_SELECT_SET, start, NULL, count, NULL);
 }
 
-int sf_hdf5_volume_read(const char *path, const char *dataset, MPI_Comm comm,
-                        const sf_volume_grid *g, long k0, long nk, float *out, char *reason,
-                        size_t len)
+int sf_hdf5_volume_read(const char *path, const char *dataset, const sf_volume_grid *g, long k0,
+                        long nk, float *out, char *reason, size_t len)
 {
-    hid_t file = sf_h5_open_read(path, comm, reason, len);
+    hid_t file = sf_h5_open_read(path, reason, len);
     if (file < 0) return -1;
     hid_t d = sf_h5_open_dataset(file, path, dataset, reason, len);
     if (d < 0) {
@@ -99,14 +98,11 @@ int sf_hdf5_volume_read(const char *path, const char *dataset, MPI_Comm comm,
     hid_t fspace = H5Dget_space(d);
     hsize_t mcount = (hsize_t)(nk > 0 ? nk : 1) * (hsize_t)g->n[0] * (hsize_t)g->n[1];
     hid_t mspace = H5Screate_simple(1, &mcount, NULL);
-    hid_t dxpl = H5Pcreate(H5P_DATASET_XFER);
     int rc = 0;
-    if (fspace < 0 || mspace < 0 || dxpl < 0 || select_planes(fspace, g, k0, nk) < 0 ||
+    if (fspace < 0 || mspace < 0 || select_planes(fspace, g, k0, nk) < 0 ||
         (nk == 0 && H5Sselect_none(mspace) < 0) ||
-        H5Pset_dxpl_mpio(dxpl, H5FD_MPIO_COLLECTIVE) < 0 ||
-        H5Dread(d, H5T_NATIVE_FLOAT, mspace, fspace, dxpl, out) < 0)
+        H5Dread(d, H5T_NATIVE_FLOAT, mspace, fspace, H5P_DEFAULT, out) < 0)
         rc = sf_h5_failed(reason, len, "cannot read planes of", g->name);
-    if (dxpl >= 0) H5Pclose(dxpl);
     if (mspace >= 0) H5Sclose(mspace);
     if (fspace >= 0) H5Sclose(fspace);
     H5Dclose(d);

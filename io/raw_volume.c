@@ -2,6 +2,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <string.h>
@@ -23,6 +24,22 @@ static void swap_bytes(float *values, size_t count)
     }
 }
 
+/* Reads bytes [from, to) of the file at offset into out + from; the
+ * offset in the file where it failed (errno: 0 for a short file), or -1. */
+static long long read_span(int fd, char *out, size_t from, size_t to, off_t offset)
+{
+    for (size_t done = from; done < to;) {
+        ssize_t got = pread(fd, out + done, to - done, offset + (off_t)done);
+        if (got < 0 && errno == EINTR) continue;
+        if (got <= 0) {
+            if (got == 0) errno = 0;
+            return (long long)(offset + (off_t)done);
+        }
+        done += (size_t)got;
+    }
+    return -1;
+}
+
 int sf_raw_read_planes(const char *path, long nx, long ny, long z0, long nz, sf_endian endian,
                        float *out, char *reason, size_t reason_len)
 {
@@ -31,21 +48,29 @@ int sf_raw_read_planes(const char *path, long nx, long ny, long z0, long nz, sf_
         snprintf(reason, reason_len, "cannot open: %s", strerror(errno));
         return -1;
     }
-    size_t bytes = (size_t)nx * (size_t)ny * (size_t)nz * sizeof(float);
-    off_t offset = (off_t)z0 * nx * ny * (off_t)sizeof(float);
-    size_t done = 0;
-    while (done < bytes) {
-        ssize_t got = pread(fd, (char *)out + done, bytes - done, offset + (off_t)done);
-        if (got <= 0) {
-            snprintf(reason, reason_len, "read failed at byte %lld: %s",
-                     (long long)(offset + (off_t)done), got == 0 ? "file too short" : strerror(errno));
-            close(fd);
-            return -1;
+    const size_t plane = (size_t)nx * (size_t)ny * sizeof(float);
+    const off_t offset = (off_t)z0 * (off_t)plane;
+    const int swap = (endian == SF_ENDIAN_LITTLE) != host_is_little_endian();
+    long long failed_at = LLONG_MAX;   /* the first byte any thread failed at */
+    int failed_errno = 0;
+    /* Each thread reads (and swaps) the planes it would fill, so that
+     * their pages land by the core that steps them, and the copies out
+     * of the page cache run on every core. */
+    #pragma omp parallel for schedule(static)
+    for (long k = 0; k < nz; ++k) {
+        const size_t from = (size_t)k * plane;
+        const long long at = read_span(fd, (char *)out, from, from + plane, offset);
+        if (at < 0) {
+            if (swap) swap_bytes((float *)((char *)out + from), plane / sizeof(float));
+            continue;
         }
-        done += (size_t)got;
+        const int why = errno;
+        #pragma omp critical(sf_raw_read_failure)
+        if (at < failed_at) failed_at = at, failed_errno = why;
     }
     close(fd);
-    if ((endian == SF_ENDIAN_LITTLE) != host_is_little_endian())
-        swap_bytes(out, bytes / sizeof(float));
-    return 0;
+    if (failed_at == LLONG_MAX) return 0;
+    snprintf(reason, reason_len, "read failed at byte %lld: %s", failed_at,
+             failed_errno == 0 ? "file too short" : strerror(failed_errno));
+    return -1;
 }

@@ -42,7 +42,7 @@ sf_signature_format sf_signature_format_of(const char *path)
 static int read_hdf5(const char *path, const char *name, sf_signature *out, char *reason,
                      size_t len)
 {
-    hid_t file = sf_h5_open_read(path, MPI_COMM_NULL, reason, len);
+    hid_t file = sf_h5_open_read(path, reason, len);
     if (file < 0) return -1;
     hid_t d = sf_h5_open_dataset(file, path, name, reason, len);
     int rc = d < 0 ? -1 : 0;

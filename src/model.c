@@ -149,8 +149,8 @@ static void read_planes(const sf_config *c, int p, const sf_slab *slab,
         failed = sf_segy_volume_read(mc->path[p], g, k0, nk, out, reason, sizeof reason) != 0;
         break;
     default:
-        failed = sf_hdf5_volume_read(mc->path[p], mc->dataset[p], slab->comm, g, k0, nk, out,
-                                     reason, sizeof reason) != 0;
+        failed = sf_hdf5_volume_read(mc->path[p], mc->dataset[p], g, k0, nk, out, reason,
+                                     sizeof reason) != 0;
     }
     fail_if_any(c, p, slab, failed, reason);
 }
@@ -176,12 +176,11 @@ static void check_values(const sf_config *c, int p, const sf_slab *slab,
 {
     const double lo = c->model.range[p][0], hi = c->model.range[p][1];
     const long plane = g->n[0] * g->n[1];
-    long bad_local = LONG_MAX;
+    long first_bad = LONG_MAX;
+    #pragma omp parallel for reduction(min : first_bad) schedule(static)
     for (long n = 0; n < plane * nk; ++n)
-        if (!(planes[n] >= lo && planes[n] <= hi)) {  /* NaN fails both */
-            bad_local = k0 * plane + n;
-            break;
-        }
+        if (n < first_bad && !(planes[n] >= lo && planes[n] <= hi)) first_bad = n;  /* NaN fails both */
+    const long bad_local = first_bad == LONG_MAX ? LONG_MAX : k0 * plane + first_bad;
     float value = bad_local != LONG_MAX ? planes[bad_local - k0 * plane] : 0.0f;
     const long bad = lowest_flagged(slab, bad_local, &value, 1, "checking model values");
     if (bad == LONG_MAX) return;
@@ -208,6 +207,13 @@ static void build_from_file(float *out, const sf_config *c, int p, const sf_slab
     check_coverage(c, p, &g);
     long k0, k1;
     sf_model_plane_range(&g, c, how, slab->z0, slab->nz, &k0, &k1);
+    /* A file on the grid itself is read straight into the slab's planes:
+     * no second copy of them, and no sampling pass. */
+    if (sf_model_sampling_is_copy(&g, c, how, slab->z0, slab->nz)) {
+        read_planes(c, p, slab, &g, k0, k1 - k0, out);
+        check_values(c, p, slab, &g, out, k0, k1 - k0);
+        return;
+    }
     size_t count = (size_t)g.n[0] * (size_t)g.n[1] * (size_t)(k1 - k0);
     /* A model file's planes can be larger than the grid's: failing to
      * hold them is the file's problem, reported as such on every rank. The
@@ -272,14 +278,32 @@ static void global_range(const float *values, long n, MPI_Comm comm, double *min
 static void check_points(const sf_model *m, const sf_config *c, const sf_slab *slab)
 {
     const sf_physics_declaration *d = sf_config_physics(c);
+    if (!d->point_problem) return;   /* each value alone was checked against its range */
     const long plane = c->n[0] * c->n[1];
     long first_bad = LONG_MAX;   /* local index */
-    #pragma omp parallel for reduction(min : first_bad) schedule(static)
-    for (long n = 0; n < plane * slab->nz; ++n) {
-        double value[SF_MAX_PARAMS] = {0};
-        for (int q = 0; q < d->nparams; ++q) value[q] = m->param[q][n];
-        char text[256];
-        if (n < first_bad && sf_config_point_problem(c, value, text, sizeof text)) first_bad = n;
+    /* Neighbouring points mostly hold the same values: a thread judges
+     * values only where they differ from the last it judged good. */
+    #pragma omp parallel reduction(min : first_bad)
+    {
+        double last[SF_MAX_PARAMS] = {0};
+        int judged = 0;
+        #pragma omp for schedule(static)
+        for (long n = 0; n < plane * slab->nz; ++n) {
+            double value[SF_MAX_PARAMS] = {0};
+            int same = judged;
+            for (int q = 0; q < d->nparams; ++q) {
+                value[q] = m->param[q][n];
+                same &= value[q] == last[q];
+            }
+            if (same || n > first_bad) continue;
+            char text[256];
+            if (d->point_problem(value, text, sizeof text)) {
+                first_bad = n;
+                continue;
+            }
+            memcpy(last, value, sizeof last);
+            judged = 1;
+        }
     }
     long bad_local = LONG_MAX;
     float values[SF_MAX_PARAMS] = {0};

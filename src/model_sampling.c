@@ -43,6 +43,26 @@ void sf_model_plane_range(const sf_volume_grid *m, const sf_config *c, sf_interp
     *k1 = last.i + (last.w > 0.0 ? 2 : 1);
 }
 
+/* Does points [from, from + count) of an axis sample the model at
+ * consecutive samples from `first` on, without weights? */
+static int axis_is_copy(const sf_volume_grid *m, const sf_config *c, int axis, long from, long count,
+                        sf_interpolation how, long first)
+{
+    for (long k = 0; k < count; ++k) {
+        const sf_axis_sample s = sample_axis(m, c, axis, from + k, how);
+        if (s.w != 0.0 || s.i != first + k) return 0;
+    }
+    return 1;
+}
+
+int sf_model_sampling_is_copy(const sf_volume_grid *m, const sf_config *c, sf_interpolation how,
+                              long z0, long nz)
+{
+    return m->n[0] == c->n[0] && m->n[1] == c->n[1] && axis_is_copy(m, c, 0, 0, c->n[0], how, 0) &&
+           axis_is_copy(m, c, 1, 0, c->n[1], how, 0) &&
+           axis_is_copy(m, c, 2, z0, nz, how, sample_axis(m, c, 2, z0, how).i);
+}
+
 /* The samples and weights of one axis of the simulation grid. */
 static sf_axis_sample *axis_table(const sf_volume_grid *m, const sf_config *c, int axis, long from,
                                   long count, sf_interpolation how)
