@@ -36,8 +36,10 @@ static inline size_t sf_plane_index(const sf_layout *l, long i, long j, long k)
     return (size_t)(k * l->sp + (j + SF_PAD) * l->sx + (i + l->gx));
 }
 
-/* Owned plane k of a compact [nz][ny][nx] array into plane (sp floats in
- * the layout's rows); the padding is left as it is. */
-void sf_layout_plane_from_compact(const sf_layout *l, const float *compact, long k, float *plane);
+/* Owned planes [k0, k0 + count) of a compact [nz][ny][nx] array into
+ * planes (count x sp floats in the layout's rows), on every core; the
+ * padding is left as it is. */
+void sf_layout_planes_from_compact(const sf_layout *l, const float *compact, long k0, long count,
+                                   float *planes);
 
 #endif

@@ -16,9 +16,12 @@ void sf_layout_init(sf_layout *l, long nx, long ny, long nz, long align)
     l->plane_size = (size_t)l->sp * (size_t)nz;
 }
 
-void sf_layout_plane_from_compact(const sf_layout *l, const float *compact, long k, float *plane)
+void sf_layout_planes_from_compact(const sf_layout *l, const float *compact, long k0, long count,
+                                   float *planes)
 {
-    for (long j = 0; j < l->ny; ++j)
-        memcpy(plane + sf_plane_index(l, 0, j, 0), compact + (k * l->ny + j) * l->nx,
-               (size_t)l->nx * sizeof(float));
+    #pragma omp parallel for collapse(2) schedule(static)
+    for (long k = 0; k < count; ++k)
+        for (long j = 0; j < l->ny; ++j)
+            memcpy(planes + sf_plane_index(l, 0, j, k), compact + ((k0 + k) * l->ny + j) * l->nx,
+                   (size_t)l->nx * sizeof(float));
 }

@@ -59,8 +59,8 @@ static void setup_model(acoustic *b, const sf_problem *p)
     const sf_cpu_shared *shared = b->levels.shared;
     const sf_layout *L = &shared->L;
     b->vdt2 = sf_cpu_take(shared->arena, L->plane_size, sizeof(float), "the velocity term v^2 dt^2");
-    for (long k = 0; k < L->nz; ++k)
-        sf_layout_plane_from_compact(L, p->param[SF_ACOUSTIC_PARAM_VP], k, b->vdt2 + k * L->sp);
+    sf_layout_planes_from_compact(L, p->param[SF_ACOUSTIC_PARAM_VP], 0, L->nz, b->vdt2);
+    #pragma omp parallel for schedule(static)
     for (size_t n = 0; n < L->plane_size; ++n) {
         const double v = b->vdt2[n];
         b->vdt2[n] = (float)(v * v * p->dt * p->dt);

@@ -109,25 +109,6 @@ static void plan_arrays(acoustic_state *b, const sf_problem *p)
                  "the relaxation weights");
 }
 
-/* A compact [nz][ny][nx] array onto the owned planes a plane at a time,
- * in the field layout (zero padding): as v^2 dt^2 with dt given, else as
- * it is. */
-static void upload_planes(acoustic_state *b, float *device, const float *compact, double dt,
-                          const char *what)
-{
-    const sf_layout *L = &b->levels.c->L;
-    float *plane = (float *)sf_calloc((size_t)L->sp, sizeof(float), what);
-    for (long k = 0; k < L->nz; ++k) {
-        sf_layout_plane_from_compact(L, compact, k, plane);
-        for (long n = 0; dt > 0.0 && n < L->sp; ++n) {
-            const double v = plane[n];
-            plane[n] = (float)(v * v * dt * dt);
-        }
-        sf_cuda_upload(device + k * L->sp, plane, (size_t)L->sp * sizeof(float), what);
-    }
-    free(plane);
-}
-
 /* The solids' law for this time step, their table and each point's place. */
 static void upload_relaxation(acoustic_state *b, const sf_problem *p)
 {
@@ -137,7 +118,7 @@ static void upload_relaxation(acoustic_state *b, const sf_problem *p)
     sf_cuda_upload(b->weights, r->weight, (size_t)((r->intervals + 1) * r->mechanisms) * sizeof(float),
                    "uploading the relaxation weights");
     law->weight = b->weights;
-    upload_planes(b, b->coordinate, r->coordinate, 0.0, "uploading the points' Q");
+    sf_cuda_upload_planes(&b->levels.c->L, b->coordinate, r->coordinate, "uploading the points' Q");
     b->step.relax.coordinate = b->coordinate;
 }
 
@@ -221,7 +202,8 @@ static void *acoustic_create(sf_cuda_common *c, const sf_problem *p)
 static void acoustic_upload(void *state, const sf_problem *p)
 {
     acoustic_state *b = (acoustic_state *)state;
-    upload_planes(b, b->vdt2, p->param[SF_ACOUSTIC_PARAM_VP], p->dt, "uploading the model");
+    sf_cuda_upload_planes(&b->levels.c->L, b->vdt2, p->param[SF_ACOUSTIC_PARAM_VP], "uploading the model");
+    sf_cuda_square_times(b->vdt2, b->levels.c->L.plane_size, p->dt * p->dt, "the velocity term v^2 dt^2");
     if (b->relaxing) upload_relaxation(b, p);
     b->relaxing = NULL;   /* the medium's, which may go once uploaded */
     setup_layers(b);

@@ -134,25 +134,10 @@ static void plan_arrays(anisotropic_state *b)
             }
 }
 
-/* A compact [nz][ny][nx] array into the owned-planes layout, a plane at a
- * time (the padding stays zero). */
-static void upload_planes(const anisotropic_state *b, float *to, const float *from, float *plane)
-{
-    const sf_layout *L = &b->levels.c->L;
-    for (long k = 0; k < L->nz; ++k) {
-        sf_layout_plane_from_compact(L, from, k, plane);
-        sf_cuda_upload(to + k * L->sp, plane, (size_t)L->sp * sizeof(float), "uploading the medium");
-    }
-}
-
 static void upload_medium(anisotropic_state *b, const sf_problem *p)
 {
-    const float *host[MEDIUM_ARRAYS] = {NULL};
-    for (int a = 0; a < p->nparams && a < MEDIUM_ARRAYS; ++a) host[a] = p->param[a];
-    float *plane = (float *)sf_calloc((size_t)b->levels.c->L.sp, sizeof(float), "a plane of the medium");
-    for (int m = 0; m < MEDIUM_ARRAYS; ++m)
-        if (b->medium[m]) upload_planes(b, b->medium[m], host[m], plane);
-    free(plane);
+    for (int m = 0; m < p->nparams && m < MEDIUM_ARRAYS; ++m)
+        if (b->medium[m]) sf_cuda_upload_planes(&b->levels.c->L, b->medium[m], p->param[m], "uploading the medium");
 }
 
 /* The slot tables, and per axis the index of each zeta slot: the x and y

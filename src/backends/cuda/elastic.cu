@@ -99,15 +99,9 @@ static void upload_relaxation(elastic_state *b, const sf_problem *p)
     sf_cuda_upload(b->relaxation_weights, r->weight, table * sizeof(float), "uploading the relaxation weights");
     s->law.weight = b->relaxation_weights;
     s->plane_size = (long)L->plane_size;
-    float *plane = (float *)sf_calloc((size_t)L->sp, sizeof(float), "the points' Q");
     const float *compact[2] = {b->bulk->coordinate, b->shear->coordinate};
     for (int q = 0; q < 2; ++q)
-        for (long k = 0; k < L->nz; ++k) {
-            sf_layout_plane_from_compact(L, compact[q], k, plane);
-            sf_cuda_upload(b->coordinates + L->plane_size * (size_t)q + k * L->sp, plane,
-                           (size_t)L->sp * sizeof(float), "uploading the points' Q");
-        }
-    free(plane);
+        sf_cuda_upload_planes(L, b->coordinates + L->plane_size * (size_t)q, compact[q], "uploading the points' Q");
     s->bulk_coordinate = b->coordinates;
     s->shear_coordinate = b->coordinates + L->plane_size;
     b->bulk = b->shear = NULL;   /* the medium's, which may go once uploaded */

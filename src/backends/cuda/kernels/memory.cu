@@ -1,6 +1,7 @@
 #include "cuda_memory.h"
 
 #include <stdio.h>
+#include <string.h>
 
 #include <cuda_runtime.h>
 
@@ -55,6 +56,66 @@ void sf_cuda_scale_state(const sf_cuda_arrays *a, float factor, cudaStream_t str
                                                      a->request[n].bytes / sizeof(float), factor);
         SF_CUDA_CHECK(cudaGetLastError(), "launching the test-only growth");
     }
+}
+
+__global__ void square_times_kernel(float *data, size_t count, double factor)
+{
+    const size_t stride = (size_t)gridDim.x * blockDim.x;
+    for (size_t n = (size_t)blockIdx.x * blockDim.x + threadIdx.x; n < count; n += stride) {
+        const double v = data[n];
+        data[n] = (float)(v * v * factor);
+    }
+}
+
+void sf_cuda_square_times(float *values, size_t count, double factor, const char *what)
+{
+    enum { THREADS = 256, BLOCKS = 1024 };
+    square_times_kernel<<<BLOCKS, THREADS>>>(values, count, factor);
+    SF_CUDA_CHECK(cudaGetLastError(), what);
+    SF_CUDA_CHECK(cudaDeviceSynchronize(), what);
+}
+
+/* Planes a staging buffer holds: about 64 MiB, so that laying out a batch
+ * and copying the one before take long enough to overlap. */
+static long planes_per_batch(const sf_layout *L)
+{
+    const long bytes = 64L << 20, plane = L->sp * (long)sizeof(float);
+    const long planes = bytes / plane;
+    return planes < 1 ? 1 : planes > L->nz ? L->nz : planes;
+}
+
+void sf_cuda_upload_planes(const sf_layout *L, float *device, const float *compact, const char *what)
+{
+    if (L->nz == 0) return;
+    const long batch = planes_per_batch(L);
+    const size_t batch_bytes = (size_t)batch * (size_t)L->sp * sizeof(float);
+    float *staging[2];
+    cudaEvent_t sent[2];
+    cudaStream_t stream;
+    SF_CUDA_CHECK(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking), what);
+    for (int b = 0; b < 2; ++b) {
+        staging[b] = (float *)sf_cuda_pinned(batch_bytes, what);
+        /* The padding travels as zeros; the rows are overwritten by every batch. */
+        memset(staging[b], 0, batch_bytes);
+        SF_CUDA_CHECK(cudaEventCreateWithFlags(&sent[b], cudaEventDisableTiming), what);
+    }
+    for (long k0 = 0, n = 0; k0 < L->nz; k0 += batch, ++n) {
+        const int b = (int)(n % 2);
+        const long count = L->nz - k0 < batch ? L->nz - k0 : batch;
+        SF_CUDA_CHECK(cudaEventSynchronize(sent[b]), what);   /* the copy that last read it */
+        sf_layout_planes_from_compact(L, compact, k0, count, staging[b]);
+        SF_CUDA_CHECK(cudaMemcpyAsync(device + k0 * L->sp, staging[b],
+                                      (size_t)count * (size_t)L->sp * sizeof(float),
+                                      cudaMemcpyHostToDevice, stream),
+                      what);
+        SF_CUDA_CHECK(cudaEventRecord(sent[b], stream), what);
+    }
+    SF_CUDA_CHECK(cudaStreamSynchronize(stream), what);
+    for (int b = 0; b < 2; ++b) {
+        SF_CUDA_CHECK(cudaEventDestroy(sent[b]), what);
+        SF_CUDA_CHECK(cudaFreeHost(staging[b]), what);
+    }
+    SF_CUDA_CHECK(cudaStreamDestroy(stream), what);
 }
 
 static void check_fits(size_t needed, long nx, long ny, long nz)
