@@ -9,8 +9,6 @@
 #include <omp.h>
 #include <string.h>
 
-enum { CACHE_TARGET_BYTES = 160 * 1024 };
-
 /* psi arrays carry PSI_PAD zero half points before and after the layer
  * along their axis, so derivatives of psi need no bounds tests: points up
  * to R inside the interior read psi up to 2R - 1 half points past it. */
@@ -114,7 +112,7 @@ void *sf_cpu_acoustic_create(sf_cpu_shared *shared, const sf_problem *p, const s
     setup_model(b, p);
     setup_cpml(b, p);
     long row_bytes = shared->L.sx * (long)sizeof(float) * (2 * b->radius + 1);
-    b->rows_per_block = sf_cpu_rows_per_block(shared->L.ny, row_bytes, CACHE_TARGET_BYTES);
+    b->rows_per_block = sf_cpu_rows_per_block(shared->L.ny, row_bytes);
     b->law = law;
     if (law)
         b->before = sf_cpu_take(shared->arena, (size_t)omp_get_max_threads() * (size_t)b->rows_per_block,

@@ -14,9 +14,6 @@
 #include <string.h>
 
 enum { ROW_CHUNK = 128 };   /* floats of a row per pass */
-/* What a block of rows reads on its 2R + 1 planes, kept within this as
- * it streams through the slab (the acoustic kernels' choice). */
-enum { CACHE_TARGET_BYTES = 320 * 1024 };
 enum { AXIS_X, AXIS_Y, AXIS_Z, AXES };
 enum { FIELDS = SF_ANISOTROPIC_FIELDS };
 
@@ -184,15 +181,13 @@ static void *anisotropic_create(sf_cpu_shared *shared, const sf_problem *p)
     setup_stencil(b, p);
     setup_medium(b, p);
     setup_cpml(b, p);
-    /* At least a block a thread; TTI: blocks that keep its fields and
-     * their first derivatives on the 2R + 1 planes in cache; VTI: one
-     * block a thread (small blocks re-read the y reach of each: 4% slower
-     * on 256^3). */
+    /* TTI: blocks that keep its fields and their first derivatives on
+     * the 2R + 1 planes in cache; VTI: one block a thread (small blocks
+     * re-read the y reach of each: 4% slower on 256^3). */
     const long row_bytes = shared->L.sx * (long)sizeof(float) * (2 * b->radius + 1) * FIELDS * 4;
-    const long threads = omp_get_max_threads(), per_thread = (shared->L.ny + threads - 1) / threads;
-    b->rows_per_block = b->tilted ? sf_cpu_min(per_thread, sf_cpu_rows_per_block(shared->L.ny, row_bytes,
-                                                                                 CACHE_TARGET_BYTES))
-                                  : per_thread;
+    const long threads = omp_get_max_threads();
+    b->rows_per_block = b->tilted ? sf_cpu_rows_per_block(shared->L.ny, row_bytes)
+                                  : (shared->L.ny + threads - 1) / threads;
     return b;
 }
 

@@ -2,8 +2,10 @@
 #include "sf_error.h"
 
 #include <mpi.h>
+#include <omp.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 /* The list, with room for one more entry past its used ones. */
 static void *room(void *list, size_t *capacity, size_t used, size_t size)
@@ -158,6 +160,21 @@ void sf_cpu_cpml_reload(sf_cpu_cpml_coefficients c[3], const sf_cpml_axis axis[3
         memcpy(c[d].a_half, axis[d].a_half, bytes);
         memcpy(c[d].b_half, axis[d].b_half, bytes);
     }
+}
+
+static long cache_budget(void)
+{
+    const long l2 = sysconf(_SC_LEVEL2_CACHE_SIZE);
+    return (l2 > 0 ? l2 : 1L << 20) / 8 * 5;
+}
+
+long sf_cpu_rows_per_block(long ny, long row_bytes)
+{
+    const long most = sf_cpu_max(4, sf_cpu_min(ny, cache_budget() / row_bytes));
+    const long threads = omp_get_max_threads();
+    long blocks = (ny + most - 1) / most;
+    blocks = (blocks + threads - 1) / threads * threads;
+    return sf_cpu_max(1, (ny + blocks - 1) / blocks);
 }
 
 void sf_cpu_each_row(const sf_layout *L, long k0, long k1, void (*row)(void *state, long j, long k),

@@ -13,7 +13,7 @@
 
 #include <string.h>
 
-enum { CACHE_TARGET_BYTES = 192 * 1024, ROW_CHUNK = SF_CPU_ELASTIC_CHUNK };
+enum { ROW_CHUNK = SF_CPU_ELASTIC_CHUNK };
 
 /* Arrays whose planes (or whose starts) lie a multiple of 4 KiB apart map
  * the points a stencil reads together onto the same L1 sets: a z
@@ -231,7 +231,7 @@ void *sf_cpu_elastic_create(sf_cpu_shared *shared, const sf_problem *p, const sf
     }
     /* A z derivative reads 2R planes of three fields. */
     long row_bytes = b->shared->L.sx * (long)sizeof(float) * (2 * b->radius) * 3;
-    b->rows_per_block = sf_cpu_rows_per_block(b->shared->L.ny, row_bytes, CACHE_TARGET_BYTES);
+    b->rows_per_block = sf_cpu_rows_per_block(b->shared->L.ny, row_bytes);
     return b;
 }
 
