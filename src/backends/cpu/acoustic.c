@@ -443,9 +443,12 @@ static void advance_block_plane(acoustic *b, long j0, long j1, long k)
 static void stencil_planes(acoustic *b, long k0, long k1)
 {
     const long ny = b->levels.shared->L.ny, block = b->rows_per_block;
+    const long blocks = (ny + block - 1) / block;
     #pragma omp parallel for schedule(dynamic, 1)
-    for (long j0 = 0; j0 < ny; j0 += block)
+    for (long n = 0; n < blocks; ++n) {
+        const long j0 = sf_cpu_block_start(n, blocks, block);
         for (long k = k0; k < k1; ++k) advance_block_plane(b, j0, sf_cpu_min(j0 + block, ny), k);
+    }
 }
 
 static void advance(void *state, long k0, long k1)

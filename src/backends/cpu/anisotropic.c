@@ -655,11 +655,11 @@ static void advance(void *state, long k0, long k1)
 {
     anisotropic *b = state;
     const sf_layout *L = &b->levels.shared->L;
-    const long ny = L->ny, block = b->rows_per_block;
+    const long ny = L->ny, block = b->rows_per_block, blocks = (ny + block - 1) / block;
     #pragma omp parallel for schedule(dynamic, 1)
-    for (long j0 = 0; j0 < ny; j0 += block)
+    for (long n = 0; n < blocks; ++n)
         for (long k = k0; k < k1; ++k) {
-            const long j1 = sf_cpu_min(j0 + block, ny);
+            const long j0 = sf_cpu_block_start(n, blocks, block), j1 = sf_cpu_min(j0 + block, ny);
             if (b->radius == 4)
                 advance_block_plane(b, j0, j1, k, k0, 4);
             else

@@ -21,6 +21,16 @@ static inline long sf_cpu_min(long a, long b) { return a < b ? a : b; }
  * 160 KiB on 256^3, elastic 4-13%, TTI alike. */
 long sf_cpu_rows_per_block(long ny, long row_bytes);
 
+/* The first row of the n-th of `blocks` blocks of `rows` rows as the
+ * threads take them: from the two ends of the y axis in turn, so that the
+ * blocks holding the costlier rows of the y layers go to different
+ * threads first (in order, with two threads and four blocks, one thread
+ * took both ends). */
+static inline long sf_cpu_block_start(long n, long blocks, long rows)
+{
+    return (n % 2 ? blocks - 1 - n / 2 : n / 2) * rows;
+}
+
 typedef struct {
     size_t bytes;                       /* allocated through the arena, still held */
     struct {

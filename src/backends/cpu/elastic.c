@@ -476,11 +476,11 @@ static inline void update_row(const elastic *b, int g, long j, long k,
 static void update_planes(const elastic *b, int g, long k0, long k1)
 {
     const sf_layout *L = &b->shared->L;
-    const long block = b->rows_per_block;
+    const long block = b->rows_per_block, blocks = (L->ny + block - 1) / block;
     const int radius = b->radius;
     #pragma omp parallel for schedule(dynamic, 1)
-    for (long j0 = 0; j0 < L->ny; j0 += block) {
-        long j1 = sf_cpu_min(j0 + block, L->ny);
+    for (long n = 0; n < blocks; ++n) {
+        const long j0 = sf_cpu_block_start(n, blocks, block), j1 = sf_cpu_min(j0 + block, L->ny);
         for (long k = k0; k < k1; ++k)
             for (long j = j0; j < j1; ++j) {
                 switch (radius) {
