@@ -7,6 +7,7 @@
 #include "hdf5_check.h"
 #include "hdf5_read.h"
 #include "sf_hdf5_write.h"
+#include "sf_raw_io.h"
 #include "sf_version.h"
 #include "sf_volume.h"
 
@@ -85,6 +86,24 @@ static herr_t select_planes(hid_t space, const sf_volume_grid *g, long k0, long 
     return H5Sselect_hyperslab(space, H5S_SELECT_SET, start, NULL, count, NULL);
 }
 
+/* Where a dataset's samples lie in its file as one run of 4-byte floats,
+ * and their byte order; -1 where they do not (chunked or compressed, not
+ * yet written, another type), and HDF5 then reads them. */
+static long long contiguous_floats(hid_t d, sf_endian *endian)
+{
+    const hid_t create = H5Dget_create_plist(d);
+    const H5D_layout_t layout = create < 0 ? H5D_LAYOUT_ERROR : H5Pget_layout(create);
+    if (create >= 0) H5Pclose(create);
+    const haddr_t at = layout == H5D_CONTIGUOUS ? H5Dget_offset(d) : HADDR_UNDEF;
+    if (at == HADDR_UNDEF) return -1;
+    const hid_t type = H5Dget_type(d);
+    const int little = type >= 0 && H5Tequal(type, H5T_IEEE_F32LE) > 0;
+    const int big = type >= 0 && H5Tequal(type, H5T_IEEE_F32BE) > 0;
+    if (type >= 0) H5Tclose(type);
+    *endian = big ? SF_ENDIAN_BIG : SF_ENDIAN_LITTLE;
+    return little || big ? (long long)at : -1;
+}
+
 int sf_hdf5_volume_read(const char *path, const char *dataset, const sf_volume_grid *g, long k0,
                         long nk, float *out, char *reason, size_t len)
 {
@@ -94,6 +113,14 @@ int sf_hdf5_volume_read(const char *path, const char *dataset, const sf_volume_g
     if (d < 0) {
         H5Fclose(file);
         return -1;
+    }
+    /* Plain floats in one run are read as a raw volume, on every thread. */
+    sf_endian endian;
+    const long long start = contiguous_floats(d, &endian);
+    if (start >= 0) {
+        H5Dclose(d);
+        H5Fclose(file);
+        return sf_raw_read_planes(path, start, g->n[0], g->n[1], k0, nk, endian, out, reason, len);
     }
     hid_t fspace = H5Dget_space(d);
     hsize_t mcount = (hsize_t)(nk > 0 ? nk : 1) * (hsize_t)g->n[0] * (hsize_t)g->n[1];

@@ -40,8 +40,8 @@ static long long read_span(int fd, char *out, size_t from, size_t to, off_t offs
     return -1;
 }
 
-int sf_raw_read_planes(const char *path, long nx, long ny, long z0, long nz, sf_endian endian,
-                       float *out, char *reason, size_t reason_len)
+int sf_raw_read_planes(const char *path, long long start, long nx, long ny, long z0, long nz,
+                       sf_endian endian, float *out, char *reason, size_t reason_len)
 {
     int fd = open(path, O_RDONLY);
     if (fd < 0) {
@@ -49,7 +49,7 @@ int sf_raw_read_planes(const char *path, long nx, long ny, long z0, long nz, sf_
         return -1;
     }
     const size_t plane = (size_t)nx * (size_t)ny * sizeof(float);
-    const off_t offset = (off_t)z0 * (off_t)plane;
+    const off_t offset = (off_t)start + (off_t)z0 * (off_t)plane;
     const int swap = (endian == SF_ENDIAN_LITTLE) != host_is_little_endian();
     long long failed_at = LLONG_MAX;   /* the first byte any thread failed at */
     int failed_errno = 0;

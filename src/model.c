@@ -142,7 +142,7 @@ static void read_planes(const sf_config *c, int p, const sf_slab *slab,
     int failed = 0;
     switch (mc->kind) {
     case SF_MODEL_RAW:
-        failed = nk > 0 && sf_raw_read_planes(mc->path[p], g->n[0], g->n[1], k0, nk, mc->endian,
+        failed = nk > 0 && sf_raw_read_planes(mc->path[p], 0, g->n[0], g->n[1], k0, nk, mc->endian,
                                               out, reason, sizeof reason) != 0;
         break;
     case SF_MODEL_SEGY:
