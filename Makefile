@@ -74,7 +74,9 @@ ifeq ($(UCX),1)
 UCX_FLAGS := -DSF_HAVE_UCX=1 $(UCX_CFLAGS)
 endif
 
-CFLAGS   += -std=c11 -D_POSIX_C_SOURCE=200809L -D_DEFAULT_SOURCE $(OPT_FLAGS) $(ARCH_FLAGS) \
+# No fused multiply-add: the kernels' vector clones (SF_CPU_VECTOR_CLONES)
+# and every build then round alike, so a gather is the same on any CPU.
+CFLAGS   += -std=c11 -D_POSIX_C_SOURCE=200809L -D_DEFAULT_SOURCE $(OPT_FLAGS) $(ARCH_FLAGS) -ffp-contract=off \
             $(OPENMP_FLAGS) $(WARN_FLAGS) -Iinclude $(HDF5_CFLAGS) $(YAML_CFLAGS) \
             $(SEGYIO_CFLAGS) $(UCX_FLAGS)
 LDLIBS   += $(HDF5_LIBS) $(YAML_LIBS) $(SEGYIO_LIBS) -lm -ldl

@@ -1,6 +1,7 @@
 /* Backend choice: the CUDA parts exist only in builds with CUDA, so the
  * GPU side of the choice has a CUDA and a CPU-only form. */
 #include "sf_device.h"
+#include "sf_cpu_vectors.h"
 #include "sf_error.h"
 #include "sf_simulation.h"
 #include "sf_thread_count.h"
@@ -179,34 +180,38 @@ static void print_transport(const sf_placement *p, MPI_Comm comm)
     free(all);
 }
 
-/* Rank 0 prints the threads per rank once when the ranks agree, else
- * each run of consecutive ranks with the same number and origin. */
-static void print_threads(MPI_Comm comm)
+enum { RANK_TEXT = 240 };
+
+/* Rank 0 prints each rank's text (RANK_TEXT bytes) after the label once
+ * when the ranks agree, else each run of consecutive ranks with the same. */
+static void print_by_rank(MPI_Comm comm, const char *label, const char *mine)
 {
-    enum { TEXT = 240 };
     int rank, nranks;
     MPI_Comm_rank(comm, &rank);
     MPI_Comm_size(comm, &nranks);
-    char mine[TEXT];
-    sf_thread_count_describe(mine, sizeof mine);
-    char *all = rank == 0 ? sf_malloc((size_t)nranks * TEXT, "threads per rank") : NULL;
-    SF_MPI_CHECK(MPI_Gather(mine, TEXT, MPI_CHAR, all, TEXT, MPI_CHAR, 0, comm),
-                 "collecting the threads per rank");
+    char *all = rank == 0 ? sf_malloc((size_t)nranks * RANK_TEXT, label) : NULL;
+    SF_MPI_CHECK(MPI_Gather(mine, RANK_TEXT, MPI_CHAR, all, RANK_TEXT, MPI_CHAR, 0, comm), label);
     int agree = 1;
     for (int r = 1; rank == 0 && r < nranks; ++r)
-        agree = agree && !strcmp(all + (size_t)r * TEXT, all);
+        agree = agree && !strcmp(all + (size_t)r * RANK_TEXT, all);
     if (rank == 0 && agree) {
-        sf_info("  threads per rank  %s", all);
+        sf_info("  %-18s%s", label, all);
     } else if (rank == 0) {
-        sf_info("  threads per rank  by rank:");
-        print_runs(all, nranks, TEXT);
+        sf_info("  %-18sby rank:", label);
+        print_runs(all, nranks, RANK_TEXT);
     }
     free(all);
 }
 
 void sf_placement_print(const sf_placement *p, MPI_Comm comm)
 {
-    print_threads(comm);
+    char mine[RANK_TEXT];
+    sf_thread_count_describe(mine, sizeof mine);
+    print_by_rank(comm, "threads per rank", mine);
+    if (!p->cuda) {
+        sf_cpu_vectors_describe(mine, sizeof mine);
+        print_by_rank(comm, "vectors", mine);
+    }
 #if SF_HAVE_CUDA
     if (p->cuda) sf_gpu_print_binding(comm);
 #endif

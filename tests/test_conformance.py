@@ -126,6 +126,36 @@ def one_rank_gather(tmp, physics):
     return _one_rank[physics]
 
 
+VECTOR_SETS = ("portable", "avx2", "avx512")
+
+
+def test_every_physics_gives_the_same_gather_on_every_vector_set(tmp):
+    """The CPU's row sweeps built for each vector set (SEISFD_CPU_VECTORS)
+    record the same gather bit for bit: no set fuses a multiply and an add.
+    Sets the CPU lacks run as the widest it has, which the summary says."""
+    ran = {}
+    for physics in declared_physics("cpu"):
+        reference = one_rank_gather(tmp, physics)
+        for vectors in VECTOR_SETS:
+            name = f"{physics}-{vectors}"
+            rc, out, err = run_job(tmp, slab_job(physics, f"{name}.h5"), name=name,
+                                   env={"SEISFD_CPU_VECTORS": vectors})
+            m = re.search(r"vectors +(.+?) \(SEISFD_CPU_VECTORS=" + vectors + r"; the CPU has (.+?)\)\n",
+                          out)
+            check(m, f"{physics}: no vectors line naming SEISFD_CPU_VECTORS={vectors}:\n{out}")
+            ran[vectors] = m.group(1)
+            traces = read_gather(os.path.join(tmp, f"{name}.h5"))["traces"]
+            check(np.array_equal(traces, reference),
+                  f"{physics}: {m.group(1)} gives another gather than the default set, by "
+                  f"{gather_difference(traces, reference):.3g} of the peak")
+    rc, out, err = run_job(tmp, slab_job("acoustic", "bad.h5"), name="bad", expect_ok=False,
+                           env={"SEISFD_CPU_VECTORS": "sse4"})
+    check(rc != 0 and "SEISFD_CPU_VECTORS='sse4': expected portable, avx2 or avx512" in err,
+          f"an unknown set: exit {rc}, {err[-300:]}")
+    return ("every physics alike bit for bit on " +
+            ", ".join(f"{v} ({ran[v]})" for v in VECTOR_SETS))
+
+
 def test_every_physics_resets_between_survey_shots(tmp):
     """Shot 2 of a survey on one group of 2 ranks, after a shot of another
     position, frequency and amplitude, records what the slab job records

@@ -185,7 +185,7 @@ static int row_has_memory(const acoustic *b, long j, long k)
  * is a y-layer half row, or k a z-layer half-plane. (The x ones belong to
  * the row alone and are updated with its x correction, while it is in
  * cache.) */
-static void memory_row(void *state, long j, long k)
+static inline void memory_row(void *state, long j, long k)
 {
     const acoustic *b = state;
     const sf_cpu_shared *shared = b->levels.shared;
@@ -208,9 +208,12 @@ static void memory_row(void *state, long j, long k)
 
 static int has_cpml_x(const acoustic *b) { return b->x[0].hi > b->x[0].lo || b->x[1].hi > b->x[1].lo; }
 
+SF_CPU_VECTOR_KERNEL(memory_row, (void *state, long j, long k), (state, j, k));
+
 static void update_cpml_memory(void *state, long k0, long k1)
 {
-    sf_cpu_each_row(&((acoustic *)state)->levels.shared->L, k0, k1, memory_row, state);
+    const sf_cpu_shared *shared = ((acoustic *)state)->levels.shared;
+    sf_cpu_each_row(&shared->L, k0, k1, memory_row_kernels[shared->vectors], state);
 }
 
 /* ---- the time step ------------------------------------------------------ */
@@ -415,7 +418,7 @@ static float *save_rows(acoustic *b, long j0, long j1, long k)
     return rows;
 }
 
-static void advance_block_plane(acoustic *b, long j0, long j1, long k)
+static inline void advance_block_plane(acoustic *b, long j0, long j1, long k)
 {
     const sf_cpu_shared *shared = b->levels.shared;
     float *before = b->law ? save_rows(b, j0, j1, k) : NULL;
@@ -438,6 +441,8 @@ static void advance_block_plane(acoustic *b, long j0, long j1, long k)
     }
 }
 
+SF_CPU_VECTOR_KERNEL(advance_block_plane, (acoustic *b, long j0, long j1, long k), (b, j0, j1, k));
+
 /* Blocks of rows streamed through the planes; the radius is dispatched
  * per row so each inlined row kernel sees a constant radius. */
 static void stencil_planes(acoustic *b, long k0, long k1)
@@ -447,7 +452,8 @@ static void stencil_planes(acoustic *b, long k0, long k1)
     #pragma omp parallel for schedule(dynamic, 1)
     for (long n = 0; n < blocks; ++n) {
         const long j0 = sf_cpu_block_start(n, blocks, block);
-        for (long k = k0; k < k1; ++k) advance_block_plane(b, j0, sf_cpu_min(j0 + block, ny), k);
+        for (long k = k0; k < k1; ++k)
+            advance_block_plane_kernels[b->levels.shared->vectors](b, j0, sf_cpu_min(j0 + block, ny), k);
     }
 }
 

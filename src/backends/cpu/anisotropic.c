@@ -218,7 +218,7 @@ static inline size_t memory_index(const anisotropic *b, int a, long s, long coun
 
 /* Every memory variable psi of row (j, k): the runs of x half points, and
  * the whole row where it is a half point of a y or z layer. */
-static void memory_row(void *state, long j, long k)
+static inline void memory_row(void *state, long j, long k)
 {
     anisotropic *b = state;
     const sf_layout *L = &b->levels.shared->L;
@@ -247,9 +247,12 @@ static void memory_row(void *state, long j, long k)
     }
 }
 
+SF_CPU_VECTOR_KERNEL(memory_row, (void *state, long j, long k), (state, j, k));
+
 static void update_memory(void *state, long k0, long k1)
 {
-    sf_cpu_each_row(&((anisotropic *)state)->levels.shared->L, k0, k1, memory_row, state);
+    const sf_cpu_shared *shared = ((anisotropic *)state)->levels.shared;
+    sf_cpu_each_row(&shared->L, k0, k1, memory_row_kernels[shared->vectors], state);
 }
 
 /* ---- the time step ------------------------------------------------------ */
@@ -640,7 +643,7 @@ static void first_derivatives(anisotropic *b, long j0, long j1, long k, const in
  * the first derivatives run R planes ahead, so that the mixed ones along
  * z find theirs made (at the stage's first plane, the 2R planes around
  * it). */
-static void advance_block_plane(anisotropic *b, long j0, long j1, long k, long k0, const int R)
+static inline void advance_block_plane(anisotropic *b, long j0, long j1, long k, long k0, const int R)
 {
     if (b->tilted) {
         if (k == k0)
@@ -649,6 +652,16 @@ static void advance_block_plane(anisotropic *b, long j0, long j1, long k, long k
     }
     for (long j = j0; j < j1; ++j) advance_row(b, j, k, R);
 }
+
+/* advance_block_plane with the radius a constant for order 8. */
+static inline void advance_block(anisotropic *b, long j0, long j1, long k, long k0)
+{
+    if (b->radius == 4)
+        advance_block_plane(b, j0, j1, k, k0, 4);
+    else
+        advance_block_plane(b, j0, j1, k, k0, b->radius);
+}
+SF_CPU_VECTOR_KERNEL(advance_block, (anisotropic *b, long j0, long j1, long k, long k0), (b, j0, j1, k, k0));
 
 /* The new level of planes [k0, k1), blocks of rows streamed through them. */
 static void advance(void *state, long k0, long k1)
@@ -659,11 +672,8 @@ static void advance(void *state, long k0, long k1)
     #pragma omp parallel for schedule(dynamic, 1)
     for (long n = 0; n < blocks; ++n)
         for (long k = k0; k < k1; ++k) {
-            const long j0 = sf_cpu_block_start(n, blocks, block), j1 = sf_cpu_min(j0 + block, ny);
-            if (b->radius == 4)
-                advance_block_plane(b, j0, j1, k, k0, 4);
-            else
-                advance_block_plane(b, j0, j1, k, k0, b->radius);
+            const long j0 = sf_cpu_block_start(n, blocks, block);
+            advance_block_kernels[b->levels.shared->vectors](b, j0, sf_cpu_min(j0 + block, ny), k, k0);
         }
     if (b->levels.shared->free_surface_here && k0 == 0)
         for (int f = 0; f < FIELDS; ++f)

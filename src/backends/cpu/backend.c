@@ -123,6 +123,7 @@ sf_backend *sf_cpu_backend_create(const sf_cpu_physics *physics, const sf_proble
     sf_cpu_cpml_copy(b->shared.cpml, &b->arena, p->cpml);
     b->shared.z0 = p->z0;
     b->shared.free_surface_here = p->free_surface && p->z0 == 0;
+    b->shared.vectors = sf_cpu_vectors_chosen();
     b->state = physics->create(&b->shared, p);
     setup_acquisition(b, p);
     setup_halos(b);

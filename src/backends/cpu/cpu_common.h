@@ -7,7 +7,28 @@
 
 #include "sf_backend.h"
 
+#include "sf_cpu_vectors.h"
+
 #include <stddef.h>
+
+/* A row sweep `name` (a static function taking params, called with args)
+ * built once for each vector set (sf_cpu_vectors.h) as name_kernels[set]:
+ * flatten brings what it calls into each copy, so the whole sweep uses
+ * the set's vectors. Elsewhere than x86-64, every entry is the portable
+ * copy. */
+#if defined(__x86_64__)
+#define SF_CPU_VECTOR_KERNEL(name, params, args)                                          \
+    __attribute__((flatten)) static void name##_portable params { name args; }           \
+    __attribute__((target("avx2"), flatten)) static void name##_avx2 params { name args; } \
+    __attribute__((target("avx512f"), flatten)) static void name##_avx512 params { name args; } \
+    static void (*const name##_kernels[SF_CPU_VECTOR_SETS]) params = {                   \
+        name##_portable, name##_avx2, name##_avx512}
+#else
+#define SF_CPU_VECTOR_KERNEL(name, params, args)                                          \
+    __attribute__((flatten)) static void name##_portable params { name args; }           \
+    static void (*const name##_kernels[SF_CPU_VECTOR_SETS]) params = {                   \
+        name##_portable, name##_portable, name##_portable}
+#endif
 
 static inline long sf_cpu_max(long a, long b) { return a > b ? a : b; }
 static inline long sf_cpu_min(long a, long b) { return a < b ? a : b; }

@@ -25,6 +25,7 @@ typedef struct {
     sf_cpu_cpml_coefficients cpml[3];
     long z0;                          /* the slab's first global plane */
     int free_surface_here;            /* the slab holds a free surface at its plane 0 */
+    sf_cpu_vectors vectors;           /* which copy of the row sweeps runs */
 } sf_cpu_shared;
 
 /* A physics' kernel table. Every entry is required unless it says what

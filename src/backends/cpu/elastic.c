@@ -471,24 +471,31 @@ static inline void update_row(const elastic *b, int g, long j, long k,
     }
 }
 
-/* Blocks of rows streamed through the planes; the radius reaches each row
- * kernel as a constant. */
+/* Rows [j0, j1) of plane k; the radius reaches each row kernel as a
+ * constant. */
+static inline void update_block_plane(const elastic *b, int g, long j0, long j1, long k)
+{
+    for (long j = j0; j < j1; ++j) {
+        switch (b->radius) {
+        case 1: update_row(b, g, j, k, 1); break;
+        case 2: update_row(b, g, j, k, 2); break;
+        default: update_row(b, g, j, k, 4); break;
+        }
+    }
+}
+
+SF_CPU_VECTOR_KERNEL(update_block_plane, (const elastic *b, int g, long j0, long j1, long k),
+                     (b, g, j0, j1, k));
+
+/* Blocks of rows streamed through the planes. */
 static void update_planes(const elastic *b, int g, long k0, long k1)
 {
     const sf_layout *L = &b->shared->L;
     const long block = b->rows_per_block, blocks = (L->ny + block - 1) / block;
-    const int radius = b->radius;
     #pragma omp parallel for schedule(dynamic, 1)
     for (long n = 0; n < blocks; ++n) {
         const long j0 = sf_cpu_block_start(n, blocks, block), j1 = sf_cpu_min(j0 + block, L->ny);
-        for (long k = k0; k < k1; ++k)
-            for (long j = j0; j < j1; ++j) {
-                switch (radius) {
-                case 1: update_row(b, g, j, k, 1); break;
-                case 2: update_row(b, g, j, k, 2); break;
-                default: update_row(b, g, j, k, 4); break;
-                }
-            }
+        for (long k = k0; k < k1; ++k) update_block_plane_kernels[b->shared->vectors](b, g, j0, j1, k);
     }
 }
 

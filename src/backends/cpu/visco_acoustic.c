@@ -65,8 +65,8 @@ static void finish_coarse_row(const visco *v, long nx, size_t q, int corner, flo
     }
 }
 
-static void finish_rows(void *state, const sf_layout *L, long j0, long j1, long k, float *next,
-                        const float *cur, const float *before)
+static inline void finish_rows(void *state, const sf_layout *L, long j0, long j1, long k, float *next,
+                               const float *cur, const float *before)
 {
     const visco *v = state;
     for (long j = j0; j < j1; ++j) {
@@ -79,6 +79,11 @@ static void finish_rows(void *state, const sf_layout *L, long j0, long j1, long 
             finish_row(v, &v->scratch[omp_get_thread_num()], L->nx, q, out, now, was);
     }
 }
+
+SF_CPU_VECTOR_KERNEL(finish_rows,
+                     (void *state, const sf_layout *L, long j0, long j1, long k, float *next,
+                      const float *cur, const float *before),
+                     (state, L, j0, j1, k, next, cur, before));
 
 static row_scratch *take_scratch(sf_cpu_shared *shared)
 {
@@ -108,7 +113,7 @@ static void *visco_create(sf_cpu_shared *shared, const sf_problem *p)
         v->weight[l] = sf_cpu_relaxation_weights(shared, &v->law, r->coordinate, l);
     }
     if (!r->coarse) v->scratch = take_scratch(shared);
-    v->rows = (sf_cpu_row_law){finish_rows, v};
+    v->rows = (sf_cpu_row_law){finish_rows_kernels[shared->vectors], v};
     const float *param[SF_MAX_PARAMS] = {NULL};
     const sf_problem acoustic = sf_visco_unrelaxed_problem(p, param);
     return sf_cpu_acoustic_create(shared, &acoustic, &v->rows);

@@ -25,7 +25,7 @@ typedef struct {
     sf_cpu_stress_law stresses;
 } visco;
 
-static void relax_normal(void *state, long len, size_t p, float increment[3][CHUNK])
+static inline void relax_normal(void *state, long len, size_t p, float increment[3][CHUNK])
 {
     const visco *v = state;
     float bulk[CHUNK], xx[CHUNK], yy[CHUNK];   /* the bulk and deviatoric increments */
@@ -53,7 +53,7 @@ static void relax_normal(void *state, long len, size_t p, float increment[3][CHU
     }
 }
 
-static void relax_shear(void *state, int s, long len, size_t p, float *increment)
+static inline void relax_shear(void *state, int s, long len, size_t p, float *increment)
 {
     const visco *v = state;
     float loss[CHUNK] = {0.0f};
@@ -65,6 +65,11 @@ static void relax_shear(void *state, int s, long len, size_t p, float *increment
     }
     for (long i = 0; i < len; ++i) increment[i] -= 0.5f * loss[i];
 }
+
+SF_CPU_VECTOR_KERNEL(relax_normal, (void *state, long len, size_t p, float increment[3][CHUNK]),
+                     (state, len, p, increment));
+SF_CPU_VECTOR_KERNEL(relax_shear, (void *state, int s, long len, size_t p, float *increment),
+                     (state, s, len, p, increment));
 
 /* The law and its arrays live in the arena, freed with the backend; the
  * elastic state runs at the unrelaxed moduli. */
@@ -82,7 +87,7 @@ static void *visco_create(sf_cpu_shared *shared, const sf_problem *p)
             v->memory[l][q] = sf_cpu_take_state(shared->arena, (size_t)shared->L.plane_size,
                                                 "the relaxation memory variables");
     }
-    v->stresses = (sf_cpu_stress_law){relax_normal, relax_shear, v};
+    v->stresses = (sf_cpu_stress_law){relax_normal_kernels[shared->vectors], relax_shear_kernels[shared->vectors], v};
     const sf_problem elastic = sf_visco_elastic_unrelaxed_problem(p);
     return sf_cpu_elastic_create(shared, &elastic, &v->stresses);
 }
