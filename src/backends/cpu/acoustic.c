@@ -362,6 +362,53 @@ static inline void stencil_row_layers(float *restrict next, const float *restric
     }
 }
 
+/* stencil_row_layers in one pass, for the wider vector sets (as
+ * stencil_row) and a row with at most one y term (ty, has_y) and one z
+ * term: the same sums in the same order, so that every set gives the
+ * same gathers. */
+static inline void stencil_row_layers_fused(float *restrict next, const float *restrict cur,
+                                            const float *restrict vdt2, long n, long sx, long sp,
+                                            const acoustic *b, const row_term *ty, const int has_y,
+                                            const row_term *tz, const int has_z, const int R)
+{
+    const float(*s)[SF_MAX_RADIUS + 1] = b->coef.second;
+    const float c0x = s[0][0], c0y = s[1][0], c0z = s[2][0];
+    float cx[SF_MAX_RADIUS + 1], cy[SF_MAX_RADIUS + 1], cz[SF_MAX_RADIUS + 1];
+    float fy[SF_MAX_RADIUS + 1], fz[SF_MAX_RADIUS + 1];
+    for (int m = 1; m <= R; ++m) {
+        cx[m] = s[0][m], cy[m] = s[1][m], cz[m] = s[2][m];
+        fy[m] = b->coef.first[1][m], fz[m] = b->coef.first[2][m];
+    }
+    const float *py = has_y ? ty->psi : NULL, *pz = has_z ? tz->psi : NULL;
+    float *restrict zy = has_y ? ty->zeta : NULL, *restrict zz = has_z ? tz->zeta : NULL;
+    const long sty = has_y ? ty->psi_stride : 0, stz = has_z ? tz->psi_stride : 0;
+    const float ay = has_y ? ty->a : 0.0f, by = has_y ? ty->b : 0.0f;
+    const float az = has_z ? tz->a : 0.0f, bz = has_z ? tz->b : 0.0f;
+    #pragma omp simd
+    for (long i = 0; i < n; ++i) {
+        const float *c = cur + i;
+        float sx2 = c0x * c[0], sy2 = c0y * c[0], sz2 = c0z * c[0], corr = 0.0f;
+        for (int m = 1; m <= R; ++m) {
+            sx2 += cx[m] * (c[m] + c[-m]);
+            sy2 += cy[m] * (c[m * sx] + c[-m * sx]);
+        }
+        for (int m = 1; m <= R; ++m) sz2 += cz[m] * (c[m * sp] + c[-m * sp]);
+        if (has_y) {
+            const float dpsi = sf_cpu_staggered_down(py + i, sty, fy, R);
+            const float z = by * zy[i] + ay * (sy2 + dpsi);
+            zy[i] = z;
+            corr += dpsi + z;
+        }
+        if (has_z) {
+            const float dpsi = sf_cpu_staggered_down(pz + i, stz, fz, R);
+            const float z = bz * zz[i] + az * (sz2 + dpsi);
+            zz[i] = z;
+            corr += dpsi + z;
+        }
+        next[i] = 2.0f * c[0] - next[i] + vdt2[i] * (sx2 + sy2 + sz2 + corr);
+    }
+}
+
 /* The y and z layer terms that apply to row (j, k); returns how many of each. */
 static void row_terms(acoustic *b, long j, long k, row_term ty[2], int *nty, row_term tz[2],
                       int *ntz)
@@ -415,7 +462,14 @@ static void advance_row(acoustic *b, long j, long k, const int R)
     row_term ty[2], tz[2];
     int nty, ntz;
     row_terms(b, j, k, ty, &nty, tz, &ntz);
-    if (nty + ntz > 0)
+    const int fused = b->levels.shared->vectors != SF_CPU_PORTABLE && nty <= 1 && ntz <= 1;
+    if (fused && nty && ntz)
+        stencil_row_layers_fused(next, cur, vel, L->nx, L->sx, L->sp, b, ty, 1, tz, 1, R);
+    else if (fused && nty)
+        stencil_row_layers_fused(next, cur, vel, L->nx, L->sx, L->sp, b, ty, 1, NULL, 0, R);
+    else if (fused && ntz)
+        stencil_row_layers_fused(next, cur, vel, L->nx, L->sx, L->sp, b, NULL, 0, tz, 1, R);
+    else if (nty + ntz > 0)
         stencil_row_layers(next, cur, vel, L->nx, L->sx, L->sp, b, ty, nty, tz, ntz, R);
     else
         stencil_row(next, cur, vel, L->nx, L->sx, L->sp, b, R);
