@@ -389,6 +389,81 @@ static inline void chunk_term(const elastic *b, int g, int t, const chunk *c,
     if (c->absorbs) absorb(b, g, t, c->j, c->k, c->i0, c->len, d);
 }
 
+/* Where term t of half-step g reads for a chunk, as an up derivative:
+ * a down one is the up one a point lower along its axis (the same sums in
+ * the same order). */
+typedef struct {
+    const float *f;
+    long stride;
+    const float *c;
+} term_read;
+
+static inline term_read read_of(const elastic *b, int g, int t, const chunk *ch)
+{
+    const term *tm = &TERM_TABLE[g][t];
+    const long stride[3] = {1, b->shared->L.sx, b->shared->L.sp};
+    const long s = stride[tm->axis];
+    return (term_read){b->f[tm->src] + ch->f - (tm->up ? 0 : s), s, b->coef.first[tm->axis]};
+}
+
+/* The wider vector sets take a chunk out of every layer, without a
+ * relaxation law, in one pass a field: the terms' derivatives and the
+ * update together (the sums in the order of the passes below). */
+static inline int chunk_in_one_pass(const elastic *b, const chunk *c)
+{
+    return b->shared->vectors != SF_CPU_PORTABLE && !c->absorbs && !b->law;
+}
+
+static inline void velocity_one_pass(const elastic *b, const chunk *c, const int R)
+{
+    for (int v = 0; v < 3; ++v) {
+        const term_read r0 = read_of(b, SF_HALF_VELOCITY, 3 * v, c);
+        const term_read r1 = read_of(b, SF_HALF_VELOCITY, 3 * v + 1, c);
+        const term_read r2 = read_of(b, SF_HALF_VELOCITY, 3 * v + 2, c);
+        float *restrict out = b->f[SF_FIELD_VX + v] + c->f;
+        const float *restrict buoyancy = b->m[SF_MEDIUM_BX + v] + c->p;
+        #pragma omp simd
+        for (long i = 0; i < c->len; ++i) {
+            const float d0 = sf_cpu_staggered_up(r0.f + i, r0.stride, r0.c, R);
+            const float d1 = sf_cpu_staggered_up(r1.f + i, r1.stride, r1.c, R);
+            const float d2 = sf_cpu_staggered_up(r2.f + i, r2.stride, r2.c, R);
+            out[i] += buoyancy[i] * (d0 + d1 + d2);
+        }
+    }
+}
+
+static inline void stress_one_pass(const elastic *b, const chunk *c, const int R)
+{
+    const term_read rx = read_of(b, SF_HALF_STRESS, 0, c), ry = read_of(b, SF_HALF_STRESS, 1, c);
+    const term_read rz = read_of(b, SF_HALF_STRESS, 2, c);
+    float *restrict sxx = b->f[SF_FIELD_SXX] + c->f, *restrict syy = b->f[SF_FIELD_SYY] + c->f;
+    float *restrict szz = b->f[SF_FIELD_SZZ] + c->f;
+    const float *restrict l2m = b->m[SF_MEDIUM_L2M] + c->p;
+    const float *restrict lam = b->m[SF_MEDIUM_LAMBDA] + c->p;
+    #pragma omp simd
+    for (long i = 0; i < c->len; ++i) {
+        const float dx = sf_cpu_staggered_up(rx.f + i, rx.stride, rx.c, R);
+        const float dy = sf_cpu_staggered_up(ry.f + i, ry.stride, ry.c, R);
+        const float dz = sf_cpu_staggered_up(rz.f + i, rz.stride, rz.c, R);
+        const float sum = dx + dy + dz, two_mu = l2m[i] - lam[i];
+        sxx[i] += lam[i] * sum + two_mu * dx;
+        syy[i] += lam[i] * sum + two_mu * dy;
+        szz[i] += lam[i] * sum + two_mu * dz;
+    }
+    for (int s = 0; s < 3; ++s) {
+        const term_read r0 = read_of(b, SF_HALF_STRESS, 3 + 2 * s, c);
+        const term_read r1 = read_of(b, SF_HALF_STRESS, 4 + 2 * s, c);
+        float *restrict out = b->f[SF_FIELD_SXY + s] + c->f;
+        const float *restrict mu = b->m[SF_MEDIUM_MUXY + s] + c->p;
+        #pragma omp simd
+        for (long i = 0; i < c->len; ++i) {
+            const float d0 = sf_cpu_staggered_up(r0.f + i, r0.stride, r0.c, R);
+            const float d1 = sf_cpu_staggered_up(r1.f + i, r1.stride, r1.c, R);
+            out[i] += mu[i] * (d0 + d1);
+        }
+    }
+}
+
 static inline void velocity_chunk(const elastic *b, const chunk *c, const int R)
 {
     float d[3][ROW_CHUNK];
@@ -462,7 +537,12 @@ static inline void update_row(const elastic *b, int g, long j, long k,
         long len = sf_cpu_min(ROW_CHUNK, L->nx - i0);
         chunk c = {j, k, i0, len, sf_field_index(L, i0, j, k), sf_plane_index(L, i0, j, k),
                    chunk_absorbs(b, j, k, i0, len)};
-        if (g == SF_HALF_VELOCITY) {
+        if (chunk_in_one_pass(b, &c)) {
+            if (g == SF_HALF_VELOCITY)
+                velocity_one_pass(b, &c, R);
+            else
+                stress_one_pass(b, &c, R);
+        } else if (g == SF_HALF_VELOCITY) {
             velocity_chunk(b, &c, R);
         } else {
             normal_stress_chunk(b, &c, R);
