@@ -414,22 +414,25 @@ static inline int chunk_in_one_pass(const elastic *b, const chunk *c)
     return b->shared->vectors != SF_CPU_PORTABLE && !c->absorbs && !b->law;
 }
 
+/* out += w times the sum of `count` terms of half-step g from term t0. */
+static inline void add_weighted_terms(const elastic *b, const chunk *c, int g, int t0, const int count,
+                                      float *restrict out, const float *restrict w, const int R)
+{
+    term_read r[3];
+    for (int t = 0; t < count; ++t) r[t] = read_of(b, g, t0 + t, c);
+    #pragma omp simd
+    for (long i = 0; i < c->len; ++i) {
+        float sum = sf_cpu_staggered_up(r[0].f + i, r[0].stride, r[0].c, R);
+        for (int t = 1; t < count; ++t) sum += sf_cpu_staggered_up(r[t].f + i, r[t].stride, r[t].c, R);
+        out[i] += w[i] * sum;
+    }
+}
+
 static inline void velocity_one_pass(const elastic *b, const chunk *c, const int R)
 {
-    for (int v = 0; v < 3; ++v) {
-        const term_read r0 = read_of(b, SF_HALF_VELOCITY, 3 * v, c);
-        const term_read r1 = read_of(b, SF_HALF_VELOCITY, 3 * v + 1, c);
-        const term_read r2 = read_of(b, SF_HALF_VELOCITY, 3 * v + 2, c);
-        float *restrict out = b->f[SF_FIELD_VX + v] + c->f;
-        const float *restrict buoyancy = b->m[SF_MEDIUM_BX + v] + c->p;
-        #pragma omp simd
-        for (long i = 0; i < c->len; ++i) {
-            const float d0 = sf_cpu_staggered_up(r0.f + i, r0.stride, r0.c, R);
-            const float d1 = sf_cpu_staggered_up(r1.f + i, r1.stride, r1.c, R);
-            const float d2 = sf_cpu_staggered_up(r2.f + i, r2.stride, r2.c, R);
-            out[i] += buoyancy[i] * (d0 + d1 + d2);
-        }
-    }
+    for (int v = 0; v < 3; ++v)
+        add_weighted_terms(b, c, SF_HALF_VELOCITY, 3 * v, 3, b->f[SF_FIELD_VX + v] + c->f,
+                           b->m[SF_MEDIUM_BX + v] + c->p, R);
 }
 
 static inline void stress_one_pass(const elastic *b, const chunk *c, const int R)
@@ -450,18 +453,9 @@ static inline void stress_one_pass(const elastic *b, const chunk *c, const int R
         syy[i] += lam[i] * sum + two_mu * dy;
         szz[i] += lam[i] * sum + two_mu * dz;
     }
-    for (int s = 0; s < 3; ++s) {
-        const term_read r0 = read_of(b, SF_HALF_STRESS, 3 + 2 * s, c);
-        const term_read r1 = read_of(b, SF_HALF_STRESS, 4 + 2 * s, c);
-        float *restrict out = b->f[SF_FIELD_SXY + s] + c->f;
-        const float *restrict mu = b->m[SF_MEDIUM_MUXY + s] + c->p;
-        #pragma omp simd
-        for (long i = 0; i < c->len; ++i) {
-            const float d0 = sf_cpu_staggered_up(r0.f + i, r0.stride, r0.c, R);
-            const float d1 = sf_cpu_staggered_up(r1.f + i, r1.stride, r1.c, R);
-            out[i] += mu[i] * (d0 + d1);
-        }
-    }
+    for (int s = 0; s < 3; ++s)
+        add_weighted_terms(b, c, SF_HALF_STRESS, 3 + 2 * s, 2, b->f[SF_FIELD_SXY + s] + c->f,
+                           b->m[SF_MEDIUM_MUXY + s] + c->p, R);
 }
 
 static inline void velocity_chunk(const elastic *b, const chunk *c, const int R)
