@@ -4,9 +4,10 @@
 
 # Builds run on the machine's cores (at most 8, for a shared login node):
 # one file at a time, make test spent 88 of its seconds compiling on CI's
-# 2 cores. A -j on the command line wins (make -j1 builds serially); the
-# recursive makes share the top one's jobs.
-ifeq ($(MAKELEVEL),0)
+# 2 cores. A -j on the command line or in MAKEFLAGS wins (make -j1 builds
+# serially); the recursive makes share the top one's jobs; a make that
+# cleans stays serial. Needs GNU make 4.3 (Debian 12's).
+ifeq ($(MAKELEVEL)$(filter -j% j%,$(MAKEFLAGS))$(filter clean,$(MAKECMDGOALS)),0)
 MAKEFLAGS += -j$(shell n=$$(nproc 2>/dev/null || echo 1); [ $$n -gt 8 ] && n=8; echo $$n)
 endif
 
@@ -82,7 +83,7 @@ ifeq ($(UCX),1)
 UCX_FLAGS := -DSF_HAVE_UCX=1 $(UCX_CFLAGS)
 endif
 
-# No fused multiply-add: the kernels' vector clones (SF_CPU_VECTOR_CLONES)
+# No fused multiply-add: the kernels' copies per vector set (SF_CPU_VECTOR_KERNEL)
 # and every build then round alike, so a gather is the same on any CPU.
 CFLAGS   += -std=c11 -D_POSIX_C_SOURCE=200809L -D_DEFAULT_SOURCE $(OPT_FLAGS) $(ARCH_FLAGS) -ffp-contract=off \
             $(OPENMP_FLAGS) $(WARN_FLAGS) -Iinclude $(HDF5_CFLAGS) $(YAML_CFLAGS) \

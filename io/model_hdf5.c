@@ -1,7 +1,7 @@
 /* HDF5 velocity volumes: a float dataset [nz][ny][nx] (or a 2D section
  * [nz][nx]) with optional `origin` and `spacing` attributes (x, y, z in
- * metres) on the dataset or the file's root. Read collectively, each rank
- * selecting only its own planes. */
+ * metres) on the dataset or the file's root. Each rank reads only its own
+ * planes, alone. */
 #include "sf_error.h"
 #include "sf_file_read.h"
 #include "hdf5_check.h"
@@ -94,7 +94,13 @@ static long long contiguous_floats(hid_t d, sf_endian *endian)
     const hid_t create = H5Dget_create_plist(d);
     const H5D_layout_t layout = create < 0 ? H5D_LAYOUT_ERROR : H5Pget_layout(create);
     if (create >= 0) H5Pclose(create);
-    const haddr_t at = layout == H5D_CONTIGUOUS ? H5Dget_offset(d) : HADDR_UNDEF;
+    /* A dataset never written has no storage (HDF5 gives its fill value);
+     * its offset is meaningless then. */
+    H5D_space_status_t space = H5D_SPACE_STATUS_ERROR;
+    if (layout != H5D_CONTIGUOUS || H5Dget_space_status(d, &space) < 0 ||
+        space != H5D_SPACE_STATUS_ALLOCATED)
+        return -1;
+    const haddr_t at = H5Dget_offset(d);
     if (at == HADDR_UNDEF) return -1;
     const hid_t type = H5Dget_type(d);
     const int little = type >= 0 && H5Tequal(type, H5T_IEEE_F32LE) > 0;
@@ -120,7 +126,11 @@ int sf_hdf5_volume_read(const char *path, const char *dataset, const sf_volume_g
     if (start >= 0) {
         H5Dclose(d);
         H5Fclose(file);
-        return sf_raw_read_planes(path, start, g->n[0], g->n[1], k0, nk, endian, out, reason, len);
+        char why[400];
+        if (sf_raw_read_planes(path, start, g->n[0], g->n[1], k0, nk, endian, out, why, sizeof why) == 0)
+            return 0;
+        snprintf(reason, len, "cannot read planes of '%s' (dataset %s): %s", path, dataset, why);
+        return -1;
     }
     hid_t fspace = H5Dget_space(d);
     hsize_t mcount = (hsize_t)(nk > 0 ? nk : 1) * (hsize_t)g->n[0] * (hsize_t)g->n[1];

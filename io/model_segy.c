@@ -79,8 +79,10 @@ static int read_traces(int fd, const sf_segy_input *s, const char *path, long t0
         const ssize_t got = pread(fd, buffer + done, bytes - done, at + (off_t)done);
         if (got < 0 && errno == EINTR) continue;
         if (got <= 0) {
-            snprintf(reason, len, "'%s': reading traces %ld..%ld: %s", path, t0 + 1, t0 + count,
-                     got == 0 ? "the file ends first" : strerror(errno));
+            char why[160] = "the file ends first";
+            if (got < 0 && strerror_r(errno, why, sizeof why) != 0)   /* threads: not strerror */
+                snprintf(why, sizeof why, "error %d", errno);
+            snprintf(reason, len, "'%s': reading traces %ld..%ld: %s", path, t0 + 1, t0 + count, why);
             return -1;
         }
         done += (size_t)got;

@@ -43,7 +43,7 @@ static long long read_span(int fd, char *out, size_t from, size_t to, off_t offs
 int sf_raw_read_planes(const char *path, long long start, long nx, long ny, long z0, long nz,
                        sf_endian endian, float *out, char *reason, size_t reason_len)
 {
-    int fd = open(path, O_RDONLY);
+    int fd = open(path, O_RDONLY | O_CLOEXEC);
     if (fd < 0) {
         snprintf(reason, reason_len, "cannot open: %s", strerror(errno));
         return -1;

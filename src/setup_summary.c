@@ -98,7 +98,7 @@ static void print_memory(const sf_simulation *s)
         sf_memory_estimate(s->cfg, s->slab.z0, s->slab.nz, 1, 0.0, bytes);
         mine[1] = bytes[SF_MEMORY_FIELDS] + bytes[SF_MEMORY_CPML];
     }
-    double lo, hi[2];
+    double lo = 0.0, hi[2] = {0.0, 0.0};   /* rank 0's only */
     SF_MPI_CHECK(MPI_Reduce(mine, &lo, 1, MPI_DOUBLE, MPI_MIN, 0, s->slab.comm), "memory stats");
     SF_MPI_CHECK(MPI_Reduce(mine, hi, 2, MPI_DOUBLE, MPI_MAX, 0, s->slab.comm), "memory stats");
     char estimate[96] = "";
@@ -114,7 +114,7 @@ static void print_memory(const sf_simulation *s)
  * shows before the time loop, not after it). */
 static void print_setup_times(const sf_simulation *s)
 {
-    double mine[SF_SETUP_PARTS + 1], most[SF_SETUP_PARTS + 1];
+    double mine[SF_SETUP_PARTS + 1], most[SF_SETUP_PARTS + 1] = {0};   /* rank 0's only */
     mine[SF_SETUP_PARTS] = 0.0;
     for (int p = 0; p < SF_SETUP_PARTS; ++p) mine[p] = s->setup_seconds[p], mine[SF_SETUP_PARTS] += mine[p];
     SF_MPI_CHECK(MPI_Reduce(mine, most, SF_SETUP_PARTS + 1, MPI_DOUBLE, MPI_MAX, 0, s->slab.comm),

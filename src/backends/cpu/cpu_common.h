@@ -35,9 +35,9 @@ static inline long sf_cpu_min(long a, long b) { return a < b ? a : b; }
 
 /* The rows of a block that a kernel streams through the planes: as many
  * as keep what it reads of them (row_bytes a row) within 5/8 of a core's
- * L2 cache (1 MiB where the system does not say), at least 4, in blocks
- * as many as a multiple of the threads (a thread left without a block, or
- * with one block fewer, idles for it). 5/8: on the 1 MiB L2 of the
+ * L2 cache (1 MiB where the system does not say), cut so that the blocks
+ * come as near a multiple of the threads as the rows allow (a thread left
+ * without a block, or with one block fewer, idles for it). 5/8: on the 1 MiB L2 of the
  * development machines, 640 KiB ran the acoustic step 12% faster than
  * 160 KiB on 256^3, elastic 4-13%, TTI alike. */
 long sf_cpu_rows_per_block(long ny, long row_bytes);

@@ -6,7 +6,12 @@
 #include <string.h>
 
 static const char *const KEYS[SF_CPU_VECTOR_SETS] = {"portable", "avx2", "avx512"};
-static const char *const NAMES[SF_CPU_VECTOR_SETS] = {"portable (SSE2)", "AVX2", "AVX-512"};
+#if defined(__x86_64__) && !defined(__AVX__)
+#define PORTABLE_NAME "portable (SSE2)"
+#else
+#define PORTABLE_NAME "portable (the build's own flags)"
+#endif
+static const char *const NAMES[SF_CPU_VECTOR_SETS] = {PORTABLE_NAME, "AVX2", "AVX-512"};
 
 static sf_cpu_vectors widest_supported(void)
 {

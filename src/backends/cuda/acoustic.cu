@@ -203,7 +203,7 @@ static void acoustic_upload(void *state, const sf_problem *p)
 {
     acoustic_state *b = (acoustic_state *)state;
     sf_cuda_upload_planes(&b->levels.c->L, b->vdt2, p->param[SF_ACOUSTIC_PARAM_VP], "uploading the model");
-    sf_cuda_square_times(b->vdt2, b->levels.c->L.plane_size, p->dt * p->dt, "the velocity term v^2 dt^2");
+    sf_cuda_square_times(b->vdt2, b->levels.c->L.plane_size, p->dt, "the velocity term v^2 dt^2");
     if (b->relaxing) upload_relaxation(b, p);
     b->relaxing = NULL;   /* the medium's, which may go once uploaded */
     setup_layers(b);

@@ -41,12 +41,12 @@ void sf_cuda_free_arrays(sf_cuda_arrays *a);
 
 void sf_cuda_upload(void *to, const void *from, size_t bytes, const char *what);
 /* A compact [nz][ny][nx] host array onto the owned planes of a device
- * array in the field layout L (its padding left as it is), through two
+ * array in the field layout L (its padding zeros), through two
  * pinned buffers: a batch of planes is laid out on every core while the
  * batch before it travels. */
 void sf_cuda_upload_planes(const sf_layout *L, float *device, const float *compact, const char *what);
-/* Each of count values v becomes v^2 factor (in double, as the CPU
- * backend rounds it), on the default stream. */
+/* Each of count values v becomes v v factor factor, in double in that
+ * order as the CPU backend computes v^2 dt^2, on the default stream. */
 void sf_cuda_square_times(float *values, size_t count, double factor, const char *what);
 /* Copies bytes back on stream and waits for them; what names the data. */
 void sf_cuda_download(void *to, const void *from, size_t bytes, cudaStream_t stream,

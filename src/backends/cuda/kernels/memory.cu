@@ -63,7 +63,7 @@ __global__ void square_times_kernel(float *data, size_t count, double factor)
     const size_t stride = (size_t)gridDim.x * blockDim.x;
     for (size_t n = (size_t)blockIdx.x * blockDim.x + threadIdx.x; n < count; n += stride) {
         const double v = data[n];
-        data[n] = (float)(v * v * factor);
+        data[n] = (float)(v * v * factor * factor);
     }
 }
 
@@ -92,7 +92,9 @@ void sf_cuda_upload_planes(const sf_layout *L, float *device, const float *compa
     float *staging[2];
     cudaEvent_t sent[2];
     cudaStream_t stream;
-    SF_CUDA_CHECK(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking), what);
+    /* A blocking stream: its copies wait for the zeroing that
+     * sf_cuda_allocate queued on the default stream. */
+    SF_CUDA_CHECK(cudaStreamCreate(&stream), what);
     for (int b = 0; b < 2; ++b) {
         staging[b] = (float *)sf_cuda_pinned(batch_bytes, what);
         /* The padding travels as zeros; the rows are overwritten by every batch. */
