@@ -274,7 +274,7 @@ SANITIZE_BUILD := -fsanitize=address,undefined -fno-sanitize-recover=undefined \
 # whose code paths other sanitized tests run, and the kill and full-disk
 # surveys, whose subject is the processes around seisfd.
 SANITIZE_TESTS ?= unit. physics. wavelets. config. cli. output. models. segy. snapshots. survey. fuzz. decomposition. \
-                  conformance.every_physics_records elastic_outputs. plot.gather \
+                  conformance.every_physics_records elastic_outputs. plot.gather_picture \
                   anisotropic.anisotropic_job anisotropic.isotropic \
                   attenuation.visco_acoustic_bad attenuation.visco_acoustic_mech \
                   -physics.cpml_reflection -survey.killed -survey.full_disk -cli.check_every_example \
