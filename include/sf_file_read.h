@@ -15,4 +15,10 @@ long long sf_file_size(const char *path, char *reason, size_t len);
  * the reason, errno ENOENT when the file does not exist. */
 char *sf_file_read_text(const char *path, size_t max, size_t *length, char *reason, size_t len);
 
+/* Reads exactly `bytes` at `offset` of fd into out, through short reads
+ * and interruptions, without moving the file offset (so threads may
+ * share fd). 0, or -1 with errno (0: the file ends first) and, unless
+ * NULL, *failed_at the offset where it stopped. */
+int sf_pread_exactly(int fd, void *out, size_t bytes, long long offset, long long *failed_at);
+
 #endif

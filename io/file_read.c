@@ -47,6 +47,21 @@ static int read_exactly(int fd, char *out, size_t size, char *reason, size_t len
     return 0;
 }
 
+int sf_pread_exactly(int fd, void *out, size_t bytes, long long offset, long long *failed_at)
+{
+    for (size_t done = 0; done < bytes;) {
+        const ssize_t got = pread(fd, (char *)out + done, bytes - done, (off_t)(offset + (long long)done));
+        if (got < 0 && errno == EINTR) continue;
+        if (got <= 0) {
+            if (got == 0) errno = 0;
+            if (failed_at) *failed_at = offset + (long long)done;
+            return -1;
+        }
+        done += (size_t)got;
+    }
+    return 0;
+}
+
 /* The opened file is regular and at most max bytes; 0, or -1 with the reason. */
 static int check_opened(int fd, size_t max, struct stat *st, char *reason, size_t len)
 {

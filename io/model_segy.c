@@ -3,6 +3,7 @@
  * the headers and converts the samples; every rank reads the sample range
  * of its own planes from every trace, its threads runs of traces each. */
 #include "sf_error.h"
+#include "sf_file_read.h"
 #include "segy_read.h"
 #include "sf_volume.h"
 
@@ -74,18 +75,13 @@ static int read_traces(int fd, const sf_segy_input *s, const char *path, long t0
 {
     const size_t stride = SEGY_TRACE_HEADER_SIZE + (size_t)s->trace_bsize;
     const size_t bytes = stride * (size_t)count;
-    const off_t at = (off_t)s->trace0 + (off_t)t0 * (off_t)stride;
-    for (size_t done = 0; done < bytes;) {
-        const ssize_t got = pread(fd, buffer + done, bytes - done, at + (off_t)done);
-        if (got < 0 && errno == EINTR) continue;
-        if (got <= 0) {
-            char why[160] = "the file ends first";
-            if (got < 0 && strerror_r(errno, why, sizeof why) != 0)   /* threads: not strerror */
-                snprintf(why, sizeof why, "error %d", errno);
-            snprintf(reason, len, "'%s': reading traces %ld..%ld: %s", path, t0 + 1, t0 + count, why);
-            return -1;
-        }
-        done += (size_t)got;
+    if (sf_pread_exactly(fd, buffer, bytes, s->trace0 + t0 * (long long)stride, NULL) != 0) {
+        const int error = errno;
+        char why[160] = "the file ends first";
+        if (error && strerror_r(error, why, sizeof why) != 0)   /* threads: not strerror */
+            snprintf(why, sizeof why, "error %d", error);
+        snprintf(reason, len, "'%s': reading traces %ld..%ld: %s", path, t0 + 1, t0 + count, why);
+        return -1;
     }
     for (long t = 0; t < count; ++t) {
         float *samples = (float *)(buffer + stride * (size_t)t + SEGY_TRACE_HEADER_SIZE) + k0;

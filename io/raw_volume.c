@@ -1,4 +1,5 @@
 #include "sf_raw_io.h"
+#include "sf_file_read.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -24,22 +25,6 @@ static void swap_bytes(float *values, size_t count)
     }
 }
 
-/* Reads bytes [from, to) of the file at offset into out + from; the
- * offset in the file where it failed (errno: 0 for a short file), or -1. */
-static long long read_span(int fd, char *out, size_t from, size_t to, off_t offset)
-{
-    for (size_t done = from; done < to;) {
-        ssize_t got = pread(fd, out + done, to - done, offset + (off_t)done);
-        if (got < 0 && errno == EINTR) continue;
-        if (got <= 0) {
-            if (got == 0) errno = 0;
-            return (long long)(offset + (off_t)done);
-        }
-        done += (size_t)got;
-    }
-    return -1;
-}
-
 int sf_raw_read_planes(const char *path, long long start, long nx, long ny, long z0, long nz,
                        sf_endian endian, float *out, char *reason, size_t reason_len)
 {
@@ -49,7 +34,7 @@ int sf_raw_read_planes(const char *path, long long start, long nx, long ny, long
         return -1;
     }
     const size_t plane = (size_t)nx * (size_t)ny * sizeof(float);
-    const off_t offset = (off_t)start + (off_t)z0 * (off_t)plane;
+    const long long offset = start + z0 * (long long)plane;
     const int swap = (endian == SF_ENDIAN_LITTLE) != host_is_little_endian();
     long long failed_at = LLONG_MAX;   /* the first byte any thread failed at */
     int failed_errno = 0;
@@ -58,10 +43,10 @@ int sf_raw_read_planes(const char *path, long long start, long nx, long ny, long
      * of the page cache run on every core. */
     #pragma omp parallel for schedule(static)
     for (long k = 0; k < nz; ++k) {
-        const size_t from = (size_t)k * plane;
-        const long long at = read_span(fd, (char *)out, from, from + plane, offset);
-        if (at < 0) {
-            if (swap) swap_bytes((float *)((char *)out + from), plane / sizeof(float));
+        float *values = (float *)((char *)out + (size_t)k * plane);
+        long long at;
+        if (sf_pread_exactly(fd, values, plane, offset + k * (long long)plane, &at) == 0) {
+            if (swap) swap_bytes(values, plane / sizeof(float));
             continue;
         }
         const int why = errno;
