@@ -67,13 +67,12 @@ void sim_create_backend(sf_simulation *s, sf_problem *problem)
 {
     const sf_physics_plugin *physics = s->physics;
     const sf_physics_context context = {s->cfg, &s->model, &s->slab};
-    const double started = MPI_Wtime();
+    double started = MPI_Wtime();
     void *built = physics->build_medium ? physics->build_medium(&context, problem) : NULL;
-    const double built_at = MPI_Wtime();
+    started = sim_setup_part_done(s, SF_SETUP_MEDIUM, started);
     s->backend = s->ops->create(problem);
     if (built) physics->free_medium(built);
-    s->setup_seconds[SF_SETUP_MEDIUM] += built_at - started;
-    s->setup_seconds[SF_SETUP_BACKEND] += MPI_Wtime() - built_at;
+    sim_setup_part_done(s, SF_SETUP_BACKEND, started);
 }
 
 /* The shot's source and receivers on the physics' fields. */

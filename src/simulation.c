@@ -56,8 +56,7 @@ static const char *const SETUP_PART_NAMES[SF_SETUP_PARTS] = {
 
 const char *sf_setup_part_name(sf_setup_part part) { return SETUP_PART_NAMES[part]; }
 
-/* Adds the time since `started` to a set-up part; returns now. */
-static double setup_part_done(sf_simulation *s, sf_setup_part part, double started)
+double sim_setup_part_done(sf_simulation *s, sf_setup_part part, double started)
 {
     const double now = MPI_Wtime();
     s->setup_seconds[part] += now - started;
@@ -87,12 +86,12 @@ void sf_simulation_setup(sf_simulation *s, const sf_config *cfg, MPI_Comm comm,
         sf_exit_collective();
     sim_cut_slabs(s, comm, placement);
     if (sim_check_memory(s, 0.0)) sf_exit_collective();
-    part_started = setup_part_done(s, SF_SETUP_SLAB_CUT, part_started);
+    part_started = sim_setup_part_done(s, SF_SETUP_SLAB_CUT, part_started);
 
     sf_timer_start(&s->timers);
     sf_model_build(&s->model, cfg, &s->slab);
     sf_timer_stop(&s->timers, SF_PHASE_IO);
-    part_started = setup_part_done(s, SF_SETUP_MODEL, part_started);
+    part_started = sim_setup_part_done(s, SF_SETUP_MODEL, part_started);
     s->check_every = cfg->check_every;
 
     double samples = 0.0;
@@ -112,7 +111,7 @@ void sf_simulation_setup(sf_simulation *s, const sf_config *cfg, MPI_Comm comm,
     sim_place_acquisition(s);
     sf_problem problem;
     sim_describe_problem(s, &problem);
-    setup_part_done(s, SF_SETUP_CHECKS, part_started);
+    sim_setup_part_done(s, SF_SETUP_CHECKS, part_started);
     sim_create_backend(s, &problem);
     sf_halo_init(&s->halo, &s->slab, &s->cpml[2], s->physics->stages, s->physics->in_z_layers);
     if (cfg->energy_path && s->ops->energy)

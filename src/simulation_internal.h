@@ -8,6 +8,9 @@
 #include "sf_gather.h"
 #include "sf_simulation.h"
 
+/* Adds the time since `started` (MPI_Wtime) to a set-up part; returns now. */
+double sim_setup_part_done(sf_simulation *s, sf_setup_part part, double started);
+
 /* The shot's parts (shot_parts.c): its CPML profiles, its source and receivers
  * on the physics' fields, the slab as the backend takes it, and whether
  * the test-only growth applies to it. */
