@@ -169,21 +169,44 @@ static long lowest_flagged(const sf_slab *slab, long local, float *values, int c
     return lowest;
 }
 
+/* The least and greatest of values[n] on this rank. */
+typedef struct {
+    double min, max;
+} value_range;
+
+static value_range local_range(const float *values, long n)
+{
+    double lo = INFINITY, hi = -INFINITY;
+    #pragma omp parallel for reduction(min : lo) reduction(max : hi) schedule(static)
+    for (long i = 0; i < n; ++i) {
+        if (values[i] < lo) lo = values[i];
+        if (values[i] > hi) hi = values[i];
+    }
+    return (value_range){lo, hi};
+}
+
 /* Reports the first value outside the accepted range, by its index in the
- * model file, over all ranks. */
-static void check_values(const sf_config *c, int p, const sf_slab *slab,
-                         const sf_volume_grid *g, const float *planes, long k0, long nk)
+ * model file, over all ranks. The planes' own range comes in the same pass:
+ * on a file read straight into the slab it is the model's. */
+static value_range check_values(const sf_config *c, int p, const sf_slab *slab,
+                                const sf_volume_grid *g, const float *planes, long k0, long nk)
 {
     const double lo = c->model.range[p][0], hi = c->model.range[p][1];
     const long plane = g->n[0] * g->n[1];
     long first_bad = LONG_MAX;
-    #pragma omp parallel for reduction(min : first_bad) schedule(static)
-    for (long n = 0; n < plane * nk; ++n)
-        if (n < first_bad && !(planes[n] >= lo && planes[n] <= hi)) first_bad = n;  /* NaN fails both */
+    double least = INFINITY, greatest = -INFINITY;
+    #pragma omp parallel for reduction(min : first_bad, least) reduction(max : greatest) \
+        schedule(static)
+    for (long n = 0; n < plane * nk; ++n) {
+        const float v = planes[n];
+        if (n < first_bad && !(v >= lo && v <= hi)) first_bad = n;  /* NaN fails both */
+        if (v < least) least = v;
+        if (v > greatest) greatest = v;
+    }
     const long bad_local = first_bad == LONG_MAX ? LONG_MAX : k0 * plane + first_bad;
     float value = bad_local != LONG_MAX ? planes[bad_local - k0 * plane] : 0.0f;
     const long bad = lowest_flagged(slab, bad_local, &value, 1, "checking model values");
-    if (bad == LONG_MAX) return;
+    if (bad == LONG_MAX) return (value_range){least, greatest};
     long k = bad / plane, j = (bad % plane) / g->n[0], i = bad % g->n[0];
     char key[64];
     path_key(c, p, key, sizeof key);
@@ -194,10 +217,12 @@ static void check_values(const sf_config *c, int p, const sf_slab *slab,
                      key, g->name, q->name, i, j, k, value, q->values, lo, hi,
                      *q->unit ? " " : "", q->unit, q->name);
     sf_exit_collective();
+    return (value_range){0.0, 0.0};
 }
 
-/* Reads the model planes this slab needs and samples them onto its planes. */
-static void build_from_file(float *out, const sf_config *c, int p, const sf_slab *slab)
+/* Reads the model planes this slab needs and samples them onto its planes;
+ * returns the range of the slab's values. */
+static value_range build_from_file(float *out, const sf_config *c, int p, const sf_slab *slab)
 {
     const sf_interpolation how = declared(c, p)->resampling == SF_RESAMPLE_NEAREST
                                      ? SF_INTERP_NEAREST
@@ -211,8 +236,7 @@ static void build_from_file(float *out, const sf_config *c, int p, const sf_slab
      * no second copy of them, and no sampling pass. */
     if (sf_model_sampling_is_copy(&g, c, how, slab->z0, slab->nz)) {
         read_planes(c, p, slab, &g, k0, k1 - k0, out);
-        check_values(c, p, slab, &g, out, k0, k1 - k0);
-        return;
+        return check_values(c, p, slab, &g, out, k0, k1 - k0);
     }
     size_t count = (size_t)g.n[0] * (size_t)g.n[1] * (size_t)(k1 - k0);
     /* A model file's planes can be larger than the grid's: failing to
@@ -233,43 +257,42 @@ static void build_from_file(float *out, const sf_config *c, int p, const sf_slab
     check_values(c, p, slab, &g, planes, k0, k1 - k0);
     sf_model_resample(&g, planes, k0, c, how, slab->z0, slab->nz, out);
     free(planes);
+    return local_range(out, c->n[0] * c->n[1] * slab->nz);
 }
 
-static float *build_parameter(const sf_config *c, int p, const sf_slab *slab)
+/* Builds parameter p on the slab's planes and finds its range over all
+ * ranks in the same pass. */
+static float *build_parameter(const sf_config *c, int p, const sf_slab *slab, double *min,
+                              double *max)
 {
     long nx = c->n[0], ny = c->n[1], plane = nx * ny;
     float *out = sf_malloc((size_t)plane * (size_t)slab->nz * sizeof(float),
                            "the model");
+    value_range range = {INFINITY, -INFINITY};
     /* Threads over the planes: a 1024^3 model took 8 s on one core, and
      * each plane's pages land by the core that will step it. */
     switch (c->model.kind) {
     case SF_MODEL_HOMOGENEOUS:
-    case SF_MODEL_LAYERED:
-        #pragma omp parallel for schedule(static)
+    case SF_MODEL_LAYERED: {
+        double lo = INFINITY, hi = -INFINITY;
+        #pragma omp parallel for reduction(min : lo) reduction(max : hi) schedule(static)
         for (long k = 0; k < slab->nz; ++k) {
             double depth = c->origin[2] + (double)(slab->z0 + k) * c->spacing[2];
             float v = (float)(c->model.kind == SF_MODEL_HOMOGENEOUS ? c->model.value[p]
                                                                     : layered_value(&c->model, p, depth));
             for (long n = 0; n < plane; ++n) out[k * plane + n] = v;
+            lo = fmin(lo, v);
+            hi = fmax(hi, v);
         }
+        range = (value_range){lo, hi};
         break;
+    }
     default:
-        build_from_file(out, c, p, slab);
+        range = build_from_file(out, c, p, slab);
     }
+    SF_MPI_CHECK(MPI_Allreduce(&range.min, min, 1, MPI_DOUBLE, MPI_MIN, slab->comm), "model min");
+    SF_MPI_CHECK(MPI_Allreduce(&range.max, max, 1, MPI_DOUBLE, MPI_MAX, slab->comm), "model max");
     return out;
-}
-
-/* Global minimum and maximum of values[n]. */
-static void global_range(const float *values, long n, MPI_Comm comm, double *min, double *max)
-{
-    double lo = INFINITY, hi = -INFINITY;
-    #pragma omp parallel for reduction(min : lo) reduction(max : hi) schedule(static)
-    for (long i = 0; i < n; ++i) {
-        if (values[i] < lo) lo = values[i];
-        if (values[i] > hi) hi = values[i];
-    }
-    SF_MPI_CHECK(MPI_Allreduce(&lo, min, 1, MPI_DOUBLE, MPI_MIN, comm), "model min");
-    SF_MPI_CHECK(MPI_Allreduce(&hi, max, 1, MPI_DOUBLE, MPI_MAX, comm), "model max");
 }
 
 /* A grid point whose values the physics cannot run (sf_config_point_problem)
@@ -331,10 +354,8 @@ void sf_model_build(sf_model *m, const sf_config *c, const sf_slab *slab)
     memset(m, 0, sizeof *m);
     const sf_physics_declaration *d = sf_config_physics(c);
     const long count = c->n[0] * c->n[1] * slab->nz;
-    for (int p = 0; p < d->nparams; ++p) {
-        m->param[p] = build_parameter(c, p, slab);
-        global_range(m->param[p], count, slab->comm, &m->min[p], &m->max[p]);
-    }
+    for (int p = 0; p < d->nparams; ++p)
+        m->param[p] = build_parameter(c, p, slab, &m->min[p], &m->max[p]);
     check_points(m, c, slab);
     sf_physics_of(c->physics)->wave_speeds(m, c, count, slab->comm);
 }
