@@ -12,10 +12,12 @@
 
 /* The source density src injects at its peak, per cubic metre:
  * |amplitude| x the wavelet's peak x the largest of the physics' source
- * coefficients (sf_field_lattice) / the cell volume. Outside
- * [SF_SOURCE_DENSITY_MIN, SF_SOURCE_DENSITY_MAX] (0 aside) it is refused. */
-#define SF_SOURCE_DENSITY_MIN 1e-30
-#define SF_SOURCE_DENSITY_MAX 1e30
+ * coefficients (sf_field_lattice) / the cell volume. Outside the fields'
+ * window (0 aside) it is refused: float32's 1e-30 .. 1e30 keeps about
+ * eight decades from overflow and from its denormals; the 16-bit blocks of
+ * run.precision: mixed hold 2^-110 .. 2^126 (sf_block16.h), and the same
+ * margins leave 1e-25 .. 1e29. */
+void sf_source_density_window(sf_precision precision, double *least, double *most);
 double sf_source_density(const sf_config *job, const sf_source_config *src,
                          const sf_field_lattice *fields);
 

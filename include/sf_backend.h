@@ -64,6 +64,7 @@ typedef struct {
     int sample_block;         /* samples kept on the backend before a fetch */
     int exchange_normal_stresses; /* elastic: pressure channels near a slab edge read sxx, syy halos */
     int energy;               /* elastic: keep what the energy diagnostic needs */
+    sf_precision precision;   /* how the state and the medium are stored */
     sf_halo_transport halo_transport;   /* chosen with the backend (sf_device.h) */
 } sf_problem;
 

@@ -31,6 +31,7 @@ typedef struct {
     int plane_costs;            /* --plane-costs: the cost-table row of this device instead */
     int relaxation_coarse;      /* --relaxation-layout coarse (an attenuating physics) */
     sf_slab_policy slabs;       /* --slabs */
+    sf_precision precision;     /* --precision */
     const char *report;         /* --report FILE: the run report, or NULL */
 } sf_bench_options;
 

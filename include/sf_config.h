@@ -39,6 +39,10 @@ enum { SF_MAX_AXIS_POINTS = 1000000, SF_MAX_STEPS = 100000000, SF_MAX_RECEIVERS 
  * planes of z absorbing layers cost more), or into equal numbers. */
 typedef enum { SF_SLABS_BALANCED, SF_SLABS_EQUAL } sf_slab_policy;
 
+/* How the state and the medium are stored between operations: float32, or
+ * 16-bit blocks with float32 arithmetic (sf_block16.h). */
+typedef enum { SF_PRECISION_FLOAT32, SF_PRECISION_MIXED } sf_precision;
+
 typedef enum { SF_SOURCE_PRESSURE, SF_SOURCE_EXPLOSIVE, SF_SOURCE_FORCE,
                SF_SOURCE_MOMENT } sf_source_type;
 
@@ -243,6 +247,8 @@ typedef struct sf_config {
     long check_every;         /* steps between instability checks; 0: none */
     sf_mark check_every_mark;
     sf_slab_policy slabs;     /* run.slabs */
+    sf_precision precision;   /* run.precision */
+    sf_mark precision_mark;
 } sf_config;
 
 /* A homogeneous medium of typical values that physics p runs (bench's
@@ -250,6 +256,7 @@ typedef struct sf_config {
 void sf_config_sample_medium(sf_model_config *m, sf_physics p);
 
 const char *sf_component_name(sf_component c);   /* "vx", "vy", "vz", "p" */
+const char *sf_precision_name(sf_precision p);   /* "float32", "mixed" */
 /* The parameters a job's physics needs, in its order. */
 const sf_physics_declaration *sf_config_physics(const sf_config *cfg);
 /* An attenuating job's memory variables a point: 1 in a coarse layout,

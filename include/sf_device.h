@@ -13,6 +13,7 @@
 typedef struct {
     sf_physics physics;
     sf_device_kind device;
+    sf_precision precision;         /* run.precision: mixed has no cuda kernels yet */
     char device_what[640];          /* names the setting in messages: "job.yaml: run.device" */
     sf_gpu_aware_setting gpu_aware; /* run.gpu_aware_mpi, resolved */
 } sf_placement_request;
@@ -45,9 +46,10 @@ void sf_placement_choose(const sf_placement_request *request, MPI_Comm comm, sf_
 
 /* Why physics cannot run on the device asked for, from its plug-in's
  * backends and this build alone: one line naming the physics, the backend
- * and what to use instead ("vti has no cuda backend; use cpu"), written to
- * why; NULL when it can (auto can whenever the physics has any backend). */
+ * and what to use instead ("vti has no cuda backend; use cpu"), or that
+ * precision mixed has no cuda kernels yet, written to why; NULL when it can (auto can whenever the physics has any backend). */
 const char *sf_placement_refusal(const sf_physics_plugin *physics, sf_device_kind device,
+                                 sf_precision precision,
                                  char *why, size_t len);
 
 /* Collective: the set-up lines saying where each rank computes (threads

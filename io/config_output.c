@@ -152,6 +152,7 @@ void cfg_read_output(cfg_reader *r, sf_yaml_node *root, sf_config *c)
 static const int DEVICES[] = {SF_DEVICE_AUTO, SF_DEVICE_CPU, SF_DEVICE_CUDA};
 static const int GPU_AWARE_MODES[] = {SF_GPU_AWARE_AUTO, SF_GPU_AWARE_ON, SF_GPU_AWARE_OFF};
 static const int SLAB_POLICIES[] = {SF_SLABS_BALANCED, SF_SLABS_EQUAL};
+static const int PRECISIONS[] = {SF_PRECISION_FLOAT32, SF_PRECISION_MIXED};
 
 static const cfg_key RUN_ROWS[] = {
     {.name = "device", .type = CFG_KEY_CHOICE, .choices = "auto|cpu|cuda", .values = DEVICES,
@@ -172,13 +173,21 @@ static const cfg_key RUN_ROWS[] = {
      .values = SLAB_POLICIES, .fallback = "balanced",
      .help = "cut the ranks' slabs by their planes' cost, or into equal numbers of planes",
      .value = CFG_AT(sf_config, slabs)},
+    {.name = "precision", .type = CFG_KEY_CHOICE, .choices = "float32|mixed", .values = PRECISIONS,
+     .fallback = "float32",
+     .help = "how wavefields, memory variables and the medium are stored: float32, or mixed: 16-bit "
+             "blocks, float32 arithmetic (user guide, \"Mixed precision\"); CPU only so far",
+     .value = CFG_AT(sf_config, precision), .mark = CFG_AT(sf_config, precision_mark)},
 };
 const cfg_table CFG_RUN_KEYS = CFG_TABLE("run", NULL, "Optional.", RUN_ROWS);
 
 /* The table stores a choice as an int. */
 _Static_assert(sizeof(sf_device_kind) == sizeof(int) &&
-                   sizeof(sf_gpu_aware_mode) == sizeof(int) && sizeof(sf_slab_policy) == sizeof(int),
+                   sizeof(sf_gpu_aware_mode) == sizeof(int) && sizeof(sf_slab_policy) == sizeof(int) &&
+                   sizeof(sf_precision) == sizeof(int),
                "run's choices are read as ints");
+
+const char *sf_precision_name(sf_precision p) { return p == SF_PRECISION_MIXED ? "mixed" : "float32"; }
 
 void cfg_read_run(cfg_reader *r, sf_yaml_node *root, sf_config *c)
 {

@@ -75,6 +75,7 @@ static void write_config(FILE *f, const sf_run_report *r)
             widest_cpml(c), c->cpml[0], c->cpml[1], c->cpml[2], c->cpml[3], c->cpml[4], c->cpml[5]);
     fprintf(f, "\"free_surface\": %s, ", c->free_surface ? "true" : "false");
     key_string(f, "device", r->placement->name, 1);
+    key_string(f, "precision", sf_precision_name(c->precision), 1);
     key_string(f, "gpu_aware_mpi", sf_gpu_aware_name(r->placement->gpu_aware.mode), 1);
     key_string(f, "halo_transport", sf_halo_transport_name(r->placement->transport), 1);
     key_string(f, "model", model_name(c->model.kind), 1);

@@ -56,9 +56,18 @@ static sf_mark amplitude_key(const sf_config *job, const sf_source_config *src, 
     return (sf_mark){src->wavelet.line, src->wavelet.column};
 }
 
+void sf_source_density_window(sf_precision precision, double *least, double *most)
+{
+    const int mixed = precision == SF_PRECISION_MIXED;
+    *least = mixed ? 1e-25 : 1e-30;
+    *most = mixed ? 1e29 : 1e30;
+}
+
 static void report_density(const sf_config *job, const sf_source_config *src, long index,
                            const sf_field_lattice *fields, double density)
 {
+    double least, most;
+    sf_source_density_window(job->precision, &least, &most);
     char key[96];
     sf_mark mark = amplitude_key(job, src, index, key, sizeof key);
     const double peak = sf_wavelet_peak(src->wavelet.built);
@@ -67,25 +76,26 @@ static void report_density(const sf_config *job, const sf_source_config *src, lo
     sf_config_report(job, mark,
                      "%s: %g makes the source inject %.3g per cubic metre at its peak "
                      "(|amplitude| x the wavelet's peak %g x the largest of the source's "
-                     "coefficients %g / the cell volume %g m^3), %s float32 fields can carry "
+                     "coefficients %g / the cell volume %g m^3), %s %s fields can carry "
                      "with room for the physics' scale and the wavefield's build-up (%g .. %g); "
                      "allowed here: %.3g <= |amplitude| <= %.3g, or 0",
                      key, src->amplitude, density, peak, coefficient, cell_volume(job),
-                     density > SF_SOURCE_DENSITY_MAX ? "more than" : "less than",
-                     SF_SOURCE_DENSITY_MIN, SF_SOURCE_DENSITY_MAX,
-                     SF_SOURCE_DENSITY_MIN / per_amplitude, SF_SOURCE_DENSITY_MAX / per_amplitude);
+                     density > most ? "more than" : "less than",
+                     job->precision == SF_PRECISION_MIXED ? "mixed precision's" : "float32",
+                     least, most, least / per_amplitude, most / per_amplitude);
 }
 
 int sf_check_source_amplitudes(const sf_config *job, const sf_field_lattice *fields)
 {
     const long shots = job->survey.enabled ? job->survey.count : 1;
+    double least, most;
+    sf_source_density_window(job->precision, &least, &most);
     int problems = 0;
     for (long n = 0; n < shots; ++n) {
         sf_source_config src = job->source;
         if (job->survey.enabled) sf_shot_source(&src, &job->survey.shots[n]);
         const double density = sf_source_density(job, &src, fields);
-        if (density == 0.0 ||
-            (density >= SF_SOURCE_DENSITY_MIN && density <= SF_SOURCE_DENSITY_MAX))
+        if (density == 0.0 || (density >= least && density <= most))
             continue;
         report_density(job, &src, n, fields, density);
         ++problems;

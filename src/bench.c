@@ -94,6 +94,13 @@ static int read_slabs(sf_bench_options *o, const char *word)
     return 0;
 }
 
+static int read_precision(sf_bench_options *o, const char *word)
+{
+    if (strcmp(word, "float32") && strcmp(word, "mixed")) return -1;
+    o->precision = strcmp(word, "mixed") ? SF_PRECISION_FLOAT32 : SF_PRECISION_MIXED;
+    return 0;
+}
+
 static int read_layout(sf_bench_options *o, const char *word)
 {
     if (strcmp(word, "full") && strcmp(word, "coarse")) return -1;
@@ -129,6 +136,8 @@ static const bench_option OPTIONS[] = {
      NUMBER(check_every, 0, 10000000)},
     {"--slabs", "balanced|equal", "cut the planes by their cost or in equal numbers (default "
      "balanced)", WORD(read_slabs)},
+    {"--precision", "float32|mixed", "how fields and medium are stored: run.precision (default "
+     "float32)", WORD(read_precision)},
     {"--relaxation-layout", "full|coarse", "an attenuating physics' memory variables: "
      "physics.relaxation_layout (default full, 3 solids)", WORD(read_layout)},
     {"--report", "FILE", "write the run report of the timed steps to FILE", WORD(read_report)},
@@ -374,6 +383,7 @@ static void bench_config(sf_config *c, const sf_bench_options *o, sf_wavelet *ri
         if ((d->default_receivers >> q) & 1) c->receivers.component[c->receivers.ncomponents++] = (sf_component)q;
     c->progress_interval = 1e30;
     c->slabs = o->slabs;
+    c->precision = o->precision;
     c->check_every = o->check_every;
 }
 
@@ -416,8 +426,8 @@ static void write_report(sf_simulation *s, const char *path, const sf_placement 
 /* --gpu-aware-mpi wins over SEISFD_GPU_AWARE_MPI, which wins over auto. */
 static void choose_placement(const sf_bench_options *o, sf_placement *placement)
 {
-    sf_placement_request r = {.physics = o->physics,
-                              .device = o->device};
+    sf_placement_request r = {.physics = o->physics, .device = o->device,
+                              .precision = o->precision};
     snprintf(r.device_what, sizeof r.device_what, "bench: --device");
     int given = o->gpu_aware >= 0;
     char why[200];

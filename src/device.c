@@ -25,6 +25,7 @@ void sf_placement_request_of(const sf_config *cfg, sf_placement_request *out)
     memset(out, 0, sizeof *out);
     out->physics = cfg->physics;
     out->device = cfg->device;
+    out->precision = cfg->precision;
     snprintf(out->device_what, sizeof out->device_what, "%.600s: run.device", cfg->source_path);
     char origin[SF_GPU_AWARE_TEXT] = "the default", why[200];
     if (cfg->gpu_aware_mpi_mark.line > 0)
@@ -43,7 +44,7 @@ static void print_backend_physics(int cuda)
 }
 
 const char *sf_placement_refusal(const sf_physics_plugin *physics, sf_device_kind device,
-                                 char *why, size_t len)
+                                 sf_precision precision, char *why, size_t len)
 {
     const char *name = physics->declared->name;
     const int cpu = sf_physics_has_backend(physics, 0), cuda = sf_physics_has_backend(physics, 1);
@@ -57,6 +58,9 @@ const char *sf_placement_refusal(const sf_physics_plugin *physics, sf_device_kin
                  "(built with CUDA=0 or without nvcc); use cpu or auto");
     else if (device == SF_DEVICE_CUDA && !cuda)
         snprintf(why, len, "%s has no cuda backend; use cpu", name);
+    else if (device == SF_DEVICE_CUDA && precision == SF_PRECISION_MIXED)
+        snprintf(why, len, "precision mixed has no cuda kernels yet; use cpu, or precision float32 "
+                 "on cuda");
     else
         return NULL;
     return why;
@@ -85,6 +89,11 @@ static int choose_gpu(const sf_placement_request *r, const sf_physics_plugin *ph
     if (!sf_physics_has_backend(physics, 1)) {
         sf_info("seisfd: note: %s has no cuda backend; auto runs it on the cpu, leaving the GPUs "
                 "idle (%s)", name, r->device_what);
+        return 0;
+    }
+    if (r->precision == SF_PRECISION_MIXED) {
+        sf_info("seisfd: note: precision mixed has no cuda kernels yet; auto runs it on the cpu, "
+                "leaving the GPUs idle (%s)", r->device_what);
         return 0;
     }
     sf_gpu_bind(comm);
@@ -126,7 +135,7 @@ void sf_placement_choose(const sf_placement_request *r, MPI_Comm comm, sf_placem
     out->gpu_aware = r->gpu_aware;
     const sf_physics_plugin *physics = sf_physics_of(r->physics);
     char why[300];
-    if (sf_placement_refusal(physics, r->device, why, sizeof why))
+    if (sf_placement_refusal(physics, r->device, r->precision, why, sizeof why))
         sf_fail_collective("%s: %s", r->device_what, why);
     out->cuda = choose_gpu(r, physics, comm);
 #if SF_HAVE_CUDA

@@ -3,6 +3,7 @@
  * boundaries, the instability guard and the memory per rank. */
 #include "simulation_internal.h"
 #include "sf_accuracy.h"
+#include "sf_block16.h"
 #include "sf_error.h"
 #include "sf_memory_check.h"
 
@@ -206,6 +207,12 @@ void sf_simulation_summary(const sf_simulation *s)
     sf_info("  boundaries        CPML x %d/%d, y %d/%d, z %d/%d points%s", c->cpml[0], c->cpml[1],
             c->cpml[2], c->cpml[3], c->cpml[4], c->cpml[5],
             c->free_surface ? ", free surface on top" : "");
+    if (c->precision == SF_PRECISION_MIXED)
+        sf_info("  precision         mixed: fields, memory variables and medium stored as 16-bit "
+                "blocks of %d values, float32 arithmetic (the CPU keeps the stored values in "
+                "float32 arrays)", SF_BLOCK16_VALUES);
+    else
+        sf_info("  precision         float32");
     s->physics->summary(s);
     sim_print_guard(s);
     print_memory(s);

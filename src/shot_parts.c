@@ -59,6 +59,7 @@ void sim_describe_problem(const sf_simulation *s, sf_problem *problem)
     p.sample_block = SF_SAMPLE_BLOCK;
     p.exchange_normal_stresses = a->records_pressure;
     p.energy = c->energy_path != NULL;
+    p.precision = c->precision;
     p.halo_transport = s->halo_transport;
     *problem = p;
 }

@@ -84,38 +84,74 @@ def gather_difference(traces, reference):
     return peak_difference(traces, reference)
 
 
+def same_on_every_rank_count(tmp, physics, precision="float32"):
+    """The slab job on 1, 2 and 3 ranks: checks that the gathers and every
+    field's snapshots agree bit for bit (tolerance "ranks"); returns the
+    1-rank gather and the snapshots' fields. In mixed precision the 2-rank
+    run also checks, after every stage, that every state array holds only
+    values its 16-bit blocks store (SEISFD_TEST_STORED: slow, and the same
+    on any rank count)."""
+    gathers, snaps = {}, {}
+    for ranks in RANKS:
+        name = f"{physics}-{precision}{ranks}"
+        job = slab_job(physics, f"{name}.h5")
+        job["run"] = {"precision": precision}
+        run_job(tmp, job, name=name, ranks=ranks,
+                env={"SEISFD_TEST_STORED": "1"} if precision == "mixed" and ranks == 2 else None)
+        gathers[ranks] = read_gather(os.path.join(tmp, f"{name}.h5"))["traces"]
+        snaps[ranks] = snapshot_arrays(os.path.join(tmp, f"{name}-snaps.h5"))
+    reference = gathers[1]
+    limit = tolerance("ranks", reference.dtype)
+    what = f"{physics} ({precision})"
+    check(np.isfinite(reference).all() and np.abs(reference).max() > 0,
+          f"{what}: the 1-rank gather is empty or not finite")
+    check(snaps[1] and any(np.abs(a).max() > 0 for a in snaps[1].values()),
+          f"{what}: no snapshots, or all zero")
+    for ranks in RANKS[1:]:
+        off = gather_difference(gathers[ranks], reference)
+        check(gathers[ranks].shape == reference.shape and off <= limit,
+              f"{what}: {ranks} ranks' gather differs from 1 rank's by {off:.3g} of the "
+              f"peak (limit {limit:g})")
+        check(snaps[ranks].keys() == snaps[1].keys(),
+              f"{what}: {ranks} ranks wrote snapshots {sorted(snaps[ranks])}, 1 rank "
+              f"{sorted(snaps[1])}")
+        for key, value in snaps[1].items():
+            off = peak_difference(snaps[ranks][key], value)
+            check(off <= limit, f"{what}: snapshot {key} on {ranks} ranks differs from "
+                                f"1 rank's by {off:.3g} of its peak (limit {limit:g})")
+    return reference, sorted({key.split("/")[0] for key in snaps[1]})
+
+
 def test_every_physics_gives_the_same_gather_and_snapshots_on_1_2_and_3_ranks(tmp):
     """On the CPU, bit for bit (tolerance "ranks"): the gather and every
     field's snapshots of a layered medium with a free surface."""
     notes = []
     for physics in declared_physics("cpu"):
-        gathers, snaps = {}, {}
-        for ranks in RANKS:
-            name = f"{physics}{ranks}"
-            run_job(tmp, slab_job(physics, f"{name}.h5"), name=name, ranks=ranks)
-            gathers[ranks] = read_gather(os.path.join(tmp, f"{name}.h5"))["traces"]
-            snaps[ranks] = snapshot_arrays(os.path.join(tmp, f"{name}-snaps.h5"))
-        reference = _one_rank[physics] = gathers[1]
-        limit = tolerance("ranks", reference.dtype)
-        check(np.isfinite(reference).all() and np.abs(reference).max() > 0,
-              f"{physics}: the 1-rank gather is empty or not finite")
-        check(snaps[1] and any(np.abs(a).max() > 0 for a in snaps[1].values()),
-              f"{physics}: no snapshots, or all zero")
-        for ranks in RANKS[1:]:
-            off = gather_difference(gathers[ranks], reference)
-            check(gathers[ranks].shape == reference.shape and off <= limit,
-                  f"{physics}: {ranks} ranks' gather differs from 1 rank's by {off:.3g} of the "
-                  f"peak (limit {limit:g})")
-            check(snaps[ranks].keys() == snaps[1].keys(),
-                  f"{physics}: {ranks} ranks wrote snapshots {sorted(snaps[ranks])}, 1 rank "
-                  f"{sorted(snaps[1])}")
-            for key, value in snaps[1].items():
-                off = peak_difference(snaps[ranks][key], value)
-                check(off <= limit, f"{physics}: snapshot {key} on {ranks} ranks differs from "
-                                    f"1 rank's by {off:.3g} of its peak (limit {limit:g})")
-        fields = sorted({key.split("/")[0] for key in snaps[1]})
+        _one_rank[physics], fields = same_on_every_rank_count(tmp, physics)
         notes.append(f"{physics} ({'/'.join(fields)})")
     return "1, 2, 3 ranks alike: " + ", ".join(notes)
+
+
+# How far run.precision: mixed may record from float32 on the slab job (of
+# the peak, each component its own), and how near it may not: its 16-bit
+# blocks round every value to 15 bits of its block's largest.
+MIXED_APART = (1e-6, 4e-3)
+
+
+def test_every_physics_in_mixed_precision_is_the_same_on_1_2_and_3_ranks(tmp):
+    """run.precision: mixed, on the CPU: the slab job's gather and snapshots
+    bit for bit alike on 1, 2 and 3 ranks (the 16-bit blocks lie along rows,
+    which no slab cut divides), and apart from float32's by what rounding
+    to the blocks makes, neither nothing nor more."""
+    notes = []
+    for physics in declared_physics("cpu"):
+        mixed, _ = same_on_every_rank_count(tmp, physics, "mixed")
+        off = gather_difference(mixed, one_rank_gather(tmp, physics))
+        check(MIXED_APART[0] <= off <= MIXED_APART[1],
+              f"{physics}: mixed differs from float32 by {off:.3g} of the peak (expected "
+              f"{MIXED_APART[0]:g} .. {MIXED_APART[1]:g})")
+        notes.append(f"{physics} {off:.1e}")
+    return "1, 2, 3 ranks alike; from float32: " + ", ".join(notes)
 
 
 def one_rank_gather(tmp, physics):
@@ -180,38 +216,47 @@ def test_every_physics_resets_between_survey_shots(tmp):
     return f"{', '.join(declared_physics('cpu'))}: shot 2 == the shot alone, bit for bit"
 
 
+def growth_stops(tmp, physics, gather, ranks, precision="float32"):
+    """The small job made to grow by 3% a step on `ranks` ranks: checks the
+    guard's message (the field, the checks, the growth, where and what to
+    change), exit 1, the report failed with that reason, the gather an
+    earlier run wrote left as it was and nothing temporary beside it;
+    returns the message's match."""
+    job = small_job(physics)
+    job["run"] = {"precision": precision}
+    before = digest(gather)
+    rc, out, err = run_job(tmp, job, name=physics, ranks=ranks, expect_ok=False,
+                           env={"SEISFD_TEST_GROWTH": "1.03"})
+    m = GROWTH.search(err)
+    check(rc == 1 and m and err.count("seisfd: error") == 1,
+          f"{physics} ({precision}) on {ranks} ranks: exit {rc}, no growth message:\n{err}")
+    checks, rise = int(m.group(2)), float(m.group(3))
+    check(checks >= 6 and float(m.group(6)) >= 10.0 and rise >= 10.0,
+          f"{physics} ({precision}): {checks} checks, x {rise}")
+    shot = report_of(tmp)
+    check(shot["status"] == "failed" and shot["reason"] in err,
+          f"{physics} ({precision}): report {shot['status']}: {shot['reason']}")
+    check(digest(gather) == before and not leftovers(tmp),
+          f"{physics} ({precision}): the earlier gather changed or files were left: "
+          f"{leftovers(tmp)}")
+    return m
+
+
 def test_every_physics_made_to_grow_is_stopped_by_the_guard(tmp):
     """Made to grow by 3% a step, each physics stops with the guard's
-    message (the field, the checks, the growth, where and what to change),
-    exit 1, its report failed with that reason, the gather an earlier run
-    wrote under the same name left as it was and nothing temporary beside
-    it; on 3 ranks it decides as on 1."""
+    message (growth_stops), on 3 ranks as on 1, and on 1 rank in mixed
+    precision (whose blocks turn what float32 would overflow into NaN)."""
     notes, gather = [], os.path.join(tmp, "out", "shot.h5")
     for physics in declared_physics("cpu"):
         run_job(tmp, small_job(physics, duration=0.1), name=physics)
-        before = digest(gather)
-        decided = {}
-        for ranks in (1, 3):
-            rc, out, err = run_job(tmp, small_job(physics), name=physics, ranks=ranks,
-                                   expect_ok=False, env={"SEISFD_TEST_GROWTH": "1.03"})
-            m = GROWTH.search(err)
-            check(rc == 1 and m and err.count("seisfd: error") == 1,
-                  f"{physics} on {ranks} ranks: exit {rc}, no growth message:\n{err}")
-            checks, rise = int(m.group(2)), float(m.group(3))
-            check(checks >= 6 and float(m.group(6)) >= 10.0 and rise >= 10.0,
-                  f"{physics}: {checks} checks, x {rise}")
-            shot = report_of(tmp)
-            check(shot["status"] == "failed" and shot["reason"] in err,
-                  f"{physics}: report {shot['status']}: {shot['reason']}")
-            check(digest(gather) == before and not leftovers(tmp),
-                  f"{physics}: the earlier gather changed or files were left: {leftovers(tmp)}")
-            decided[ranks] = m
+        decided = {ranks: growth_stops(tmp, physics, gather, ranks) for ranks in (1, 3)}
         check(decided[3].group(1, 2, 4, 5, 7, 8) == decided[1].group(1, 2, 4, 5, 7, 8),
               f"{physics}: 3 ranks decided otherwise:\n{decided[1].group(0)}\n"
               f"{decided[3].group(0)}")
+        mixed = growth_stops(tmp, physics, gather, 1, "mixed")
         m = decided[1]
         notes.append(f"{physics} {m.group(1)} x {float(m.group(3)):.3g} after {m.group(2)} checks "
-                     f"from step {m.group(7)}")
+                     f"from step {m.group(7)} (mixed: after {mixed.group(2)})")
     return "; ".join(notes)
 
 

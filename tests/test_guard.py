@@ -176,6 +176,16 @@ def test_amplitudes_float32_cannot_carry_are_refused(tmp):
         rc, out, err = run(["check", json_job(tmp, "job", amplitude_job(amplitude))], cwd=tmp)
         check(rc == 1 and re.search(pattern, err) and err.count("source.amplitude") == 1,
               f"{name}: exit {rc}:\n{err}")
+    # Mixed precision's blocks reach 2^-110, not float32's denormals: its
+    # window starts at 1e-25.
+    for precision, refused in (("float32", False), ("mixed", True)):
+        job = amplitude_job(1e-24)
+        job["run"] = {"precision": precision}
+        rc, out, err = run(["check", json_job(tmp, precision, job)], cwd=tmp)
+        check((rc == 1) == refused and (not refused or re.search(
+                  r"less than mixed precision's fields can carry .*\(1e-25 \.\. 1e\+29\); "
+                  r"allowed here: 1e-22 <= \|amplitude\| <= 1e\+32", err)),
+              f"amplitude 1e-24 in {precision}: exit {rc}:\n{err}")
     force = small_job("elastic")
     force["model"].update(vs=1700, rho=2200)
     force["source"] = {"type": "force", "position": [113, 117, 122], "frequency": 20,

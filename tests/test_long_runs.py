@@ -93,9 +93,10 @@ def crossing_time(n, h, slowest):
 
 
 def bounded_case(tmp, name, physics, n, h, vp, frequency, cpml, duration, model=None, ranks=1,
-                 slowest=None):
+                 slowest=None, precision="float32"):
     job = long_job(physics, n, h, vp, frequency, cpml, duration=duration, model=model,
                    gather=f"{name}.h5")
+    job["run"]["precision"] = precision
     run_job(tmp, job, name=name, ranks=ranks)
     t0, level, rise = check_bounded(os.path.join(tmp, f"{name}.h5"),
                                     crossing_time(n, h, slowest or vp), frequency)
@@ -123,18 +124,29 @@ def slowest_wave(model):
     return min(speeds)
 
 
-def test_every_physics_long_record(tmp):
-    """Each physics seisfd declares, in its homogeneous medium (testlib's
-    medium: vp 3000 m/s; TTI tilted 30 degrees, where its mixed
-    derivatives grew unstretched), on the 25^3 grid with 6-point layers at
-    3 Hz, 4 s."""
+def every_physics_long_record(tmp, precision="float32"):
     notes = []
     for physics in declared_physics("cpu"):
         model = medium(physics)
         extra = {k: v for k, v in model.items() if k not in ("type", "vp")}
         notes.append(bounded_case(tmp, physics, physics, (25, 25, 25), 10.0, model["vp"], 3.0, 6,
-                                  4.0, model=extra, slowest=slowest_wave(model)))
+                                  4.0, model=extra, slowest=slowest_wave(model),
+                                  precision=precision))
     return "; ".join(notes)
+
+
+def test_every_physics_long_record(tmp):
+    """Each physics seisfd declares, in its homogeneous medium (testlib's
+    medium: vp 3000 m/s; TTI tilted 30 degrees, where its mixed
+    derivatives grew unstretched), on the 25^3 grid with 6-point layers at
+    3 Hz, 4 s."""
+    return every_physics_long_record(tmp)
+
+
+def test_every_physics_long_record_in_mixed_precision(tmp):
+    """The same with run.precision: mixed, whose 16-bit blocks round the
+    memory variables of the layers too."""
+    return every_physics_long_record(tmp, "mixed")
 
 
 def test_tti_fast_long_record(tmp):

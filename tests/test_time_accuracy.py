@@ -21,10 +21,11 @@ def windowed_misfit(trace, exact, t, arrival, f0):
     return float(np.linalg.norm(trace[window] - exact[window]) / np.linalg.norm(exact[window]))
 
 
-def line_job(n, source, offsets, f0, order, correction, duration):
+def line_job(n, source, offsets, f0, order, correction, duration, precision="float32"):
     """Homogeneous 2000 m/s, 10 m spacing, dt: auto; receivers off the
     source at the given (dx, dy, dz) offsets."""
-    return {"grid": {"nx": n[0], "ny": n[1], "nz": n[2], "dx": 10, "dy": 10, "dz": 10},
+    return {"run": {"precision": precision},
+            "grid": {"nx": n[0], "ny": n[1], "nz": n[2], "dx": 10, "dy": 10, "dz": 10},
             "time": {"dt": "auto", "duration": duration, "dispersion_correction": correction},
             "physics": {"type": "acoustic", "order": order},
             "model": {"type": "homogeneous", "vp": V}, "boundaries": {"cpml": 20},
@@ -56,16 +57,18 @@ def predicted_distance(out):
     return float(m.group(1)) * (1000.0 if m.group(2) == "km" else 1.0)
 
 
+ORDER_8_SOURCE = [300.3, 901.7, 902.2]
+ORDER_8_OFFSETS = [[d, 1.3, -2.1] for d in (100, 500, 1000, 1500, 2000)] + [[1200, 250.5, 180.2]]
+
+
 def test_order_8_within_one_percent_to_2_km(tmp):
     """The issue's job on a grid wide enough that side echoes arrive after
     the direct wave, receivers out to 2 km along x (where the stencil errs
     most) and one oblique; 12 and 15 Hz (6.7 and 5.3 points per minimum
     wavelength), dt: auto. Amplitude is part of the misfit."""
-    source = [300.3, 901.7, 902.2]
-    offsets = [[d, 1.3, -2.1] for d in (100, 500, 1000, 1500, 2000)] + [[1200, 250.5, 180.2]]
     notes = []
     for f0 in (12.0, 15.0):
-        job = line_job((261, 181, 181), source, offsets, f0, 8, True, 1.3)
+        job = line_job((261, 181, 181), ORDER_8_SOURCE, ORDER_8_OFFSETS, f0, 8, True, 1.3)
         misfits, distances, out, err, g = direct_wave_misfits(tmp, job, f"f{f0:g}")
         for m, r in zip(misfits, distances):
             check(m <= 0.01, f"{f0:g} Hz, r = {r:.0f} m: misfit {100 * m:.2f}% > 1%")
@@ -75,6 +78,16 @@ def test_order_8_within_one_percent_to_2_km(tmp):
               f"the gather does not record the correction: {g['attrs']['time_dispersion']}")
         notes.append(f"{f0:g} Hz worst {100 * max(misfits):.2f}%")
     return ", ".join(notes) + " out to 2 km (limit 1%)"
+
+
+def test_order_8_in_mixed_precision_within_one_percent_to_2_km(tmp):
+    """The same job at 12 Hz with run.precision: mixed: every receiver
+    within 1% of the analytic direct wave out to 2 km."""
+    job = line_job((261, 181, 181), ORDER_8_SOURCE, ORDER_8_OFFSETS, 12.0, 8, True, 1.3, "mixed")
+    misfits, distances, _, _, _ = direct_wave_misfits(tmp, job, "mixed")
+    for m, r in zip(misfits, distances):
+        check(m <= 0.01, f"mixed, r = {r:.0f} m: misfit {100 * m:.2f}% > 1%")
+    return f"worst {100 * max(misfits):.2f}% out to 2 km (limit 1%)"
 
 
 def test_misfit_follows_the_predicted_distance(tmp):
@@ -166,9 +179,9 @@ def explosion_job(n, source, offsets, f0, duration):
             "output": {"gather": "p.h5", "overwrite": True}}
 
 
-def explosion_misfits(tmp, job):
+def explosion_misfits(tmp, job, limit=0.01):
     """Runs the job on 2 ranks; checks that the record reaches the duration
-    and each receiver's pressure is within 1% of K s'(t - r/vp) /
+    and each receiver's pressure is within limit of K s'(t - r/vp) /
     (4 pi rho vp^4 r); returns the worst misfit."""
     from test_elastic import RHO, VP, VS, ricker_derivative
     f0, duration = job["source"]["frequency"], job["time"]["duration"]
@@ -182,7 +195,7 @@ def explosion_misfits(tmp, job):
         r = float(np.linalg.norm(position - g["source"]))
         exact = bulk * ricker_derivative(t - r / VP, f0, 1.5 / f0) / (4 * math.pi * RHO * VP ** 4 * r)
         m = windowed_misfit(trace, exact, t, r / VP + 1.5 / f0, f0)
-        check(m <= 0.01, f"r = {r:.0f} m: pressure misfit {100 * m:.2f}% > 1%")
+        check(m <= limit, f"r = {r:.0f} m: pressure misfit {100 * m:.2f}% > {100 * limit:g}%")
         worst = max(worst, m)
     return worst
 
@@ -195,6 +208,16 @@ def test_elastic_explosion_p_wave_within_one_percent(tmp):
     offsets = [[d, 1.3, -2.1] for d in (200, 400, 600, 800)] + [[500, 150.5, 120.2]]
     worst = explosion_misfits(tmp, explosion_job((141, 131, 131), source, offsets, 12.0, 0.69))
     return f"worst pressure misfit {100 * worst:.2f}% over 200..800 m (limit 1%)"
+
+
+def test_elastic_explosion_in_mixed_precision_within_two_percent(tmp):
+    """The 200..800 m explosion with run.precision: mixed: within 2%."""
+    source = [250.3, 651.7, 652.2]
+    offsets = [[d, 1.3, -2.1] for d in (200, 400, 600, 800)] + [[500, 150.5, 120.2]]
+    job = explosion_job((141, 131, 131), source, offsets, 12.0, 0.69)
+    job["run"] = {"precision": "mixed"}
+    worst = explosion_misfits(tmp, job, limit=0.02)
+    return f"worst pressure misfit {100 * worst:.2f}% over 200..800 m (limit 2%)"
 
 
 def test_elastic_explosion_p_wave_at_2_km(tmp):

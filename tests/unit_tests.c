@@ -1,5 +1,6 @@
 /* Unit tests of the numerical building blocks. Each case prints
  * "PASS name" or "FAIL name: why"; tests/run_tests.py counts them. */
+#include "sf_block16.h"
 #include "sf_cpml.h"
 #include "../src/backends/cpu/cpu_common.h"
 #include "sf_decomp.h"
@@ -993,35 +994,45 @@ static int physics_without_the_backend_asked_for(void)
         const sf_physics_plugin *physics;
         sf_device_kind device;
         const char *refusal;   /* NULL: it may run */
+        sf_precision precision;
     } cases[] = {
-        {&cpu_only, SF_DEVICE_CUDA, cuda_refusal},
-        {&cuda_empty, SF_DEVICE_CUDA, cuda_refusal},
-        {&cpu_only, SF_DEVICE_CPU, NULL},
-        {&cpu_only, SF_DEVICE_AUTO, NULL},
-        {&cuda_only, SF_DEVICE_CPU, "vti has no cpu backend; use cuda"},
-        {&cuda_only, SF_DEVICE_AUTO, NULL},
+        {&cpu_only, SF_DEVICE_CUDA, cuda_refusal, SF_PRECISION_FLOAT32},
+        {&cuda_empty, SF_DEVICE_CUDA, cuda_refusal, SF_PRECISION_FLOAT32},
+        {&cpu_only, SF_DEVICE_CPU, NULL, SF_PRECISION_FLOAT32},
+        {&cpu_only, SF_DEVICE_AUTO, NULL, SF_PRECISION_FLOAT32},
+        {&cuda_only, SF_DEVICE_CPU, "vti has no cpu backend; use cuda", SF_PRECISION_FLOAT32},
+        {&cuda_only, SF_DEVICE_AUTO, NULL, SF_PRECISION_FLOAT32},
         {&none, SF_DEVICE_AUTO, SF_HAVE_CUDA ? "vti has no backend in this build of seisfd (no "
                                                "cpu kernels, no cuda kernels)"
                                              : "vti has no backend in this build of seisfd (no "
-                                               "cpu kernels, and the build has no CUDA backend)"},
+                                               "cpu kernels, and the build has no CUDA backend)",
+         SF_PRECISION_FLOAT32},
+        {&cuda_only, SF_DEVICE_CUDA,
+         SF_HAVE_CUDA ? "precision mixed has no cuda kernels yet; use cpu, or precision float32 on cuda"
+                      : cuda_refusal,
+         SF_PRECISION_MIXED},
+        {&cpu_only, SF_DEVICE_CPU, NULL, SF_PRECISION_MIXED},
+        {&cpu_only, SF_DEVICE_AUTO, NULL, SF_PRECISION_MIXED},
     };
     for (size_t k = 0; k < sizeof cases / sizeof cases[0]; ++k) {
         const char *got =
-            sf_placement_refusal(cases[k].physics, cases[k].device, text, sizeof text);
+            sf_placement_refusal(cases[k].physics, cases[k].device, cases[k].precision, text,
+                                 sizeof text);
         const char *want = cases[k].refusal;
         CHECK(want ? got && !strcmp(got, want) : !got, "case %zu: '%s', want '%s'", k,
               got ? got : "(runs)", want ? want : "(runs)");
     }
     for (int k = 0; k < SF_PHYSICS_KINDS; ++k) {
         const sf_physics_plugin *p = sf_physics_at(k);
-        CHECK(!sf_placement_refusal(p, SF_DEVICE_AUTO, text, sizeof text) &&
-                  !sf_placement_refusal(p, SF_DEVICE_CPU, text, sizeof text),
+        CHECK(!sf_placement_refusal(p, SF_DEVICE_AUTO, SF_PRECISION_FLOAT32, text, sizeof text) &&
+                  !sf_placement_refusal(p, SF_DEVICE_CPU, SF_PRECISION_MIXED, text, sizeof text),
               "%s is refused: %s", p->declared->name, text);
         /* A physics landed CPU first (cuda NULL) is refused on cuda with
          * the message, every other one runs there. */
         char want[128];
         snprintf(want, sizeof want, "%s has no cuda backend; use cpu", p->declared->name);
-        const char *got = sf_placement_refusal(p, SF_DEVICE_CUDA, text, sizeof text);
+        const char *got =
+            sf_placement_refusal(p, SF_DEVICE_CUDA, SF_PRECISION_FLOAT32, text, sizeof text);
         CHECK(!SF_HAVE_CUDA || (p->cuda ? !got : got && !strcmp(got, want)),
               "%s on cuda: '%s'", p->declared->name, got ? got : "(runs)");
     }
@@ -1239,6 +1250,59 @@ static int relaxation_fit_is_deterministic(void)
     return 1;
 }
 
+/* The 16-bit blocks of run.precision: mixed (sf_block16.h): each value
+ * within half a step 2^(e-16) of its own, e the block's exponent; a
+ * second rounding changes nothing; small blocks become zeros, non-finite
+ * or huge ones NaN throughout. */
+static int block16_rounding(void)
+{
+    float block[SF_BLOCK16_VALUES], again[SF_BLOCK16_VALUES];
+    unsigned seed = 12345u;
+    for (int trial = 0; trial < 2000; ++trial) {
+        const int e = -90 + trial % 200;   /* exponents -90 .. 109 */
+        const long count = 1 + trial % SF_BLOCK16_VALUES;
+        for (long i = 0; i < count; ++i) {
+            seed = seed * 1103515245u + 12345u;
+            /* magnitudes over 20 octaves below 2^e, either sign */
+            const double u = (double)(seed >> 8) / 16777216.0;
+            block[i] = (float)((seed & 1 ? -1.0 : 1.0) * ldexp(0.5 + 0.5 * u, e - (int)(seed % 20)));
+        }
+        block[trial % count] = (float)ldexp(0.75, e);   /* the largest lies in [2^(e-1), 2^e) */
+        float original[SF_BLOCK16_VALUES];
+        memcpy(original, block, sizeof block);
+        sf_block16_round(block, count);
+        const double half_step = ldexp(1.0, e - SF_BLOCK16_MANTISSA_BITS - 1);
+        for (long i = 0; i < count; ++i)
+            CHECK(fabs((double)block[i] - original[i]) <= half_step,
+                  "trial %d: %.9g became %.9g, more than %.3g away", trial, original[i], block[i],
+                  half_step);
+        memcpy(again, block, sizeof block);
+        sf_block16_round(again, count);
+        CHECK(!memcmp(again, block, (size_t)count * sizeof(float)), "trial %d: rounding twice differs",
+              trial);
+    }
+    /* The greatest magnitude a block keeps, and one step more. */
+    block[0] = 32767.0f, block[1] = -32767.5f, block[2] = 1.0f;
+    sf_block16_round(block, 3);
+    CHECK(block[0] == 32767.0f && block[1] == -32767.0f && block[2] == 1.0f,
+          "at 2^15: %g %g %g", block[0], block[1], block[2]);
+    block[0] = (float)ldexp(1.0, SF_BLOCK16_LEAST_EXPONENT - 2), block[1] = 0.0f;
+    sf_block16_round(block, 2);
+    CHECK(block[0] == 0.0f && block[1] == 0.0f, "a block below 2^%d is not zero",
+          SF_BLOCK16_LEAST_EXPONENT);
+    const float bad[3] = {NAN, INFINITY, (float)ldexp(1.0, SF_BLOCK16_GREATEST_EXPONENT)};
+    for (int b = 0; b < 3; ++b) {
+        for (int i = 0; i < 4; ++i) block[i] = 1.0f;
+        block[2] = bad[b];
+        sf_block16_round(block, 4);
+        for (int i = 0; i < 4; ++i) CHECK(isnan(block[i]), "%g in a block: value %d is %g", bad[b], i, block[i]);
+    }
+    block[0] = (float)ldexp(0.99, SF_BLOCK16_GREATEST_EXPONENT);
+    sf_block16_round(block, 1);
+    CHECK(isfinite(block[0]), "the greatest finite block became %g", block[0]);
+    return 1;
+}
+
 int main(int argc, char **argv)
 {
     MPI_Init(&argc, &argv);
@@ -1261,6 +1325,7 @@ int main(int argc, char **argv)
     report("unit.staggered_cfl_limit", staggered_cfl_limit());
     report("unit.hicks_even_folds_for_elastic_fields", hicks_even_folds());
     report("unit.cpml_profiles", cpml_profiles());
+    report("unit.block16_rounding", block16_rounding());
     report("unit.decomposition_splits", decomposition_splits());
     report("unit.model_axis_sampling", model_axis_sampling());
     report("unit.resample_exact_copy", resample_exact_copy());

@@ -14,6 +14,11 @@
  * to R inside the interior read psi up to 2R - 1 half points past it. */
 enum { PSI_PAD = 2 * SF_MAX_RADIUS };
 
+/* The stages that write each memory variable: y and z psi the memory
+ * update, x psi (with the row's x correction) and every zeta the advance. */
+#define MEMORY_WRITES SF_CPU_STAGE(SF_ACOUSTIC_MEMORY)
+#define ADVANCE_WRITES SF_CPU_STAGE(SF_ACOUSTIC_ADVANCE)
+
 typedef struct {
     long lo, hi;             /* points whose update reads psi (see sf_cpml_span) */
     long hlo, hhi;           /* half points where psi lives */
@@ -63,6 +68,8 @@ static void setup_model(acoustic *b, const sf_problem *p)
         const double v = b->vdt2[n];
         b->vdt2[n] = (float)(v * v * p->dt * p->dt);
     }
+    sf_cpu_keep_as_medium(shared->arena, b->vdt2, L->plane_size, sf_cpu_layout_rows(L),
+                          "the velocity term v^2 dt^2");
 }
 
 static void setup_cpml(acoustic *b, const sf_problem *p)
@@ -77,15 +84,17 @@ static void setup_cpml(acoustic *b, const sf_problem *p)
         layer_xy *lx = &b->x[s], *ly = &b->y[s];
         *lx = (layer_xy){sx.flo, sx.fhi, sx.hlo, sx.hhi, sx.hhi - sx.hlo + 2 * PSI_PAD, NULL, NULL};
         if (sx.fhi > sx.flo) {
-            lx->psi = sf_cpu_take_state(shared->arena, (size_t)(L->nz * L->ny * lx->psi_width), "CPML x");
+            lx->psi = sf_cpu_take_state(shared->arena, (size_t)(L->nz * L->ny * lx->psi_width),
+                                        sf_cpu_rows_of(lx->psi_width), ADVANCE_WRITES, "CPML x");
             lx->zeta = sf_cpu_take_state(shared->arena, (size_t)(L->nz * L->ny * (sx.fhi - sx.flo)),
-                                         "CPML x");
+                                         sf_cpu_rows_of(sx.fhi - sx.flo), ADVANCE_WRITES, "CPML x");
         }
         *ly = (layer_xy){sy.flo, sy.fhi, sy.hlo, sy.hhi, sy.hhi - sy.hlo + 2 * PSI_PAD, NULL, NULL};
         if (sy.fhi > sy.flo) {
-            ly->psi = sf_cpu_take_state(shared->arena, (size_t)(L->nz * L->nx * ly->psi_width), "CPML y");
+            ly->psi = sf_cpu_take_state(shared->arena, (size_t)(L->nz * L->nx * ly->psi_width),
+                                        sf_cpu_rows_of(L->nx), MEMORY_WRITES, "CPML y");
             ly->zeta = sf_cpu_take_state(shared->arena, (size_t)(L->nz * L->nx * (sy.fhi - sy.flo)),
-                                         "CPML y");
+                                         sf_cpu_rows_of(L->nx), ADVANCE_WRITES, "CPML y");
         }
         layer_z *lz = &b->z[s];
         lz->plo = sf_cpu_max(sz.flo - shared->z0, 0);
@@ -94,8 +103,9 @@ static void setup_cpml(acoustic *b, const sf_problem *p)
         lz->hhi = sf_cpu_max(lz->hlo, sf_cpu_min(sz.hhi - shared->z0, L->nz + SF_HALO));
         if (lz->hhi > lz->hlo) {
             lz->psi = sf_cpu_take_state(shared->arena, plane * (size_t)(lz->hhi - lz->hlo + 2 * PSI_PAD),
-                                        "CPML z");
-            lz->zeta = sf_cpu_take_state(shared->arena, plane * (size_t)(lz->phi - lz->plo), "CPML z");
+                                        sf_cpu_rows_of(L->nx), MEMORY_WRITES, "CPML z");
+            lz->zeta = sf_cpu_take_state(shared->arena, plane * (size_t)(lz->phi - lz->plo),
+                                         sf_cpu_rows_of(L->nx), ADVANCE_WRITES, "CPML z");
         }
     }
 }

@@ -77,8 +77,10 @@ static void setup_stencil(anisotropic *b, const sf_problem *p)
 
 static float *copy_compact(anisotropic *b, const float *src, long count, const char *what)
 {
-    float *dst = sf_cpu_take(b->levels.shared->arena, (size_t)count, sizeof(float), what);
+    sf_cpu_arena *arena = b->levels.shared->arena;
+    float *dst = sf_cpu_take(arena, (size_t)count, sizeof(float), what);
     memcpy(dst, src, (size_t)count * sizeof(float));
+    sf_cpu_keep_as_medium(arena, dst, (size_t)count, sf_cpu_rows_of(b->levels.shared->L.nx), what);
     return dst;
 }
 
@@ -91,8 +93,11 @@ static void setup_medium(anisotropic *b, const sf_problem *p)
     b->delta = copy_compact(b, p->param[SF_ANISOTROPIC_DELTA], count, "the medium");
     b->tilted = p->nparams > SF_ANISOTROPIC_THETA;
     if (!b->tilted) return;
-    for (int w = 0; w < SF_TILT_WEIGHTS; ++w)
-        b->weight[w] = sf_cpu_take(b->levels.shared->arena, (size_t)count, sizeof(float), "the tilt");
+    sf_cpu_arena *arena = b->levels.shared->arena;
+    for (int w = 0; w < SF_TILT_WEIGHTS; ++w) {
+        b->weight[w] = sf_cpu_take(arena, (size_t)count, sizeof(float), "the tilt");
+        sf_cpu_keep_as_medium(arena, b->weight[w], (size_t)count, sf_cpu_rows_of(p->nx), "the tilt");
+    }
     for (long n = 0; n < count; ++n) {
         float w[SF_TILT_WEIGHTS];
         sf_tilt_weights(p->param[SF_ANISOTROPIC_THETA][n], p->param[SF_ANISOTROPIC_PHI][n], w);
@@ -131,6 +136,13 @@ static void setup_axis(anisotropic *b, int a, const sf_cpml_axis *global, long n
     ax->c = &b->levels.shared->cpml[a];
 }
 
+/* The rows of axis a's memory variables, count slots a point across it
+ * (memory_index, below): along their slots for x, along x for y and z. */
+static sf_cpu_rows memory_rows(const anisotropic *b, int a, long count)
+{
+    return sf_cpu_rows_of(a == AXIS_X ? count : b->levels.shared->L.nx);
+}
+
 static void setup_cpml(anisotropic *b, const sf_problem *p)
 {
     const sf_cpu_shared *shared = b->levels.shared;
@@ -151,9 +163,11 @@ static void setup_cpml(anisotropic *b, const sf_problem *p)
     for (int f = 0; f < FIELDS; ++f)
         for (int a = 0; a < AXES; ++a) {
             b->psi[f][a] = sf_cpu_take_state(shared->arena, (size_t)(cross[a] * b->axis[a].slots.halves),
-                                              "CPML memory");
+                                              memory_rows(b, a, b->axis[a].slots.halves),
+                                              SF_CPU_STAGE(SF_ACOUSTIC_MEMORY), "CPML memory");
             b->zeta[f][a] = sf_cpu_take_state(shared->arena, (size_t)(cross[a] * b->axis[a].slots.points),
-                                              "CPML memory");
+                                              memory_rows(b, a, b->axis[a].slots.points),
+                                              SF_CPU_STAGE(SF_ACOUSTIC_ADVANCE), "CPML memory");
         }
     if (!b->tilted) return;
     for (int f = 0; f < FIELDS; ++f)
@@ -166,7 +180,9 @@ static void setup_cpml(anisotropic *b, const sf_problem *p)
                 const int a = o ? sf_mixed_second_axis(q) : sf_mixed_first_axis(q);
                 for (int v = 0; v < SF_MIXED_VARIABLES; ++v)
                     b->mixed[f][q][o][v] = sf_cpu_take_state(
-                        shared->arena, (size_t)(cross[a] * b->axis[a].slots.points), "CPML memory");
+                        shared->arena, (size_t)(cross[a] * b->axis[a].slots.points),
+                        memory_rows(b, a, b->axis[a].slots.points),
+                        SF_CPU_STAGE(SF_ACOUSTIC_ADVANCE), "CPML memory");
             }
 }
 

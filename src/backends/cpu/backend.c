@@ -124,7 +124,11 @@ sf_backend *sf_cpu_backend_create(const sf_cpu_physics *physics, const sf_proble
     b->shared.z0 = p->z0;
     b->shared.free_surface_here = p->free_surface && p->z0 == 0;
     b->shared.vectors = sf_cpu_vectors_chosen();
+    b->arena.mixed = p->precision == SF_PRECISION_MIXED;
+    const char *check_stored = getenv("SEISFD_TEST_STORED");
+    b->arena.check_stored = check_stored && !strcmp(check_stored, "1") ? SF_CPU_STORED_CHECKS : 0;
     b->state = physics->create(&b->shared, p);
+    sf_cpu_round_medium(&b->arena);
     setup_acquisition(b, p);
     setup_halos(b);
     return b;
@@ -196,6 +200,8 @@ void sf_cpu_backend_update(sf_backend *b, int stage, long k0, long k1)
     if (k1 <= k0) return;
     const double t = MPI_Wtime();
     b->physics->update(b->state, stage, k0, k1);
+    /* What the stage wrote is stored before anything reads it. */
+    sf_cpu_round_state(&b->arena, SF_CPU_STAGE(stage));
     sf_cpu_phase_done(&b->arena, SF_PHASE_STENCIL, t);
 }
 
@@ -207,7 +213,10 @@ void sf_cpu_backend_inject_source(sf_backend *b, int stage, float amplitude, lon
         if (s->plane[n] < k0 || s->plane[n] >= k1) continue;
         float *arrays[SF_CPU_MAX_SOURCE_ARRAYS];
         const int count = b->physics->source_arrays(b->state, stage, s->field[n], arrays);
-        for (int a = 0; a < count; ++a) arrays[a][s->index[n]] += s->coefficient[n] * amplitude;
+        for (int a = 0; a < count; ++a) {
+            arrays[a][s->index[n]] += s->coefficient[n] * amplitude;
+            sf_cpu_round_state_at(&b->arena, arrays[a], s->index[n]);
+        }
     }
     sf_cpu_phase_done(&b->arena, SF_PHASE_ACQUISITION, t);
 }

@@ -52,24 +52,44 @@ void sf_cpu_release_all(sf_cpu_arena *a)
     for (size_t n = 0; n < a->helds; ++n) free(a->held[n].data);
     free(a->held);
     free(a->state);
+    free(a->medium);
+    a->medium = NULL;
+    a->media = a->medium_capacity = 0;
     a->held = NULL;
     a->state = NULL;
     a->helds = a->held_capacity = a->states = a->state_capacity = 0;
     a->bytes = 0;
 }
 
-void sf_cpu_keep_as_state(sf_cpu_arena *a, float *data, size_t count)
+static void keep(sf_cpu_stored **list, size_t *capacity, size_t *count, sf_cpu_stored entry)
 {
-    if (!data) return;
-    a->state = room(a->state, &a->state_capacity, a->states, sizeof *a->state);
-    a->state[a->states].data = data;
-    a->state[a->states++].count = count;
+    if (!entry.data) return;
+    if (entry.rows.row < 1 || entry.rows.plane < entry.rows.row ||
+        entry.count % (size_t)entry.rows.plane)
+        sf_fatal("internal: %s: %zu values kept in rows of %ld, planes of %ld", entry.what,
+                 entry.count, entry.rows.row, entry.rows.plane);
+    *list = room(*list, capacity, *count, sizeof **list);
+    (*list)[(*count)++] = entry;
 }
 
-float *sf_cpu_take_state(sf_cpu_arena *a, size_t count, const char *what)
+void sf_cpu_keep_as_state(sf_cpu_arena *a, float *data, size_t count, sf_cpu_rows rows,
+                          unsigned stages, const char *what)
+{
+    keep(&a->state, &a->state_capacity, &a->states, (sf_cpu_stored){data, count, rows, stages, what});
+}
+
+void sf_cpu_keep_as_medium(sf_cpu_arena *a, float *data, size_t count, sf_cpu_rows rows,
+                           const char *what)
+{
+    keep(&a->medium, &a->medium_capacity, &a->media,
+         (sf_cpu_stored){data, count, rows, SF_CPU_EVERY_STAGE, what});
+}
+
+float *sf_cpu_take_state(sf_cpu_arena *a, size_t count, sf_cpu_rows rows, unsigned stages,
+                         const char *what)
 {
     float *p = sf_cpu_take(a, count, sizeof(float), what);
-    sf_cpu_keep_as_state(a, p, count);
+    sf_cpu_keep_as_state(a, p, count, rows, stages, what);
     return p;
 }
 
@@ -86,6 +106,7 @@ void sf_cpu_amplify_state(sf_cpu_arena *a, float factor)
         #pragma omp parallel for simd schedule(static)
         for (size_t i = 0; i < count; ++i) data[i] *= factor;
     }
+    sf_cpu_round_state(a, SF_CPU_EVERY_STAGE);
 }
 
 void sf_cpu_phase_done(sf_cpu_arena *a, sf_phase phase, double started)

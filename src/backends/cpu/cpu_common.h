@@ -6,6 +6,7 @@
 #define SF_CPU_COMMON_H
 
 #include "sf_backend.h"
+#include "sf_layout.h"
 
 #include "sf_cpu_vectors.h"
 
@@ -52,6 +53,33 @@ static inline long sf_cpu_block_start(long n, long blocks, long rows)
     return (n % 2 ? blocks - 1 - n / 2 : n / 2) * rows;
 }
 
+/* How an array's values lie for sf_block16_round_rows: runs of `row`
+ * values along an axis, in planes of `plane` values. */
+typedef struct {
+    long row, plane;
+} sf_cpu_rows;
+
+/* An array of one run of such rows a plane (a memory variable's). */
+static inline sf_cpu_rows sf_cpu_rows_of(long row) { return (sf_cpu_rows){row, row}; }
+/* A field's, or an owned-planes array's, in the layout L. */
+static inline sf_cpu_rows sf_cpu_layout_rows(const sf_layout *L) { return (sf_cpu_rows){L->sx, L->sp}; }
+
+/* The stages that write a state array, as a mask: run.precision: mixed
+ * rounds it after those alone (an array left out would keep unrounded
+ * values: SEISFD_TEST_STORED=1 checks every array after each of the
+ * first SF_CPU_STORED_CHECKS updates, which take every stage and range). */
+#define SF_CPU_STAGE(g) (1u << (g))
+#define SF_CPU_EVERY_STAGE (~0u)
+enum { SF_CPU_STORED_CHECKS = 60 };
+
+typedef struct {
+    float *data;
+    size_t count;
+    sf_cpu_rows rows;
+    unsigned stages;                    /* SF_CPU_STAGE mask (state arrays) */
+    const char *what;
+} sf_cpu_stored;
+
 typedef struct {
     size_t bytes;                       /* allocated through the arena, still held */
     struct {
@@ -59,12 +87,13 @@ typedef struct {
         size_t bytes;
     } *held;                            /* every allocation still held */
     size_t helds, held_capacity;
-    struct {
-        float *data;
-        size_t count;
-    } *state;                           /* the shot's state: 9 fields and 8 solids' 48
+    sf_cpu_stored *state;               /* the shot's state: 9 fields and 8 solids' 48
                                          * memory variables beside the layers' */
     size_t states, state_capacity;
+    sf_cpu_stored *medium;              /* what the physics made of the model */
+    size_t media, medium_capacity;
+    int mixed;                          /* run.precision: mixed (sf_block16.h) */
+    int check_stored;                   /* SEISFD_TEST_STORED=1: updates left to check */
     double seconds[SF_PHASE_COUNT];     /* since the last sf_cpu_take_timers */
 } sf_cpu_arena;
 
@@ -74,12 +103,25 @@ void *sf_cpu_take(sf_cpu_arena *a, size_t count, size_t size, const char *what);
 /* Frees one allocation of the arena (NULL: none), or all of them. */
 void sf_cpu_release(sf_cpu_arena *a, void *data);
 void sf_cpu_release_all(sf_cpu_arena *a);
-/* An array of a shot's state: zeroed by sf_cpu_zero_state. */
-float *sf_cpu_take_state(sf_cpu_arena *a, size_t count, const char *what);
-void sf_cpu_keep_as_state(sf_cpu_arena *a, float *data, size_t count);
+/* An array of a shot's state, written in `stages`: zeroed by
+ * sf_cpu_zero_state. */
+float *sf_cpu_take_state(sf_cpu_arena *a, size_t count, sf_cpu_rows rows, unsigned stages,
+                         const char *what);
+void sf_cpu_keep_as_state(sf_cpu_arena *a, float *data, size_t count, sf_cpu_rows rows,
+                          unsigned stages, const char *what);
+/* An array of the medium, filled before the physics' create returns. */
+void sf_cpu_keep_as_medium(sf_cpu_arena *a, float *data, size_t count, sf_cpu_rows rows,
+                           const char *what);
 void sf_cpu_zero_state(sf_cpu_arena *a);
 /* The amplify operation: every state array times factor. */
 void sf_cpu_amplify_state(sf_cpu_arena *a, float factor);
+/* With run.precision: mixed, the state arrays a stage writes (every one:
+ * SF_CPU_EVERY_STAGE), the medium arrays, or the block holding
+ * array[index] of a state array, rounded to what they store; the CPU keeps
+ * float32 arrays of the stored values. Without, nothing. */
+void sf_cpu_round_state(sf_cpu_arena *a, unsigned stages);
+void sf_cpu_round_medium(sf_cpu_arena *a);
+void sf_cpu_round_state_at(sf_cpu_arena *a, const float *array, size_t index);
 /* Everything runs synchronously: wall time is the phase's time. */
 void sf_cpu_phase_done(sf_cpu_arena *a, sf_phase phase, double started);
 void sf_cpu_take_timers(sf_cpu_arena *a, double *seconds);

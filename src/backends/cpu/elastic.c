@@ -118,6 +118,8 @@ static void setup_medium(elastic *b, const sf_problem *p)
                 for (long i = 0; i < L->nx; ++i)
                     b->m[a][sf_plane_index(L, i, j, k)] =
                         (float)(p->dt * src[(k * L->ny + j) * L->nx + i]);
+        sf_cpu_keep_as_medium(b->shared->arena, b->m[a], L->plane_size, sf_cpu_layout_rows(L),
+                              "the elastic medium");
     }
 }
 
@@ -149,8 +151,9 @@ static void setup_layer(elastic *b, const sf_cpml_axis *ax, int a, int side)
     for (int h = 0; h < SF_HALF_STEPS; ++h)
         for (int t = 0; t < TERMS; ++t)
             if (TERM_TABLE[h][t].axis == a) {
-                ly->psi[h][t] = sf_cpu_take(b->shared->arena, count, sizeof(float), "CPML memory variables");
-                sf_cpu_keep_as_state(b->shared->arena, ly->psi[h][t], count);
+                ly->psi[h][t] = sf_cpu_take_state(b->shared->arena, count,
+                                                  sf_cpu_rows_of(a == 0 ? ly->hi - ly->lo : L->nx),
+                                                  SF_CPU_STAGE(h), "CPML memory variables");
             }
 }
 
@@ -159,12 +162,6 @@ static void setup_cpml(elastic *b, const sf_problem *p)
     for (int a = 0; a < 3; ++a) {
         for (int s = 0; s < 2; ++s) setup_layer(b, &p->cpml[a], a, s);
     }
-}
-
-/* The stride of take_skewed's arrays, for zeroing the whole block. */
-static size_t skewed_floats(int count, size_t n, size_t skew)
-{
-    return ((n + PAGE_FLOATS - 1) / PAGE_FLOATS * PAGE_FLOATS + skew) * (size_t)count;
 }
 
 /* The velocity channels' last half step: per shot. */
@@ -216,8 +213,11 @@ void *sf_cpu_elastic_create(sf_cpu_shared *shared, const sf_problem *p, const sf
     b->coef = sf_stencil_scale(&p->stencil, p->h);
     b->field_block = take_skewed(b, SF_ELASTIC_FIELDS, b->shared->L.field_size, FIELD_SKEW, b->f,
                                  "the wavefields");
-    sf_cpu_keep_as_state(b->shared->arena, b->field_block,
-                         skewed_floats(SF_ELASTIC_FIELDS, b->shared->L.field_size, FIELD_SKEW));
+    for (int f = 0; f < SF_ELASTIC_FIELDS; ++f)
+        sf_cpu_keep_as_state(b->shared->arena, b->f[f], b->shared->L.field_size,
+                             sf_cpu_layout_rows(&b->shared->L),
+                             SF_CPU_STAGE(is_velocity(f) ? SF_HALF_VELOCITY : SF_HALF_STRESS),
+                             "the wavefields");
     setup_medium(b, p);
     setup_cpml(b, p);
     setup_previous(b, p->channel_count);
@@ -225,8 +225,10 @@ void *sf_cpu_elastic_create(sf_cpu_shared *shared, const sf_problem *p, const sf
     if (p->energy) {
         b->stress_block = take_skewed(b, 6, b->shared->L.plane_size, FIELD_SKEW, b->stress_before,
                                       "the energy diagnostic");
-        sf_cpu_keep_as_state(b->shared->arena, b->stress_block,
-                             skewed_floats(6, b->shared->L.plane_size, FIELD_SKEW));
+        for (int q = 0; q < 6; ++q)
+            sf_cpu_keep_as_state(b->shared->arena, b->stress_before[q], b->shared->L.plane_size,
+                                 sf_cpu_layout_rows(&b->shared->L), SF_CPU_STAGE(SF_HALF_STRESS),
+                                 "the energy diagnostic's stresses");
         setup_energy(b);
     }
     /* A z derivative reads 2R planes of three fields. */

@@ -5,6 +5,7 @@
  * increments' mean, through the point's bulk Q, and the deviatoric rest
  * through its qs. */
 #include "cpu_backend.h"
+#include "sf_elastic_backend.h"
 #include "cpu_relaxation.h"
 #include "elastic_kernels.h"
 #include "sf_error.h"
@@ -85,6 +86,8 @@ static void *visco_create(sf_cpu_shared *shared, const sf_problem *p)
         v->shear_weight[l] = sf_cpu_relaxation_weights(shared, &v->law, m->shear.coordinate, l);
         for (int q = 0; q < MEMORY; ++q)
             v->memory[l][q] = sf_cpu_take_state(shared->arena, (size_t)shared->L.plane_size,
+                                                sf_cpu_layout_rows(&shared->L),
+                                                SF_CPU_STAGE(SF_HALF_STRESS),
                                                 "the relaxation memory variables");
     }
     v->stresses = (sf_cpu_stress_law){relax_normal_kernels[shared->vectors], relax_shear_kernels[shared->vectors], v};
