@@ -10,8 +10,8 @@
  * block with the source's near field (an explosion's pressure 1.9% off
  * the analytic wave at 200 m; 0.06% in blocks of 16).
  *
- * A block whose largest value is below 2^SF_BLOCK16_LEAST_EXPONENT holds
- * zeros; one holding a non-finite value, or a value of 2^126 or more,
+ * A block whose largest magnitude is below 2^SF_BLOCK16_LEAST_EXPONENT
+ * holds zeros; one holding a non-finite value, or a value of 2^126 or more,
  * holds NaN throughout, so that the instability guard still sees it.
  * Rounding a block twice changes nothing. This header is the format's
  * one definition: sf_block16_round gives the values a block stores. */
@@ -25,7 +25,7 @@
 enum {
     SF_BLOCK16_VALUES = 16,           /* values sharing an exponent */
     SF_BLOCK16_MANTISSA_BITS = 15,    /* besides the sign */
-    SF_BLOCK16_LEAST_EXPONENT = -110,   /* its steps 2^-125, normal floats */
+    SF_BLOCK16_LEAST_EXPONENT = -110,   /* the least kept steps 2^-124, normal */
     SF_BLOCK16_GREATEST_EXPONENT = 126
 };
 
@@ -46,12 +46,11 @@ static inline float sf_block16_nearest_whole(float x)
     return x >= 0.0f ? (x + shift) - shift : (x - shift) + shift;
 }
 
-/* Rounds count <= SF_BLOCK16_VALUES values, one block, to what it stores. */
-static inline void sf_block16_round(float *values, long count)
+/* The bits of the largest magnitude among count values: they order
+ * non-negative floats as their values and put NaN above infinity, and an
+ * integer maximum vectorises. */
+static inline uint32_t sf_block16_largest(const float *values, long count)
 {
-    /* The largest magnitude by its bits, which order non-negative floats
-     * as their values and put NaN above infinity: an integer maximum, which
-     * vectorises. */
     uint32_t largest = 0;
     for (long i = 0; i < count; ++i) {
         uint32_t bits;
@@ -59,13 +58,21 @@ static inline void sf_block16_round(float *values, long count)
         bits &= 0x7fffffffu;
         largest = bits > largest ? bits : largest;
     }
+    return largest;
+}
+
+/* Rounds count values to a block whose largest magnitude has the bits
+ * `largest` (sf_block16_largest of these values, or of several arrays'
+ * blocks that share one exponent). */
+static inline void sf_block16_round_to(float *values, long count, uint32_t largest)
+{
     /* largest lies in [2^(e-1), 2^e); subnormals count as below the least. */
     const int e = (int)(largest >> 23) - 126;
     if (largest >= 0x7f800000u || e > SF_BLOCK16_GREATEST_EXPONENT) {   /* inf or NaN */
         for (long i = 0; i < count; ++i) values[i] = NAN;
         return;
     }
-    if (largest == 0 || e < SF_BLOCK16_LEAST_EXPONENT) {
+    if (largest == 0 || e <= SF_BLOCK16_LEAST_EXPONENT) {
         for (long i = 0; i < count; ++i) values[i] = 0.0f;
         return;
     }
@@ -78,6 +85,12 @@ static inline void sf_block16_round(float *values, long count)
         const float m = sf_block16_nearest_whole(values[i] * up);
         values[i] = (m > most ? most : m < -most ? -most : m) * down;
     }
+}
+
+/* Rounds count <= SF_BLOCK16_VALUES values, one block, to what it stores. */
+static inline void sf_block16_round(float *values, long count)
+{
+    sf_block16_round_to(values, count, sf_block16_largest(values, count));
 }
 
 #endif

@@ -58,6 +58,9 @@ const char *sf_placement_refusal(const sf_physics_plugin *physics, sf_device_kin
                  "(built with CUDA=0 or without nvcc); use cpu or auto");
     else if (device == SF_DEVICE_CUDA && !cuda)
         snprintf(why, len, "%s has no cuda backend; use cpu", name);
+    else if (precision == SF_PRECISION_MIXED && !cpu)
+        snprintf(why, len, "precision mixed runs on the cpu backend only so far, which %s lacks; "
+                 "use precision float32", name);
     else if (device == SF_DEVICE_CUDA && precision == SF_PRECISION_MIXED)
         snprintf(why, len, "precision mixed has no cuda kernels yet; use cpu, or precision float32 "
                  "on cuda");

@@ -137,7 +137,7 @@ void sf_simulation_cost_key(const sf_config *cfg, const sf_placement *placement,
     sf_cost_device_name(placement->cuda, device, SF_DEVICE_NAME_TEXT);
     key->backend = placement->name;
     key->physics = sf_config_physics(cfg)->name;
-    key->precision = "float32";
+    key->precision = sf_precision_name(cfg->precision);
     key->order = cfg->order;
     key->device = device;
 }

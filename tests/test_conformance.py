@@ -255,6 +255,8 @@ def test_every_physics_made_to_grow_is_stopped_by_the_guard(tmp):
               f"{decided[3].group(0)}")
         mixed = growth_stops(tmp, physics, gather, 1, "mixed")
         m = decided[1]
+        check(mixed.group(1, 2) == m.group(1, 2),
+              f"{physics}: mixed decided otherwise:\n{m.group(0)}\n{mixed.group(0)}")
         notes.append(f"{physics} {m.group(1)} x {float(m.group(3)):.3g} after {m.group(2)} checks "
                      f"from step {m.group(7)} (mixed: after {mixed.group(2)})")
     return "; ".join(notes)

@@ -985,6 +985,7 @@ static int physics_without_the_backend_asked_for(void)
                                           .cuda = no_kernels};
     const sf_physics_plugin cuda_only = {.declared = &declared, .cpu = NULL, .cuda = some_kernels};
     const sf_physics_plugin none = {.declared = &declared, .cpu = no_kernels, .cuda = NULL};
+    const sf_physics_plugin both = {.declared = &declared, .cpu = some_kernels, .cuda = some_kernels};
     char text[300];
     const char *cuda_refusal = SF_HAVE_CUDA ? "vti has no cuda backend; use cpu"
                                             : "cuda was asked for, but this build of seisfd has no "
@@ -1007,11 +1008,15 @@ static int physics_without_the_backend_asked_for(void)
                                              : "vti has no backend in this build of seisfd (no "
                                                "cpu kernels, and the build has no CUDA backend)",
          SF_PRECISION_FLOAT32},
-        {&cuda_only, SF_DEVICE_CUDA,
+        {&both, SF_DEVICE_CUDA,
          SF_HAVE_CUDA ? "precision mixed has no cuda kernels yet; use cpu, or precision float32 on cuda"
                       : cuda_refusal,
          SF_PRECISION_MIXED},
         {&cpu_only, SF_DEVICE_CPU, NULL, SF_PRECISION_MIXED},
+        {&cuda_only, SF_DEVICE_AUTO,
+         "precision mixed runs on the cpu backend only so far, which vti lacks; use precision "
+         "float32",
+         SF_PRECISION_MIXED},
         {&cpu_only, SF_DEVICE_AUTO, NULL, SF_PRECISION_MIXED},
     };
     for (size_t k = 0; k < sizeof cases / sizeof cases[0]; ++k) {
@@ -1286,7 +1291,12 @@ static int block16_rounding(void)
     sf_block16_round(block, 3);
     CHECK(block[0] == 32767.0f && block[1] == -32767.0f && block[2] == 1.0f,
           "at 2^15: %g %g %g", block[0], block[1], block[2]);
-    block[0] = (float)ldexp(1.0, SF_BLOCK16_LEAST_EXPONENT - 2), block[1] = 0.0f;
+    /* The least blocks kept, and the greatest below them made zeros. */
+    block[0] = (float)ldexp(1.0, SF_BLOCK16_LEAST_EXPONENT), block[1] = (float)ldexp(3.0, -130);
+    sf_block16_round(block, 2);
+    CHECK(block[0] == (float)ldexp(1.0, SF_BLOCK16_LEAST_EXPONENT) && block[1] == 0.0f,
+          "2^%d and 3 2^-130 became %g %g", SF_BLOCK16_LEAST_EXPONENT, block[0], block[1]);
+    block[0] = nextafterf((float)ldexp(1.0, SF_BLOCK16_LEAST_EXPONENT), 0.0f), block[1] = 1e-38f;
     sf_block16_round(block, 2);
     CHECK(block[0] == 0.0f && block[1] == 0.0f, "a block below 2^%d is not zero",
           SF_BLOCK16_LEAST_EXPONENT);

@@ -68,7 +68,7 @@ static void setup_model(acoustic *b, const sf_problem *p)
         const double v = b->vdt2[n];
         b->vdt2[n] = (float)(v * v * p->dt * p->dt);
     }
-    sf_cpu_keep_as_medium(shared->arena, b->vdt2, L->plane_size, sf_cpu_layout_rows(L),
+    sf_cpu_keep_as_medium(shared->arena, b->vdt2, L->plane_size, sf_cpu_owned_rows(L),
                           "the velocity term v^2 dt^2");
 }
 
@@ -85,16 +85,20 @@ static void setup_cpml(acoustic *b, const sf_problem *p)
         *lx = (layer_xy){sx.flo, sx.fhi, sx.hlo, sx.hhi, sx.hhi - sx.hlo + 2 * PSI_PAD, NULL, NULL};
         if (sx.fhi > sx.flo) {
             lx->psi = sf_cpu_take_state(shared->arena, (size_t)(L->nz * L->ny * lx->psi_width),
-                                        sf_cpu_rows_of(lx->psi_width), ADVANCE_WRITES, "CPML x");
+                                        sf_cpu_plane_rows(lx->psi_width, L->ny * lx->psi_width, 0),
+                                        ADVANCE_WRITES, "CPML x");
             lx->zeta = sf_cpu_take_state(shared->arena, (size_t)(L->nz * L->ny * (sx.fhi - sx.flo)),
-                                         sf_cpu_rows_of(sx.fhi - sx.flo), ADVANCE_WRITES, "CPML x");
+                                         sf_cpu_plane_rows(sx.fhi - sx.flo, L->ny * (sx.fhi - sx.flo), 0),
+                                         ADVANCE_WRITES, "CPML x");
         }
         *ly = (layer_xy){sy.flo, sy.fhi, sy.hlo, sy.hhi, sy.hhi - sy.hlo + 2 * PSI_PAD, NULL, NULL};
         if (sy.fhi > sy.flo) {
             ly->psi = sf_cpu_take_state(shared->arena, (size_t)(L->nz * L->nx * ly->psi_width),
-                                        sf_cpu_rows_of(L->nx), MEMORY_WRITES, "CPML y");
+                                        sf_cpu_plane_rows(L->nx, ly->psi_width * L->nx, 0), MEMORY_WRITES,
+                                        "CPML y");
             ly->zeta = sf_cpu_take_state(shared->arena, (size_t)(L->nz * L->nx * (sy.fhi - sy.flo)),
-                                         sf_cpu_rows_of(L->nx), ADVANCE_WRITES, "CPML y");
+                                         sf_cpu_plane_rows(L->nx, (sy.fhi - sy.flo) * L->nx, 0),
+                                         ADVANCE_WRITES, "CPML y");
         }
         layer_z *lz = &b->z[s];
         lz->plo = sf_cpu_max(sz.flo - shared->z0, 0);
@@ -103,9 +107,11 @@ static void setup_cpml(acoustic *b, const sf_problem *p)
         lz->hhi = sf_cpu_max(lz->hlo, sf_cpu_min(sz.hhi - shared->z0, L->nz + SF_HALO));
         if (lz->hhi > lz->hlo) {
             lz->psi = sf_cpu_take_state(shared->arena, plane * (size_t)(lz->hhi - lz->hlo + 2 * PSI_PAD),
-                                        sf_cpu_rows_of(L->nx), MEMORY_WRITES, "CPML z");
+                                        sf_cpu_plane_rows(L->nx, (long)plane, lz->hlo - PSI_PAD),
+                                        MEMORY_WRITES, "CPML z");
             lz->zeta = sf_cpu_take_state(shared->arena, plane * (size_t)(lz->phi - lz->plo),
-                                         sf_cpu_rows_of(L->nx), ADVANCE_WRITES, "CPML z");
+                                         sf_cpu_plane_rows(L->nx, (long)plane, lz->plo), ADVANCE_WRITES,
+                                         "CPML z");
         }
     }
 }

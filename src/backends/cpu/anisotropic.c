@@ -137,10 +137,14 @@ static void setup_axis(anisotropic *b, int a, const sf_cpml_axis *global, long n
 }
 
 /* The rows of axis a's memory variables, count slots a point across it
- * (memory_index, below): along their slots for x, along x for y and z. */
+ * (memory_index, below): along their slots for x, along x for y and z; by
+ * z planes for x and y (z's slots follow the layers' planes). */
 static sf_cpu_rows memory_rows(const anisotropic *b, int a, long count)
 {
-    return sf_cpu_rows_of(a == AXIS_X ? count : b->levels.shared->L.nx);
+    const sf_layout *L = &b->levels.shared->L;
+    if (a == AXIS_X) return sf_cpu_plane_rows(count, L->ny * count, 0);
+    if (a == AXIS_Y) return sf_cpu_plane_rows(L->nx, count * L->nx, 0);
+    return sf_cpu_rows_of(L->nx);
 }
 
 static void setup_cpml(anisotropic *b, const sf_problem *p)

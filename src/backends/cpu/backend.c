@@ -201,7 +201,7 @@ void sf_cpu_backend_update(sf_backend *b, int stage, long k0, long k1)
     const double t = MPI_Wtime();
     b->physics->update(b->state, stage, k0, k1);
     /* What the stage wrote is stored before anything reads it. */
-    sf_cpu_round_state(&b->arena, SF_CPU_STAGE(stage));
+    sf_cpu_round_state(&b->arena, SF_CPU_STAGE(stage), k0, k1);
     sf_cpu_phase_done(&b->arena, SF_PHASE_STENCIL, t);
 }
 

@@ -1,6 +1,7 @@
 #include "cpu_common.h"
 #include "sf_error.h"
 
+#include <limits.h>
 #include <mpi.h>
 #include <omp.h>
 #include <stdlib.h>
@@ -61,9 +62,14 @@ void sf_cpu_release_all(sf_cpu_arena *a)
     a->bytes = 0;
 }
 
-static void keep(sf_cpu_stored **list, size_t *capacity, size_t *count, sf_cpu_stored entry)
+static void keep(sf_cpu_stored **list, size_t *capacity, size_t *count, float *const *data,
+                 int arrays, sf_cpu_stored entry)
 {
-    if (!entry.data) return;
+    if (!data[0]) return;
+    if (arrays < 1 || arrays > SF_CPU_SHARED_ARRAYS)
+        sf_fatal("internal: %s: %d arrays sharing their blocks", entry.what, arrays);
+    for (int n = 0; n < arrays; ++n) entry.data[n] = data[n];
+    entry.arrays = arrays;
     if (entry.rows.row < 1 || entry.rows.plane < entry.rows.row ||
         entry.count % (size_t)entry.rows.plane)
         sf_fatal("internal: %s: %zu values kept in rows of %ld, planes of %ld", entry.what,
@@ -72,17 +78,30 @@ static void keep(sf_cpu_stored **list, size_t *capacity, size_t *count, sf_cpu_s
     (*list)[(*count)++] = entry;
 }
 
+void sf_cpu_keep_as_state_group(sf_cpu_arena *a, float *const *data, int arrays, size_t count,
+                                sf_cpu_rows rows, unsigned stages, const char *what)
+{
+    keep(&a->state, &a->state_capacity, &a->states, data, arrays,
+         (sf_cpu_stored){.count = count, .rows = rows, .stages = stages, .what = what});
+}
+
 void sf_cpu_keep_as_state(sf_cpu_arena *a, float *data, size_t count, sf_cpu_rows rows,
                           unsigned stages, const char *what)
 {
-    keep(&a->state, &a->state_capacity, &a->states, (sf_cpu_stored){data, count, rows, stages, what});
+    sf_cpu_keep_as_state_group(a, &data, 1, count, rows, stages, what);
+}
+
+void sf_cpu_keep_as_medium_group(sf_cpu_arena *a, float *const *data, int arrays, size_t count,
+                                 sf_cpu_rows rows, const char *what)
+{
+    keep(&a->medium, &a->medium_capacity, &a->media, data, arrays,
+         (sf_cpu_stored){.count = count, .rows = rows, .stages = SF_CPU_EVERY_STAGE, .what = what});
 }
 
 void sf_cpu_keep_as_medium(sf_cpu_arena *a, float *data, size_t count, sf_cpu_rows rows,
                            const char *what)
 {
-    keep(&a->medium, &a->medium_capacity, &a->media,
-         (sf_cpu_stored){data, count, rows, SF_CPU_EVERY_STAGE, what});
+    sf_cpu_keep_as_medium_group(a, &data, 1, count, rows, what);
 }
 
 float *sf_cpu_take_state(sf_cpu_arena *a, size_t count, sf_cpu_rows rows, unsigned stages,
@@ -95,18 +114,21 @@ float *sf_cpu_take_state(sf_cpu_arena *a, size_t count, sf_cpu_rows rows, unsign
 
 void sf_cpu_zero_state(sf_cpu_arena *a)
 {
-    for (size_t n = 0; n < a->states; ++n) memset(a->state[n].data, 0, a->state[n].count * sizeof(float));
+    for (size_t n = 0; n < a->states; ++n)
+        for (int g = 0; g < a->state[n].arrays; ++g)
+            memset(a->state[n].data[g], 0, a->state[n].count * sizeof(float));
 }
 
 void sf_cpu_amplify_state(sf_cpu_arena *a, float factor)
 {
-    for (size_t n = 0; n < a->states; ++n) {
-        float *data = a->state[n].data;
-        const size_t count = a->state[n].count;
-        #pragma omp parallel for simd schedule(static)
-        for (size_t i = 0; i < count; ++i) data[i] *= factor;
-    }
-    sf_cpu_round_state(a, SF_CPU_EVERY_STAGE);
+    for (size_t n = 0; n < a->states; ++n)
+        for (int g = 0; g < a->state[n].arrays; ++g) {
+            float *data = a->state[n].data[g];
+            const size_t count = a->state[n].count;
+            #pragma omp parallel for simd schedule(static)
+            for (size_t i = 0; i < count; ++i) data[i] *= factor;
+        }
+    sf_cpu_round_state(a, SF_CPU_EVERY_STAGE, LONG_MIN / 2, LONG_MAX / 2);
 }
 
 void sf_cpu_phase_done(sf_cpu_arena *a, sf_phase phase, double started)

@@ -53,16 +53,33 @@ static inline long sf_cpu_block_start(long n, long blocks, long rows)
     return (n % 2 ? blocks - 1 - n / 2 : n / 2) * rows;
 }
 
-/* How an array's values lie for sf_block16_round_rows: runs of `row`
- * values along an axis, in planes of `plane` values. */
+/* How an array's values lie, for its 16-bit blocks (sf_block16.h): runs
+ * of `row` values along an axis, in planes of `plane` values (row a
+ * divisor of plane, but for a layout's padded planes); and where the array
+ * is laid out by z planes, `zplane` values each from local plane
+ * `first_plane` on (0: not by z planes), so that an update of some planes
+ * rounds those alone. */
 typedef struct {
-    long row, plane;
+    long row, plane, zplane, first_plane;
 } sf_cpu_rows;
 
-/* An array of one run of such rows a plane (a memory variable's). */
-static inline sf_cpu_rows sf_cpu_rows_of(long row) { return (sf_cpu_rows){row, row}; }
-/* A field's, or an owned-planes array's, in the layout L. */
-static inline sf_cpu_rows sf_cpu_layout_rows(const sf_layout *L) { return (sf_cpu_rows){L->sx, L->sp}; }
+/* Rows of `row` values, laid out otherwise than by z planes. */
+static inline sf_cpu_rows sf_cpu_rows_of(long row) { return (sf_cpu_rows){row, row, 0, 0}; }
+/* Rows of `row` values, z planes of zplane values from local plane first. */
+static inline sf_cpu_rows sf_cpu_plane_rows(long row, long zplane, long first)
+{
+    return (sf_cpu_rows){row, row, zplane, first};
+}
+/* A field's in the layout L, its halo planes included. */
+static inline sf_cpu_rows sf_cpu_field_rows(const sf_layout *L)
+{
+    return (sf_cpu_rows){L->sx, L->sp, L->sp, -SF_HALO};
+}
+/* An owned-planes array's in the layout L. */
+static inline sf_cpu_rows sf_cpu_owned_rows(const sf_layout *L)
+{
+    return (sf_cpu_rows){L->sx, L->sp, L->sp, 0};
+}
 
 /* The stages that write a state array, as a mask: run.precision: mixed
  * rounds it after those alone (an array left out would keep unrounded
@@ -72,8 +89,17 @@ static inline sf_cpu_rows sf_cpu_layout_rows(const sf_layout *L) { return (sf_cp
 #define SF_CPU_EVERY_STAGE (~0u)
 enum { SF_CPU_STORED_CHECKS = 60 };
 
+/* The most arrays whose blocks share their exponents (sf_cpu_stored). */
+enum { SF_CPU_SHARED_ARRAYS = 3 };
+
+/* Arrays of one shape kept alike; their blocks at the same place share one
+ * exponent (the largest of theirs), so that values equal in each stay
+ * equal: a fluid's lambda + 2 mu and lambda (whose difference is its 2 mu,
+ * 0), or its three normal stresses (its pressure), however the solid's
+ * values beside it in the same blocks round. */
 typedef struct {
-    float *data;
+    float *data[SF_CPU_SHARED_ARRAYS];
+    int arrays;
     size_t count;
     sf_cpu_rows rows;
     unsigned stages;                    /* SF_CPU_STAGE mask (state arrays) */
@@ -104,22 +130,28 @@ void *sf_cpu_take(sf_cpu_arena *a, size_t count, size_t size, const char *what);
 void sf_cpu_release(sf_cpu_arena *a, void *data);
 void sf_cpu_release_all(sf_cpu_arena *a);
 /* An array of a shot's state, written in `stages`: zeroed by
- * sf_cpu_zero_state. */
+ * sf_cpu_zero_state; or `arrays` of them sharing their blocks' exponents. */
 float *sf_cpu_take_state(sf_cpu_arena *a, size_t count, sf_cpu_rows rows, unsigned stages,
                          const char *what);
 void sf_cpu_keep_as_state(sf_cpu_arena *a, float *data, size_t count, sf_cpu_rows rows,
                           unsigned stages, const char *what);
-/* An array of the medium, filled before the physics' create returns. */
+void sf_cpu_keep_as_state_group(sf_cpu_arena *a, float *const *data, int arrays, size_t count,
+                                sf_cpu_rows rows, unsigned stages, const char *what);
+/* An array of the medium, filled before the physics' create returns; or
+ * `arrays` of them sharing their blocks' exponents. */
 void sf_cpu_keep_as_medium(sf_cpu_arena *a, float *data, size_t count, sf_cpu_rows rows,
                            const char *what);
+void sf_cpu_keep_as_medium_group(sf_cpu_arena *a, float *const *data, int arrays, size_t count,
+                                 sf_cpu_rows rows, const char *what);
 void sf_cpu_zero_state(sf_cpu_arena *a);
 /* The amplify operation: every state array times factor. */
 void sf_cpu_amplify_state(sf_cpu_arena *a, float factor);
 /* With run.precision: mixed, the state arrays a stage writes (every one:
- * SF_CPU_EVERY_STAGE), the medium arrays, or the block holding
+ * SF_CPU_EVERY_STAGE) over local planes [k0, k1) (the whole of those not
+ * laid out by z planes), the medium arrays, or the block holding
  * array[index] of a state array, rounded to what they store; the CPU keeps
  * float32 arrays of the stored values. Without, nothing. */
-void sf_cpu_round_state(sf_cpu_arena *a, unsigned stages);
+void sf_cpu_round_state(sf_cpu_arena *a, unsigned stages, long k0, long k1);
 void sf_cpu_round_medium(sf_cpu_arena *a);
 void sf_cpu_round_state_at(sf_cpu_arena *a, const float *array, size_t index);
 /* Everything runs synchronously: wall time is the phase's time. */

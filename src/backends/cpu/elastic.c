@@ -118,9 +118,14 @@ static void setup_medium(elastic *b, const sf_problem *p)
                 for (long i = 0; i < L->nx; ++i)
                     b->m[a][sf_plane_index(L, i, j, k)] =
                         (float)(p->dt * src[(k * L->ny + j) * L->nx + i]);
-        sf_cpu_keep_as_medium(b->shared->arena, b->m[a], L->plane_size, sf_cpu_layout_rows(L),
-                              "the elastic medium");
+        if (a != SF_MEDIUM_L2M && a != SF_MEDIUM_LAMBDA)
+            sf_cpu_keep_as_medium(b->shared->arena, b->m[a], L->plane_size, sf_cpu_owned_rows(L),
+                                  "the elastic medium");
     }
+    /* The kernels take 2 mu as their difference. */
+    float *const moduli[2] = {b->m[SF_MEDIUM_L2M], b->m[SF_MEDIUM_LAMBDA]};
+    sf_cpu_keep_as_medium_group(b->shared->arena, moduli, 2, L->plane_size, sf_cpu_owned_rows(L),
+                                "the elastic medium");
 }
 
 /* Samples of the axis where a layer's damping acts: at the low end the
@@ -132,6 +137,18 @@ static void layer_span(const sf_cpml_axis *ax, int side, long *lo, long *hi)
     if (t == 0) *lo = *hi = 0;
     else if (side == 0) *lo = 0, *hi = t;
     else *lo = ax->n - 1 - t, *hi = ax->n;
+}
+
+/* The rows of a layer's memory variables along axis a (absorb, below):
+ * along x, or along the layer's points across x; by z planes, a z layer's
+ * from its first plane. */
+static sf_cpu_rows layer_rows(const elastic *b, const layer *ly, int a)
+{
+    const sf_layout *L = &b->shared->L;
+    const long width = ly->hi - ly->lo;
+    if (a == 0) return sf_cpu_plane_rows(width, L->ny * width, 0);
+    if (a == 1) return sf_cpu_plane_rows(L->nx, width * L->nx, 0);
+    return sf_cpu_plane_rows(L->nx, L->nx * L->ny, ly->plo);
 }
 
 static void setup_layer(elastic *b, const sf_cpml_axis *ax, int a, int side)
@@ -152,7 +169,7 @@ static void setup_layer(elastic *b, const sf_cpml_axis *ax, int a, int side)
         for (int t = 0; t < TERMS; ++t)
             if (TERM_TABLE[h][t].axis == a) {
                 ly->psi[h][t] = sf_cpu_take_state(b->shared->arena, count,
-                                                  sf_cpu_rows_of(a == 0 ? ly->hi - ly->lo : L->nx),
+                                                  layer_rows(b, ly, a),
                                                   SF_CPU_STAGE(h), "CPML memory variables");
             }
 }
@@ -213,11 +230,15 @@ void *sf_cpu_elastic_create(sf_cpu_shared *shared, const sf_problem *p, const sf
     b->coef = sf_stencil_scale(&p->stencil, p->h);
     b->field_block = take_skewed(b, SF_ELASTIC_FIELDS, b->shared->L.field_size, FIELD_SKEW, b->f,
                                  "the wavefields");
+    /* A fluid's normal stresses are its pressure, three times over. */
+    const sf_cpu_rows rows = sf_cpu_field_rows(&b->shared->L);
     for (int f = 0; f < SF_ELASTIC_FIELDS; ++f)
-        sf_cpu_keep_as_state(b->shared->arena, b->f[f], b->shared->L.field_size,
-                             sf_cpu_layout_rows(&b->shared->L),
-                             SF_CPU_STAGE(is_velocity(f) ? SF_HALF_VELOCITY : SF_HALF_STRESS),
-                             "the wavefields");
+        if (f < SF_FIELD_SXX || f > SF_FIELD_SZZ)
+            sf_cpu_keep_as_state(b->shared->arena, b->f[f], b->shared->L.field_size, rows,
+                                 SF_CPU_STAGE(is_velocity(f) ? SF_HALF_VELOCITY : SF_HALF_STRESS),
+                                 "the wavefields");
+    sf_cpu_keep_as_state_group(b->shared->arena, b->f + SF_FIELD_SXX, 3, b->shared->L.field_size,
+                               rows, SF_CPU_STAGE(SF_HALF_STRESS), "the normal stresses");
     setup_medium(b, p);
     setup_cpml(b, p);
     setup_previous(b, p->channel_count);
@@ -227,7 +248,7 @@ void *sf_cpu_elastic_create(sf_cpu_shared *shared, const sf_problem *p, const sf
                                       "the energy diagnostic");
         for (int q = 0; q < 6; ++q)
             sf_cpu_keep_as_state(b->shared->arena, b->stress_before[q], b->shared->L.plane_size,
-                                 sf_cpu_layout_rows(&b->shared->L), SF_CPU_STAGE(SF_HALF_STRESS),
+                                 sf_cpu_owned_rows(&b->shared->L), SF_CPU_STAGE(SF_HALF_STRESS),
                                  "the energy diagnostic's stresses");
         setup_energy(b);
     }

@@ -7,9 +7,9 @@ void sf_cpu_levels_plan(sf_cpu_levels *v, const sf_cpu_shared *shared, int field
     v->shared = shared;
     v->fields = fields;
     for (int f = 0; f < fields; ++f) {
-        v->prev[f] = sf_cpu_take_state(shared->arena, shared->L.field_size, sf_cpu_layout_rows(&shared->L),
+        v->prev[f] = sf_cpu_take_state(shared->arena, shared->L.field_size, sf_cpu_field_rows(&shared->L),
                                         SF_CPU_STAGE(SF_ACOUSTIC_ADVANCE), "the wavefields");
-        v->cur[f] = sf_cpu_take_state(shared->arena, shared->L.field_size, sf_cpu_layout_rows(&shared->L),
+        v->cur[f] = sf_cpu_take_state(shared->arena, shared->L.field_size, sf_cpu_field_rows(&shared->L),
                                         SF_CPU_STAGE(SF_ACOUSTIC_ADVANCE), "the wavefields");
     }
     v->stage[SF_ACOUSTIC_MEMORY] = memory;

@@ -21,7 +21,7 @@ float *sf_cpu_relaxation_weights(const sf_cpu_shared *shared, const sf_relaxatio
                 }
                 out[sf_plane_index(L, i, j, k)] = w;
             }
-    sf_cpu_keep_as_medium(shared->arena, out, (size_t)L->plane_size, sf_cpu_layout_rows(L),
+    sf_cpu_keep_as_medium(shared->arena, out, (size_t)L->plane_size, sf_cpu_owned_rows(L),
                           "the relaxation weights");
     return out;
 }

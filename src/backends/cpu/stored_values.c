@@ -5,27 +5,41 @@
 #include "sf_block16.h"
 #include "sf_error.h"
 
+#include <limits.h>
 #include <math.h>
 #include <string.h>
 
-/* Rows [r0, r1) of a plane (rows of `row` values, a shorter last one where
- * row does not divide plane), block by block from each row's start. */
-static inline void round_rows(float *plane_data, long row, long plane, long r0, long r1)
+/* Rows [r0, r1) of the plane at `offset` in each of `arrays` arrays (rows
+ * of `row` values, a shorter last one where row does not divide plane),
+ * block by block from each row's start, each block's exponent shared by
+ * the arrays. */
+static inline void round_rows(float *const *data, int arrays, size_t offset, long row, long plane,
+                              long r0, long r1)
 {
     for (long r = r0; r < r1; ++r) {
         const long first = r * row, length = plane - first < row ? plane - first : row;
-        for (long b = 0; b < length; b += SF_BLOCK16_VALUES)
-            sf_block16_round(plane_data + first + b,
-                             length - b < SF_BLOCK16_VALUES ? length - b : SF_BLOCK16_VALUES);
+        for (long b = 0; b < length; b += SF_BLOCK16_VALUES) {
+            const long count = length - b < SF_BLOCK16_VALUES ? length - b : SF_BLOCK16_VALUES;
+            const size_t at = offset + (size_t)(first + b);
+            uint32_t largest = 0;
+            for (int g = 0; g < arrays; ++g) {
+                const uint32_t own = sf_block16_largest(data[g] + at, count);
+                largest = own > largest ? own : largest;
+            }
+            for (int g = 0; g < arrays; ++g) sf_block16_round_to(data[g] + at, count, largest);
+        }
     }
 }
-SF_CPU_VECTOR_KERNEL(round_rows, (float *plane_data, long row, long plane, long r0, long r1),
-                     (plane_data, row, plane, r0, r1));
+SF_CPU_VECTOR_KERNEL(round_rows,
+                     (float *const *data, int arrays, size_t offset, long row, long plane, long r0,
+                      long r1),
+                     (data, arrays, offset, row, plane, r0, r1));
 
-static void round_array(const sf_cpu_stored *s, sf_cpu_vectors vectors)
+/* count values of s from its value `first` (a multiple of its planes'). */
+static void round_array(const sf_cpu_stored *s, size_t first, size_t count, sf_cpu_vectors vectors)
 {
     const long rows = (s->rows.plane + s->rows.row - 1) / s->rows.row;
-    const size_t planes = s->count / (size_t)s->rows.plane;
+    const size_t planes = count / (size_t)s->rows.plane;
     /* Rows of 64 at a time among the threads: arrays of one long row a
      * plane (the x layers' memory) and of a few planes alike. */
     enum { ROWS_AT_ONCE = 64 };
@@ -33,33 +47,55 @@ static void round_array(const sf_cpu_stored *s, sf_cpu_vectors vectors)
     #pragma omp parallel for collapse(2) schedule(static)
     for (size_t p = 0; p < planes; ++p)
         for (long q = 0; q < pieces; ++q)
-            round_rows_kernels[vectors](s->data + p * (size_t)s->rows.plane, s->rows.row,
-                                        s->rows.plane, q * ROWS_AT_ONCE,
+            round_rows_kernels[vectors](s->data, s->arrays, first + p * (size_t)s->rows.plane,
+                                        s->rows.row, s->rows.plane, q * ROWS_AT_ONCE,
                                         sf_cpu_min(rows, (q + 1) * ROWS_AT_ONCE));
 }
 
-static void round_all(const sf_cpu_stored *list, size_t count, unsigned stages)
+/* The arrays of list that stages write, over local planes [k0, k1). */
+static void round_all(const sf_cpu_stored *list, size_t count, unsigned stages, long k0, long k1)
 {
     const sf_cpu_vectors vectors = sf_cpu_vectors_chosen();
-    for (size_t n = 0; n < count; ++n)
-        if (list[n].stages & stages) round_array(&list[n], vectors);
+    for (size_t n = 0; n < count; ++n) {
+        const sf_cpu_stored *s = &list[n];
+        if (!(s->stages & stages)) continue;
+        if (!s->rows.zplane) {
+            round_array(s, 0, s->count, vectors);
+            continue;
+        }
+        const long planes = (long)(s->count / (size_t)s->rows.zplane);
+        const long lo = sf_cpu_max(k0 - s->rows.first_plane, 0);
+        const long hi = sf_cpu_min(k1 - s->rows.first_plane, planes);
+        if (hi > lo)
+            round_array(s, (size_t)lo * (size_t)s->rows.zplane,
+                        (size_t)(hi - lo) * (size_t)s->rows.zplane, vectors);
+    }
 }
 
-/* Does each block of rows [r0, r1) of a plane hold what it stores? By
- * value: a mirror image stores -0 for 0. */
-static int rows_stored(const float *plane_data, long row, long plane, long r0, long r1)
+/* Does each block of the plane at `offset` hold what it stores? By value:
+ * a mirror image stores -0 for 0. */
+static int plane_stored(const sf_cpu_stored *s, size_t offset)
 {
+    enum { MOST = SF_CPU_SHARED_ARRAYS * SF_BLOCK16_VALUES };
+    float copy[MOST];
+    float *copies[SF_CPU_SHARED_ARRAYS];
+    for (int g = 0; g < s->arrays; ++g) copies[g] = copy + g * SF_BLOCK16_VALUES;
+    const long rows = (s->rows.plane + s->rows.row - 1) / s->rows.row;
     int same = 1;
-    for (long r = r0; r < r1; ++r) {
-        const long first = r * row, length = plane - first < row ? plane - first : row;
+    for (long r = 0; r < rows; ++r) {
+        const long first = r * s->rows.row;
+        const long length = s->rows.plane - first < s->rows.row ? s->rows.plane - first : s->rows.row;
         for (long b = 0; b < length; b += SF_BLOCK16_VALUES) {
             const long count = length - b < SF_BLOCK16_VALUES ? length - b : SF_BLOCK16_VALUES;
-            const float *values = plane_data + first + b;
-            float copy[SF_BLOCK16_VALUES];
-            memcpy(copy, values, (size_t)count * sizeof(float));
-            sf_block16_round(copy, count);
-            for (long i = 0; i < count; ++i)
-                same &= copy[i] == values[i] || (isnan(copy[i]) && isnan(values[i]));
+            const size_t at = offset + (size_t)(first + b);
+            for (int g = 0; g < s->arrays; ++g)
+                memcpy(copies[g], s->data[g] + at, (size_t)count * sizeof(float));
+            round_rows(copies, s->arrays, 0, count, count, 0, 1);
+            for (int g = 0; g < s->arrays; ++g)
+                for (long i = 0; i < count; ++i) {
+                    const float was = s->data[g][at + (size_t)i], now = copies[g][i];
+                    same &= now == was || (isnan(now) && isnan(was));
+                }
         }
     }
     return same;
@@ -71,23 +107,20 @@ static void check_stored(const sf_cpu_arena *a, unsigned stages)
 {
     for (size_t n = 0; n < a->states; ++n) {
         const sf_cpu_stored *s = &a->state[n];
-        const long rows = (s->rows.plane + s->rows.row - 1) / s->rows.row;
         const long planes = (long)(s->count / (size_t)s->rows.plane);
         int stored = 1;
         #pragma omp parallel for reduction(& : stored) schedule(static)
-        for (long p = 0; p < planes; ++p)
-            stored &= rows_stored(s->data + (size_t)p * (size_t)s->rows.plane, s->rows.row,
-                                  s->rows.plane, 0, rows);
+        for (long p = 0; p < planes; ++p) stored &= plane_stored(s, (size_t)p * (size_t)s->rows.plane);
         if (!stored)
             sf_fatal("internal: after stages 0x%x, %s holds values it does not store", stages,
                      s->what);
     }
 }
 
-void sf_cpu_round_state(sf_cpu_arena *a, unsigned stages)
+void sf_cpu_round_state(sf_cpu_arena *a, unsigned stages, long k0, long k1)
 {
     if (!a->mixed) return;
-    round_all(a->state, a->states, stages);
+    round_all(a->state, a->states, stages, k0, k1);
     if (a->check_stored > 0) {
         check_stored(a, stages);
         --a->check_stored;
@@ -96,7 +129,7 @@ void sf_cpu_round_state(sf_cpu_arena *a, unsigned stages)
 
 void sf_cpu_round_medium(sf_cpu_arena *a)
 {
-    if (a->mixed) round_all(a->medium, a->media, SF_CPU_EVERY_STAGE);
+    if (a->mixed) round_all(a->medium, a->media, SF_CPU_EVERY_STAGE, LONG_MIN / 2, LONG_MAX / 2);
 }
 
 void sf_cpu_round_state_at(sf_cpu_arena *a, const float *array, size_t index)
@@ -104,12 +137,15 @@ void sf_cpu_round_state_at(sf_cpu_arena *a, const float *array, size_t index)
     if (!a->mixed) return;
     for (size_t n = 0; n < a->states; ++n) {
         const sf_cpu_stored *s = &a->state[n];
-        if (array < s->data || array >= s->data + s->count) continue;
-        const size_t at = (size_t)(array - s->data) + index;
-        const size_t plane = at / (size_t)s->rows.plane;
-        const long within = (long)(at - plane * (size_t)s->rows.plane), r = within / s->rows.row;
-        round_rows(s->data + plane * (size_t)s->rows.plane, s->rows.row, s->rows.plane, r, r + 1);
-        return;
+        for (int g = 0; g < s->arrays; ++g) {
+            if (array < s->data[g] || array >= s->data[g] + s->count) continue;
+            /* The row holding it, in every array sharing its blocks. */
+            const size_t at = (size_t)(array - s->data[g]) + index;
+            const size_t plane = at / (size_t)s->rows.plane * (size_t)s->rows.plane;
+            const long r = (long)(at - plane) / s->rows.row;
+            round_rows(s->data, s->arrays, plane, s->rows.row, s->rows.plane, r, r + 1);
+            return;
+        }
     }
     sf_fatal("internal: a value written outside the shot's state arrays");
 }

@@ -109,7 +109,7 @@ static void *visco_create(sf_cpu_shared *shared, const sf_problem *p)
     v->z0 = p->z0;
     for (int l = 0; l < v->mechanisms; ++l) {
         v->memory[l] = sf_cpu_take_state(shared->arena, (size_t)shared->L.plane_size,
-                                         sf_cpu_layout_rows(&shared->L),
+                                         sf_cpu_owned_rows(&shared->L),
                                          SF_CPU_STAGE(SF_ACOUSTIC_ADVANCE),
                                          "the relaxation memory variables");
         v->weight[l] = sf_cpu_relaxation_weights(shared, &v->law, r->coordinate, l);

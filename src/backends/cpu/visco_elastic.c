@@ -86,7 +86,7 @@ static void *visco_create(sf_cpu_shared *shared, const sf_problem *p)
         v->shear_weight[l] = sf_cpu_relaxation_weights(shared, &v->law, m->shear.coordinate, l);
         for (int q = 0; q < MEMORY; ++q)
             v->memory[l][q] = sf_cpu_take_state(shared->arena, (size_t)shared->L.plane_size,
-                                                sf_cpu_layout_rows(&shared->L),
+                                                sf_cpu_owned_rows(&shared->L),
                                                 SF_CPU_STAGE(SF_HALF_STRESS),
                                                 "the relaxation memory variables");
     }
