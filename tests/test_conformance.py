@@ -28,9 +28,9 @@ from testlib import base_job, check, declared_physics, leftovers, medium, read_g
 
 RANKS = (1, 2, 3)
 GPU_RANKS = (1, 2, 4)
-# The slab job's 1-rank gather of each physics, run once for the rank and
-# the survey tests.
-_one_rank = {}
+# The slab job's 1-rank gather of each physics and precision, run once for
+# the rank and the survey tests.
+_one_rank = {"float32": {}, "mixed": {}}
 
 
 def physics_job(physics, n, cpml, free_surface=True, duration=0.25):
@@ -127,7 +127,7 @@ def test_every_physics_gives_the_same_gather_and_snapshots_on_1_2_and_3_ranks(tm
     field's snapshots of a layered medium with a free surface."""
     notes = []
     for physics in declared_physics("cpu"):
-        _one_rank[physics], fields = same_on_every_rank_count(tmp, physics)
+        _one_rank["float32"][physics], fields = same_on_every_rank_count(tmp, physics)
         notes.append(f"{physics} ({'/'.join(fields)})")
     return "1, 2, 3 ranks alike: " + ", ".join(notes)
 
@@ -146,6 +146,7 @@ def test_every_physics_in_mixed_precision_is_the_same_on_1_2_and_3_ranks(tmp):
     notes = []
     for physics in declared_physics("cpu"):
         mixed, _ = same_on_every_rank_count(tmp, physics, "mixed")
+        _one_rank["mixed"][physics] = mixed
         off = gather_difference(mixed, one_rank_gather(tmp, physics))
         check(MIXED_APART[0] <= off <= MIXED_APART[1],
               f"{physics}: mixed differs from float32 by {off:.3g} of the peak (expected "
@@ -154,12 +155,15 @@ def test_every_physics_in_mixed_precision_is_the_same_on_1_2_and_3_ranks(tmp):
     return "1, 2, 3 ranks alike; from float32: " + ", ".join(notes)
 
 
-def one_rank_gather(tmp, physics):
+def one_rank_gather(tmp, physics, precision="float32"):
     """The slab job's gather on 1 rank: the rank test's, or run here."""
-    if physics not in _one_rank:
-        run_job(tmp, slab_job(physics, f"{physics}1.h5"), name=f"{physics}1")
-        _one_rank[physics] = read_gather(os.path.join(tmp, f"{physics}1.h5"))["traces"]
-    return _one_rank[physics]
+    if physics not in _one_rank[precision]:
+        name = f"{physics}-{precision}1"
+        job = slab_job(physics, f"{name}.h5")
+        job["run"] = {"precision": precision}
+        run_job(tmp, job, name=name)
+        _one_rank[precision][physics] = read_gather(os.path.join(tmp, f"{name}.h5"))["traces"]
+    return _one_rank[precision][physics]
 
 
 VECTOR_SETS = ("portable", "avx2", "avx512")
@@ -195,25 +199,29 @@ def test_every_physics_gives_the_same_gather_on_every_vector_set(tmp):
 def test_every_physics_resets_between_survey_shots(tmp):
     """Shot 2 of a survey on one group of 2 ranks, after a shot of another
     position, frequency and amplitude, records what the slab job records
-    alone on 1 rank (tolerance "shots": bit for bit)."""
-    for physics in declared_physics("cpu"):
-        survey = slab_job(physics)
-        position = survey["source"].pop("position")
-        survey["survey"] = {"ranks_per_shot": 2, "shots": [
-            {"position": [x + 40.0 for x in position], "frequency": 16, "amplitude": 2.5},
-            {"position": position}]}
-        survey["output"] = {"directory": f"{physics}-shots"}
-        _, out, _ = run_job(tmp, survey, name=f"{physics}-survey", ranks=2)
-        check("2 shots, receivers fixed, 1 group of 2 ranks" in out,
-              f"{physics}: not one group for both shots:\n{out[-2000:]}")
-        reference = one_rank_gather(tmp, physics)
-        shot = read_gather(os.path.join(tmp, f"{physics}-shots", "shot_0002.h5"))["traces"]
-        limit = tolerance("shots", reference.dtype)
-        off = gather_difference(shot, reference)
-        check(shot.shape == reference.shape and off <= limit,
-              f"{physics}: survey shot 2 differs from the shot alone by {off:.3g} of the peak "
-              f"(limit {limit:g})")
-    return f"{', '.join(declared_physics('cpu'))}: shot 2 == the shot alone, bit for bit"
+    alone on 1 rank (tolerance "shots": bit for bit), in either precision."""
+    for precision in ("float32", "mixed"):
+        for physics in declared_physics("cpu"):
+            survey = slab_job(physics)
+            survey["run"] = {"precision": precision}
+            position = survey["source"].pop("position")
+            survey["survey"] = {"ranks_per_shot": 2, "shots": [
+                {"position": [x + 40.0 for x in position], "frequency": 16, "amplitude": 2.5},
+                {"position": position}]}
+            folder = f"{physics}-{precision}-shots"
+            survey["output"] = {"directory": folder}
+            _, out, _ = run_job(tmp, survey, name=f"{physics}-{precision}-survey", ranks=2)
+            check("2 shots, receivers fixed, 1 group of 2 ranks" in out,
+                  f"{physics}: not one group for both shots:\n{out[-2000:]}")
+            reference = one_rank_gather(tmp, physics, precision)
+            shot = read_gather(os.path.join(tmp, folder, "shot_0002.h5"))["traces"]
+            limit = tolerance("shots", reference.dtype)
+            off = gather_difference(shot, reference)
+            check(shot.shape == reference.shape and off <= limit,
+                  f"{physics} ({precision}): survey shot 2 differs from the shot alone by "
+                  f"{off:.3g} of the peak (limit {limit:g})")
+    return f"{', '.join(declared_physics('cpu'))}: shot 2 == the shot alone, bit for bit, " \
+        "in float32 and mixed"
 
 
 def growth_stops(tmp, physics, gather, ranks, precision="float32"):
