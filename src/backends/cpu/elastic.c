@@ -250,6 +250,9 @@ void *sf_cpu_elastic_create(sf_cpu_shared *shared, const sf_problem *p, const sf
             sf_cpu_keep_as_state(b->shared->arena, b->stress_before[q], b->shared->L.plane_size,
                                  sf_cpu_owned_rows(&b->shared->L), SF_CPU_STAGE(SF_HALF_STRESS),
                                  "the energy diagnostic's stresses");
+        /* The energy's weights from the moduli the steps use (the medium is
+         * rounded again after create: no change). */
+        sf_cpu_round_medium(b->shared->arena);
         setup_energy(b);
     }
     /* A z derivative reads 2R planes of three fields. */
