@@ -77,23 +77,27 @@ static void setup_stencil(anisotropic *b, const sf_problem *p)
 
 static float *copy_compact(anisotropic *b, const float *src, long count, const char *what)
 {
-    sf_cpu_arena *arena = b->levels.shared->arena;
-    float *dst = sf_cpu_take(arena, (size_t)count, sizeof(float), what);
+    float *dst = sf_cpu_take(b->levels.shared->arena, (size_t)count, sizeof(float), what);
     memcpy(dst, src, (size_t)count * sizeof(float));
-    sf_cpu_keep_as_medium(arena, dst, (size_t)count, sf_cpu_rows_of(b->levels.shared->L.nx), what);
     return dst;
 }
 
 static void setup_medium(anisotropic *b, const sf_problem *p)
 {
     const long count = p->nx * p->ny * p->nz;
+    sf_cpu_arena *arena = b->levels.shared->arena;
     b->dt2 = (float)(p->dt * p->dt);
     b->vp = copy_compact(b, p->param[SF_ANISOTROPIC_VP], count, "the medium");
     b->epsilon = copy_compact(b, p->param[SF_ANISOTROPIC_EPSILON], count, "the medium");
     b->delta = copy_compact(b, p->param[SF_ANISOTROPIC_DELTA], count, "the medium");
+    sf_cpu_keep_as_medium(arena, b->vp, (size_t)count, sf_cpu_rows_of(p->nx), "the medium");
+    /* Sharing their exponents, epsilon and delta keep the order the model
+     * was checked for (delta <= epsilon, the axis shear term's sign). */
+    float *const thomsen[2] = {b->epsilon, b->delta};
+    sf_cpu_keep_as_medium_group(arena, thomsen, 2, (size_t)count, sf_cpu_rows_of(p->nx),
+                                "the medium");
     b->tilted = p->nparams > SF_ANISOTROPIC_THETA;
     if (!b->tilted) return;
-    sf_cpu_arena *arena = b->levels.shared->arena;
     for (int w = 0; w < SF_TILT_WEIGHTS; ++w) {
         b->weight[w] = sf_cpu_take(arena, (size_t)count, sizeof(float), "the tilt");
         sf_cpu_keep_as_medium(arena, b->weight[w], (size_t)count, sf_cpu_rows_of(p->nx), "the tilt");
