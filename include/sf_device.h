@@ -47,7 +47,8 @@ void sf_placement_choose(const sf_placement_request *request, MPI_Comm comm, sf_
 /* Why physics cannot run on the device asked for, from its plug-in's
  * backends and this build alone: one line naming the physics, the backend
  * and what to use instead ("vti has no cuda backend; use cpu"), or that
- * precision mixed has no cuda kernels yet, written to why; NULL when it can (auto can whenever the physics has any backend). */
+ * precision mixed has no cuda kernels yet, written to why; NULL when it
+ * can (auto can whenever the physics has any backend). */
 const char *sf_placement_refusal(const sf_physics_plugin *physics, sf_device_kind device,
                                  sf_precision precision,
                                  char *why, size_t len);

@@ -6,11 +6,13 @@ void sf_cpu_levels_plan(sf_cpu_levels *v, const sf_cpu_shared *shared, int field
 {
     v->shared = shared;
     v->fields = fields;
+    const sf_cpu_rows rows = sf_cpu_field_rows(&shared->L);
+    const unsigned written = SF_CPU_STAGE(SF_ACOUSTIC_ADVANCE);
     for (int f = 0; f < fields; ++f) {
-        v->prev[f] = sf_cpu_take_state(shared->arena, shared->L.field_size, sf_cpu_field_rows(&shared->L),
-                                        SF_CPU_STAGE(SF_ACOUSTIC_ADVANCE), "the wavefields");
-        v->cur[f] = sf_cpu_take_state(shared->arena, shared->L.field_size, sf_cpu_field_rows(&shared->L),
-                                        SF_CPU_STAGE(SF_ACOUSTIC_ADVANCE), "the wavefields");
+        v->prev[f] = sf_cpu_take_state(shared->arena, shared->L.field_size, rows, written,
+                                       "the wavefields");
+        v->cur[f] = sf_cpu_take_state(shared->arena, shared->L.field_size, rows, written,
+                                      "the wavefields");
     }
     v->stage[SF_ACOUSTIC_MEMORY] = memory;
     v->stage[SF_ACOUSTIC_ADVANCE] = advance;

@@ -6,6 +6,7 @@
 #include "sf_error.h"
 
 #include <limits.h>
+#include <stdlib.h>
 #include <math.h>
 #include <string.h>
 
@@ -72,32 +73,27 @@ static void round_all(const sf_cpu_stored *list, size_t count, unsigned stages, 
     }
 }
 
-/* Does each block of the plane at `offset` hold what it stores? By value:
- * a mirror image stores -0 for 0. */
+/* Does the plane at `offset` of each of s's arrays hold what it stores?
+ * Rounds a copy of it and compares by value: a mirror image stores -0
+ * for 0. */
 static int plane_stored(const sf_cpu_stored *s, size_t offset)
 {
-    enum { MOST = SF_CPU_SHARED_ARRAYS * SF_BLOCK16_VALUES };
-    float copy[MOST];
+    const size_t plane = (size_t)s->rows.plane;
+    float *copy = sf_malloc((size_t)s->arrays * plane * sizeof(float), "checking stored values");
     float *copies[SF_CPU_SHARED_ARRAYS];
-    for (int g = 0; g < s->arrays; ++g) copies[g] = copy + g * SF_BLOCK16_VALUES;
-    const long rows = (s->rows.plane + s->rows.row - 1) / s->rows.row;
-    int same = 1;
-    for (long r = 0; r < rows; ++r) {
-        const long first = r * s->rows.row;
-        const long length = s->rows.plane - first < s->rows.row ? s->rows.plane - first : s->rows.row;
-        for (long b = 0; b < length; b += SF_BLOCK16_VALUES) {
-            const long count = length - b < SF_BLOCK16_VALUES ? length - b : SF_BLOCK16_VALUES;
-            const size_t at = offset + (size_t)(first + b);
-            for (int g = 0; g < s->arrays; ++g)
-                memcpy(copies[g], s->data[g] + at, (size_t)count * sizeof(float));
-            round_rows(copies, s->arrays, 0, count, count, 0, 1);
-            for (int g = 0; g < s->arrays; ++g)
-                for (long i = 0; i < count; ++i) {
-                    const float was = s->data[g][at + (size_t)i], now = copies[g][i];
-                    same &= now == was || (isnan(now) && isnan(was));
-                }
-        }
+    for (int g = 0; g < s->arrays; ++g) {
+        copies[g] = copy + (size_t)g * plane;
+        memcpy(copies[g], s->data[g] + offset, plane * sizeof(float));
     }
+    round_rows(copies, s->arrays, 0, s->rows.row, s->rows.plane, 0,
+               (s->rows.plane + s->rows.row - 1) / s->rows.row);
+    int same = 1;
+    for (int g = 0; g < s->arrays; ++g)
+        for (size_t i = 0; i < plane; ++i) {
+            const float was = s->data[g][offset + i], now = copies[g][i];
+            same &= now == was || (isnan(now) && isnan(was));
+        }
+    free(copy);
     return same;
 }
 

@@ -90,7 +90,8 @@ static void *visco_create(sf_cpu_shared *shared, const sf_problem *p)
                                                 SF_CPU_STAGE(SF_HALF_STRESS),
                                                 "the relaxation memory variables");
     }
-    v->stresses = (sf_cpu_stress_law){relax_normal_kernels[shared->vectors], relax_shear_kernels[shared->vectors], v};
+    v->stresses = (sf_cpu_stress_law){relax_normal_kernels[shared->vectors],
+                                       relax_shear_kernels[shared->vectors], v};
     const sf_problem elastic = sf_visco_elastic_unrelaxed_problem(p);
     return sf_cpu_elastic_create(shared, &elastic, &v->stresses);
 }
