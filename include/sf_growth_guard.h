@@ -11,13 +11,20 @@
 
 #include "sf_backend.h"
 
-/* The rule: a field's norm rose at each of at least the last
- * SF_GROWTH_CHECKS judged checks, to SF_GROWTH_FACTOR times the highest
- * norm it had at a judged check before it began to rise, and to at least
- * SF_GROWTH_FLOOR of its peak (the source's time included). Judged
- * checks are the checks from the source's end on, at least
- * SF_GROWTH_SPACING steps apart. */
-enum { SF_GROWTH_CHECKS = 6, SF_GROWTH_SPACING = 100 };
+/* The rules, for judged checks (from the source's end on, at least
+ * SF_GROWTH_SPACING steps apart), each reaching at least SF_GROWTH_FLOOR
+ * of the field's peak (the source's time included):
+ * - a run: the norm rose at each of at least the last SF_GROWTH_CHECKS
+ *   checks, to SF_GROWTH_FACTOR times the highest norm it had before it
+ *   began to rise;
+ * - an envelope: the judged checks taken SF_GROWTH_CHECKS at a time, the
+ *   highest norm of each of the last SF_GROWTH_WINDOWS windows rose over
+ *   the window's before, to SF_GROWTH_FACTOR times the highest of the
+ *   first window. Growth that swings (a closed box's standing waves
+ *   beating with an unstable mode) never makes a run, yet its envelope
+ *   climbs; a field that jumps once and stays, or swings about a level,
+ *   makes neither. */
+enum { SF_GROWTH_CHECKS = 6, SF_GROWTH_WINDOWS = 3, SF_GROWTH_SPACING = 100 };
 #define SF_GROWTH_FACTOR 10.0
 #define SF_GROWTH_FLOOR 1e-2
 
@@ -29,6 +36,14 @@ typedef struct {
     int rises;
     long trough_step;
     double trough[SF_REGIONS];
+    /* Windows of SF_GROWTH_CHECKS judged checks: the highest norm of the
+     * first, of the last complete one and so far of the current one, the
+     * rises of the complete ones' highest in a row, and the sums of the
+     * first window's highest check (for where it grows). */
+    double first_window, last_window, window;
+    int window_rises;
+    long first_window_step;
+    double first_window_sums[SF_REGIONS];
 } sf_growth_field;
 
 typedef struct {
@@ -37,13 +52,16 @@ typedef struct {
     long judged;
     int longest;                /* the longest run of rises seen */
     double closest;             /* the largest norm over `before` during a run */
+    double envelope;            /* the largest window's highest over the first window's */
     sf_growth_field field[SF_GUARD_MAX_FIELDS];
 } sf_growth_guard;
 
 /* Why a run was stopped: field's norm rose at each of `checks` judged
- * checks from step `from` to step `to`. */
+ * checks from step `from` to step `to`; or (windows > 0) the highest of
+ * each of the last `windows` windows rose, from the first window's
+ * highest at step `from`. */
 typedef struct {
-    int field, checks;
+    int field, checks, windows;
     long from, to, start;       /* start: the first judged check's step */
     double rise;                /* the norm at `to` over that at `from` */
     double over_start;          /* over that at `start` */

@@ -34,27 +34,57 @@ static void judge(sf_growth_field *f, long step, const double sums[SF_REGIONS], 
     f->last = x;
 }
 
+/* The window a judged check completes (judged: its number from 1). */
+static void judge_window(sf_growth_field *f, long judged, long step, const double sums[SF_REGIONS])
+{
+    const double x = norm_of(sums);
+    if (x > f->window || (judged - 1) % SF_GROWTH_CHECKS == 0) {
+        f->window = x;
+        if (judged <= SF_GROWTH_CHECKS) {
+            f->first_window_step = step;
+            memcpy(f->first_window_sums, sums, sizeof f->first_window_sums);
+        }
+    }
+    if (judged % SF_GROWTH_CHECKS) return;
+    if (judged == SF_GROWTH_CHECKS) {
+        f->first_window = f->window;
+    } else {
+        f->window_rises = f->window > f->last_window ? f->window_rises + 1 : 0;
+    }
+    f->last_window = f->window;
+}
+
 static int grew(const sf_growth_field *f)
 {
     return f->rises >= SF_GROWTH_CHECKS && f->last >= SF_GROWTH_FACTOR * f->before &&
            f->last >= SF_GROWTH_FLOOR * f->peak;
 }
 
-static void describe(const sf_growth_guard *g, int f, const double sums[SF_REGIONS],
+static int envelope_grew(const sf_growth_field *f, long judged)
+{
+    return judged % SF_GROWTH_CHECKS == 0 && f->window_rises >= SF_GROWTH_WINDOWS &&
+           f->last_window >= SF_GROWTH_FACTOR * f->first_window &&
+           f->last_window >= SF_GROWTH_FLOOR * f->peak;
+}
+
+/* envelope: the envelope rule's verdict, else the run's. */
+static void describe(const sf_growth_guard *g, int f, int envelope, const double sums[SF_REGIONS],
                      sf_growth_verdict *v)
 {
     const sf_growth_field *s = &g->field[f];
+    const double *from = envelope ? s->first_window_sums : s->trough;
     v->field = f;
     v->checks = s->rises;
-    v->from = s->trough_step;
+    v->windows = envelope ? s->window_rises : 0;
+    v->from = envelope ? s->first_window_step : s->trough_step;
     v->to = g->last_step;
     v->start = g->first_step;
-    v->rise = s->last / norm_of(s->trough);
+    v->rise = s->last / norm_of(from);
     v->over_start = s->first > 0.0 ? s->last / s->first : INFINITY;
     v->of_peak = s->last / s->peak;
     double total = 0.0, most = -1.0;
     for (int q = 0; q < SF_REGIONS; ++q) {
-        const double gain = sums[q] - s->trough[q];
+        const double gain = sums[q] - from[q];
         total += gain > 0.0 ? gain : 0.0;
         if (gain > most) most = gain, v->region = (sf_region)q;
     }
@@ -69,15 +99,19 @@ int sf_growth_guard_observe(sf_growth_guard *g, long step, int fields,
     const int first = g->judged++ == 0;
     if (first) g->first_step = step;
     g->last_step = step;
-    int tripped = -1;
+    int tripped = -1, envelope = 0;
     for (int f = 0; f < fields; ++f) {
         sf_growth_field *s = &g->field[f];
         judge(s, step, sums[f], first);
+        judge_window(s, g->judged, step, sums[f]);
         if (s->rises > g->longest) g->longest = s->rises;
         if (s->rises > 0 && s->before > 0.0) g->closest = fmax(g->closest, s->last / s->before);
-        if (tripped < 0 && grew(s)) tripped = f;
+        if (s->first_window > 0.0) g->envelope = fmax(g->envelope, s->last_window / s->first_window);
+        if (tripped >= 0) continue;
+        if (grew(s)) tripped = f;
+        else if (envelope_grew(s, g->judged)) tripped = f, envelope = 1;
     }
     if (tripped < 0) return 0;
-    describe(g, tripped, sums[tripped], v);
+    describe(g, tripped, envelope, sums[tripped], v);
     return 1;
 }

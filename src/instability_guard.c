@@ -169,21 +169,25 @@ static const char *growth_advice(sf_region r)
 
 static void describe_growth(sf_simulation *s, const sf_growth_verdict *v)
 {
-    char every[48], where[120];
+    char every[48], where[120], how[160];
     if (v->share >= 0.5)
         snprintf(where, sizeof where, "%.0f%% of that growth is in %s", 100.0 * v->share,
                  region_name(v->region));
     else
         snprintf(where, sizeof where, "that growth is spread over the grid, the most (%.0f%%) "
                  "in %s", 100.0 * v->share, region_name(v->region));
+    if (v->windows > 0)
+        snprintf(how, sizeof how, "swung up: its highest over each of the last %d windows of %d "
+                 "checks topped the window's before,", v->windows, SF_GROWTH_CHECKS);
+    else
+        snprintf(how, sizeof how, "rose at each of the last %d checks,", v->checks);
     snprintf(s->failure, sizeof s->failure,
-             "unstable: the wavefield grows after the source has ended: the norm of %s rose at "
-             "each of the last %d checks, x %.3g from step %ld to %ld (t = %.4g to %.4g s), to "
-             "%.3g times its level when the source ended (step %ld) and %.3g of its peak; %s "
-             "(checked %s); %s",
-             s->physics->field_name(v->field), v->checks, v->rise, v->from, v->to,
-             (double)v->from * s->dt, (double)v->to * s->dt, v->over_start, v->start,
-             v->of_peak, where, checked_every(s, every, sizeof every), growth_advice(v->region));
+             "unstable: the wavefield grows after the source has ended: the norm of %s %s x %.3g "
+             "from step %ld to %ld (t = %.4g to %.4g s), to %.3g times its level when the source "
+             "ended (step %ld) and %.3g of its peak; %s (checked %s); %s",
+             s->physics->field_name(v->field), how, v->rise, v->from, v->to,
+             (double)v->from * s->dt, (double)v->to * s->dt, v->over_start, v->start, v->of_peak,
+             where, checked_every(s, every, sizeof every), growth_advice(v->region));
 }
 
 /* Collective over the slab: 0, or -1 with s->failure. */
@@ -221,7 +225,8 @@ void sf_simulation_guard_summary(const sf_simulation *s)
     }
     sf_info("seisfd: instability guard: %ld checks judged from step %ld (the source ended); the "
             "longest rise %d checks, the largest x %.3g over the level before it (%d checks and "
-            "x %g stop a run)",
+            "x %g stop a run); the highest of a window of %d checks x %.3g over the first "
+            "window's (%d windows rising and x %g stop a run)",
             g->judged, g->first_step, g->longest, g->closest, SF_GROWTH_CHECKS,
-            SF_GROWTH_FACTOR);
+            SF_GROWTH_FACTOR, SF_GROWTH_CHECKS, g->envelope, SF_GROWTH_WINDOWS, SF_GROWTH_FACTOR);
 }

@@ -5,6 +5,7 @@ conformance suite's, tests/test_conformance.py)."""
 import copy
 import math
 import os
+import re
 
 import numpy as np
 
@@ -215,6 +216,34 @@ def test_tti_stays_bounded_for_20000_steps(tmp):
           f"the last 2000 samples reach {tail / peak:.2e} of the peak, steps 10000..12000 "
           f"{middle / peak:.2e}")
     return f"steps 10000..12000 at {middle / peak:.1e}, the last 2000 at {tail / peak:.1e} of the peak"
+
+
+def test_tti_growth_where_the_tilt_jumps_is_stopped(tmp):
+    """A known limit of the pseudo-acoustic TTI system, kept in view: in a
+    closed box (no absorbing layers, a free surface) of three layers whose
+    tilt, azimuth, epsilon and delta jump, the reverberating field grows
+    (the tilt's weights at each point times the second and mixed
+    derivatives are not a symmetric operator where they change). The norm
+    swings as it grows, so that no run of rises forms; the guard's
+    envelope rule stops the run with its message, and no gather is
+    written. The test fails if the run ends (the system made stable: then
+    keep the box as a bound test instead)."""
+    job = base_job(n=(40, 40, 40), h=10.0, cpml=0, duration=None, dt=None, frequency=15.0,
+                   source=[200.0, 200.0, 100.0])
+    job["time"] = {"dt": "auto", "nt": 12000}
+    job["physics"] = {"type": "tti", "order": 8}
+    job["model"] = {"type": "layered", "layers": [
+        {"top": 0, "vp": 1800, "epsilon": 0.1, "delta": 0.05, "theta": 30, "phi": 20},
+        {"top": 130, "vp": 2400, "epsilon": 0.25, "delta": 0.1, "theta": 50, "phi": -40},
+        {"top": 260, "vp": 3000, "epsilon": 0.15, "delta": -0.05, "theta": -20, "phi": 75}]}
+    job["boundaries"]["free_surface"] = True
+    job["receivers"] = {"line": {"start": [50, 200, 50], "end": [350, 200, 50], "count": 31}}
+    rc, out, err = run_job(tmp, job, expect_ok=False)
+    m = re.search(r"unstable: the wavefield grows after the source has ended: the norm of (\w) "
+                  r"(swung up|rose at each).* x ([0-9.e+]+) from step (\d+) to (\d+)", err)
+    check(rc != 0 and m, f"the growing box was not stopped (exit {rc}):\n{err[-2000:]}")
+    check(not os.path.exists(os.path.join(tmp, "gather.h5")), "a gather was written")
+    return f"stopped at step {m.group(5)}: the norm of {m.group(1)} {m.group(2)}, x {m.group(3)}"
 
 
 def test_tti_beside_the_layers(tmp):

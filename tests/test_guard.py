@@ -99,12 +99,14 @@ def box_job(physics, duration, model, source, nz=30, frequency=12):
     return job
 
 
-def guard_summary(out):
+def guard_summary(out, envelope=False):
     m = re.search(r"instability guard: (\d+) checks judged from step \d+ \(the source ended\); "
                   r"the longest rise (\d+) checks, the largest x ([0-9.e+-]+) over the level "
-                  r"before it", out)
+                  r"before it .*; the highest of a window of 6 checks x ([0-9.e+-]+) over the "
+                  r"first window's", out)
     check(m, f"no guard summary:\n{out}")
-    return int(m.group(1)), int(m.group(2)), float(m.group(3))
+    found = int(m.group(1)), int(m.group(2)), float(m.group(3))
+    return found + (float(m.group(4)),) if envelope else found
 
 
 def test_long_stable_jobs_do_not_stop(tmp):
@@ -115,19 +117,20 @@ def test_long_stable_jobs_do_not_stop(tmp):
     the waves keep entering after the source ended: there the velocities'
     norm rises for checks in a row past every level since (a wave
     legitimately growing). Each ends normally with a finite gather, the
-    guard having judged its checks."""
+    guard having judged its checks: the boxes at least 30, five windows
+    of the envelope rule."""
     layered = {"type": "layered", "layers": [{"top": 0, "vp": 1400, "vs": 700, "rho": 1200},
                                              {"top": 100, "vp": 3000, "vs": 1800, "rho": 2600}]}
     tilted = {"type": "layered", "layers": [
         {"top": 0, "vp": 1500, "epsilon": 0, "delta": 0, "theta": 0, "phi": 0},
         {"top": 150, "vp": 3000, "epsilon": 0.2, "delta": 0.1, "theta": 30, "phi": 20}]}
     jobs = {
-        "acoustic": box_job("acoustic", 4.0, {"type": "homogeneous", "vp": 2000},
+        "acoustic": box_job("acoustic", 8.0, {"type": "homogeneous", "vp": 2000},
                             [113.3, 117.2, 82.1], frequency=15),
-        "vti": box_job("vti", 3.0, {"type": "homogeneous", "vp": 2000, "epsilon": 0.2,
+        "vti": box_job("vti", 6.0, {"type": "homogeneous", "vp": 2000, "epsilon": 0.2,
                                     "delta": 0.1}, [113.3, 117.2, 82.1], frequency=15),
-        "tti": box_job("tti", 2.0, tilted, [113.3, 117.2, 62.1]),
-        "elastic-light-top": box_job("elastic", 3.0, layered, [113.3, 117.2, 452.1], nz=60),
+        "tti": box_job("tti", 5.0, tilted, [113.3, 117.2, 62.1]),
+        "elastic-light-top": box_job("elastic", 6.0, layered, [113.3, 117.2, 452.1], nz=60),
     }
     acoustic = small_job("acoustic", duration=3.0, cpml=8)
     acoustic["grid"].update(nx=32, ny=32, nz=40)
@@ -142,16 +145,44 @@ def test_long_stable_jobs_do_not_stop(tmp):
     for name, job in jobs.items():
         job["output"]["gather"] = f"out/{name}.h5"
         rc, out, err = run_job(tmp, job, name=name)
-        judged, longest, largest = guard_summary(out)
+        judged, longest, largest, envelope = guard_summary(out, envelope=True)
         traces = read_gather(os.path.join(tmp, "out", f"{name}.h5"))["traces"]
-        check(judged >= 10 and np.isfinite(traces).all(),
-              f"{name}: {judged} checks judged, or non-finite samples")
+        least = 10 if name.startswith("acoustic-") else 30
+        check(judged >= least and np.isfinite(traces).all(),
+              f"{name}: {judged} checks judged (at least {least}), or non-finite samples")
         if name == "elastic-light-top":
             check(longest >= 3 and largest > 1.1,
                   f"{name}: the waves entering the light layer did not raise the norm "
                   f"(longest rise {longest}, x {largest})")
-        notes.append(f"{name} {judged} checks, longest rise {longest}, x {largest:g}")
-    return "; ".join(notes) + " (6 checks and x 10 stop a run)"
+        notes.append(f"{name} {judged} checks, longest rise {longest}, x {largest:g}, "
+                     f"windows x {envelope:g}")
+    return "; ".join(notes) + " (6 checks and x 10, or 3 rising windows and x 10, stop a run)"
+
+
+def test_swinging_growth_is_stopped_by_its_envelope(tmp):
+    """A closed acoustic box whose reverberating field is multiplied by
+    1.001 a step (SEISFD_TEST_GROWTH): its norm swings, so no run of six
+    rises forms, but the highest norm of each window of six checks tops
+    the window's before; the guard stops the run once that is ten times
+    the first window's, naming the rule, and writes no gather. The same
+    box without the hook judges more windows than that and ends normally
+    (test_long_stable_jobs_do_not_stop covers the boxes of every
+    physics)."""
+    job = box_job("acoustic", 8.0, {"type": "homogeneous", "vp": 2000}, [113.3, 117.2, 82.1],
+                  frequency=15)
+    rc, out, err = run_job(tmp, job, name="growing", expect_ok=False,
+                           env={"SEISFD_TEST_GROWTH": "1.001"})
+    m = re.search(r"the norm of p swung up: its highest over each of the last (\d+) windows of 6 "
+                  r"checks topped the window's before, x ([0-9.e+]+) from step (\d+) to (\d+)", err)
+    check(rc != 0 and m and int(m.group(1)) >= 3 and float(m.group(2)) >= 10,
+          f"swinging growth not stopped by the envelope rule (exit {rc}):\n{err[-2000:]}")
+    check(not os.path.exists(os.path.join(tmp, "out", "shot.h5")), "a gather was written")
+    stopped = int(m.group(4))
+    rc, out, err = run_job(tmp, job, name="steady")
+    judged, longest, largest = guard_summary(out)
+    check(judged * 100 > stopped, f"the steady box judged {judged} checks only")
+    return (f"stopped at step {stopped} after {m.group(1)} rising windows, x {float(m.group(2)):.3g}; "
+            f"the steady box {judged} checks judged, longest rise {longest}")
 
 
 def amplitude_job(amplitude, **source):

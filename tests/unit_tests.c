@@ -830,6 +830,8 @@ static double swings(long n) { return n <= 10 ? source_then(n) : 3e-3 * (1.0 + 0
 static double steps_up(long n) { return n <= 10 ? source_then(n) : n < 20 ? 3e-3 : 3e-1; }
 static double rises_5x(long n) { return n <= 10 ? source_then(n) : 3e-3 * pow(5.0, fmin(n - 10, 12) / 12.0); }
 static double rises_once(long n) { return n <= 10 ? source_then(n) : n < 40 ? 3e-3 * pow(1.3, n - 10 < 5 ? n - 10 : 5) : 3e-3 * pow(1.3, n - 35); }
+/* x 1.08 a check beneath a swing of x 19 that a rise never outlasts. */
+static double swings_up(long n) { return n <= 10 ? source_then(n) : swings(n) * pow(1.08, n - 10); }
 
 static int growth_rule(void)
 {
@@ -846,6 +848,12 @@ static int growth_rule(void)
     CHECK(at == 1600 && v.from == 1000 && v.of_peak == 1.0, "early growth stopped at %ld (from %ld)",
           at, v.from);
     CHECK(first_trip(swings, &v) < 0, "swings of x 19 stopped the run at step %ld", v.to);
+    /* Swinging growth: the envelope rule, at the end of a window (the
+     * judged checks from step 1000 on, six to a window). */
+    at = first_trip(swings_up, &v);
+    CHECK(at > 0 && v.windows >= SF_GROWTH_WINDOWS && v.checks < SF_GROWTH_CHECKS &&
+              (at / 100 - 9) % SF_GROWTH_CHECKS == 0 && v.rise >= SF_GROWTH_FACTOR,
+          "swinging growth stopped at %ld (windows %d, run %d, x %g)", at, v.windows, v.checks, v.rise);
     CHECK(first_trip(steps_up, &v) < 0, "a single jump of x 100 stopped the run");
     CHECK(first_trip(rises_5x, &v) < 0, "a sustained rise of x 5 stopped the run");
     /* Five rises, a fall, then growth measured from the highest level before. */
