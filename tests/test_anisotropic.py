@@ -228,15 +228,9 @@ def test_tti_growth_where_the_tilt_jumps_is_stopped(tmp):
     envelope rule stops the run with its message, and no gather is
     written. The test fails if the run ends (the system made stable: then
     keep the box as a bound test instead)."""
-    job = base_job(n=(40, 40, 40), h=10.0, cpml=0, duration=None, dt=None, frequency=15.0,
-                   source=[200.0, 200.0, 100.0])
+    job = layered_tti_job(n=(40, 40, 40), duration=None, dt=None, cpml=0)
     job["time"] = {"dt": "auto", "nt": 12000}
-    job["physics"] = {"type": "tti", "order": 8}
-    job["model"] = {"type": "layered", "layers": [
-        {"top": 0, "vp": 1800, "epsilon": 0.1, "delta": 0.05, "theta": 30, "phi": 20},
-        {"top": 130, "vp": 2400, "epsilon": 0.25, "delta": 0.1, "theta": 50, "phi": -40},
-        {"top": 260, "vp": 3000, "epsilon": 0.15, "delta": -0.05, "theta": -20, "phi": 75}]}
-    job["boundaries"]["free_surface"] = True
+    job["source"].update(position=[200.0, 200.0, 100.0], frequency=15.0)
     job["receivers"] = {"line": {"start": [50, 200, 50], "end": [350, 200, 50], "count": 31}}
     rc, out, err = run_job(tmp, job, expect_ok=False)
     m = re.search(r"unstable: the wavefield grows after the source has ended: the norm of (\w) "
