@@ -34,7 +34,8 @@ static void judge(sf_growth_field *f, long step, const double sums[SF_REGIONS], 
     f->last = x;
 }
 
-/* The window a judged check completes (judged: its number from 1). */
+/* Takes a judged check (judged: its number from 1) into its window; the
+ * last check of a window sets the window's highest against the one before. */
 static void judge_window(sf_growth_field *f, long judged, long step, const double sums[SF_REGIONS])
 {
     const double x = norm_of(sums);
