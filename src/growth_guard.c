@@ -34,13 +34,13 @@ static void judge(sf_growth_field *f, long step, const double sums[SF_REGIONS], 
     f->last = x;
 }
 
-/* Takes a judged check (judged: its number from 1) into its window; the
- * last check of a window sets the window's highest against the one before. */
+/* Takes a judged check (judged: its number from 1), whose norm judge has
+ * just made f->last, into its window; the last check of a window sets the
+ * window's highest against the one before. */
 static void judge_window(sf_growth_field *f, long judged, long step, const double sums[SF_REGIONS])
 {
-    const double x = norm_of(sums);
-    if (x > f->window || (judged - 1) % SF_GROWTH_CHECKS == 0) {
-        f->window = x;
+    if (f->last > f->window || (judged - 1) % SF_GROWTH_CHECKS == 0) {
+        f->window = f->last;
         if (judged <= SF_GROWTH_CHECKS) {
             f->first_window_step = step;
             memcpy(f->first_window_sums, sums, sizeof f->first_window_sums);
