@@ -39,11 +39,13 @@ static inline float sf_block16_power_of_two(int n)
 }
 
 /* x, |x| < 2^22, to the nearest whole number, ties to even, in the
- * default rounding mode: it vectorises where rintf is a library call. */
+ * default rounding mode: it vectorises where rintf is a library call. The
+ * shift takes x's sign (a bit operation rather than a branch, so that
+ * loops of it vectorise); -0 comes out +0 as for +0. */
 static inline float sf_block16_nearest_whole(float x)
 {
-    const float shift = 12582912.0f;   /* 1.5 * 2^23 */
-    return x >= 0.0f ? (x + shift) - shift : (x - shift) + shift;
+    const float shift = copysignf(12582912.0f, x);   /* 1.5 * 2^23 */
+    return (x + shift) - shift;
 }
 
 /* The bits of the largest magnitude among count values: they order
@@ -82,8 +84,10 @@ static inline void sf_block16_round_to(float *values, long count, uint32_t large
     /* Exact scalings by powers of two around one rounding; |v| < 2^e
      * rounds to at most 2^15, held to 2^15 - 1. */
     for (long i = 0; i < count; ++i) {
-        const float m = sf_block16_nearest_whole(values[i] * up);
-        values[i] = (m > most ? most : m < -most ? -most : m) * down;
+        float m = sf_block16_nearest_whole(values[i] * up);
+        m = m > most ? most : m;
+        m = m < -most ? -most : m;
+        values[i] = m * down;
     }
 }
 

@@ -36,7 +36,8 @@ SF_CPU_VECTOR_KERNEL(round_rows,
                       long r1),
                      (data, arrays, offset, row, plane, r0, r1));
 
-/* count values of s from its value `first` (a multiple of its planes'). */
+/* count values of s from its value `first` (a multiple of its planes'),
+ * shared among the threads of the parallel region it is called in. */
 static void round_array(const sf_cpu_stored *s, size_t first, size_t count, sf_cpu_vectors vectors)
 {
     const long rows = (s->rows.plane + s->rows.row - 1) / s->rows.row;
@@ -45,7 +46,7 @@ static void round_array(const sf_cpu_stored *s, size_t first, size_t count, sf_c
      * plane (the x layers' memory) and of a few planes alike. */
     enum { ROWS_AT_ONCE = 64 };
     const long pieces = (rows + ROWS_AT_ONCE - 1) / ROWS_AT_ONCE;
-    #pragma omp parallel for collapse(2) schedule(static)
+    #pragma omp for collapse(2) schedule(static) nowait
     for (size_t p = 0; p < planes; ++p)
         for (long q = 0; q < pieces; ++q)
             round_rows_kernels[vectors](s->data, s->arrays, first + p * (size_t)s->rows.plane,
@@ -53,10 +54,13 @@ static void round_array(const sf_cpu_stored *s, size_t first, size_t count, sf_c
                                         sf_cpu_min(rows, (q + 1) * ROWS_AT_ONCE));
 }
 
-/* The arrays of list that stages write, over local planes [k0, k1). */
+/* The arrays of list that stages write, over local planes [k0, k1), in
+ * one parallel region rather than one an array: small grids round a few
+ * rows an array, a dozen arrays a stage. */
 static void round_all(const sf_cpu_stored *list, size_t count, unsigned stages, long k0, long k1)
 {
     const sf_cpu_vectors vectors = sf_cpu_vectors_chosen();
+    #pragma omp parallel
     for (size_t n = 0; n < count; ++n) {
         const sf_cpu_stored *s = &list[n];
         if (!(s->stages & stages)) continue;
