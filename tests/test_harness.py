@@ -82,3 +82,50 @@ def test_summary_line_counts_skips_by_reason(tmp):
     check(re.fullmatch(rf"\d+ passed, 0 failed, {re.escape(tail)}", lines[-1]),
           f"last line {lines[-1]!r}, not ending '{tail}'")
     return lines[-1]
+
+
+def test_bad_worker_count_is_one_clear_error(tmp):
+    """SEISFD_TEST_WORKERS that is not a whole number of 1 or more stops
+    the suite before any test with one line naming it and the value."""
+    from run_tests import WORKERS_VARIABLE
+    for value in ("0", "-1", "", "two", "1.5"):
+        env = dict(os.environ, **{WORKERS_VARIABLE: value})
+        p = subprocess.run([sys.executable, os.path.join(HERE, "run_tests.py"), "harness."],
+                           env=env, capture_output=True, text=True, timeout=time_limit(60))
+        expected = f"tests: error: {WORKERS_VARIABLE}={value!r}: must be a whole number"
+        check(p.returncode != 0 and p.stdout == "" and p.stderr.startswith(expected)
+              and p.stderr.count("\n") == 1, f"{value!r}: exit {p.returncode}:\n{p.stdout}{p.stderr}")
+    return "0, -1, empty, two, 1.5 refused"
+
+
+def test_side_by_side_tests_report_as_one_at_a_time(tmp):
+    """Two tests that share the machine and one that runs alone: two
+    workers report them as one does, each test's line (but its time), the
+    summary and the exit status."""
+    from run_tests import WORKERS_VARIABLE
+    chosen = ["config.yaml_tags", "config.gpu_aware_mpi_key_and_variable",
+              "harness.bad_time_scale"]
+    results = {}
+    for workers in ("1", "2"):
+        env = dict(os.environ, **{WORKERS_VARIABLE: workers, TIME_SCALE_VARIABLE: "1"})
+        p = subprocess.run([sys.executable, os.path.join(HERE, "run_tests.py"), *chosen],
+                           env=env, capture_output=True, text=True, timeout=time_limit(300))
+        lines = p.stdout.splitlines()
+        tests = sorted(re.sub(r" \([\d.]+ s\)", "", line) for line in lines[:-2])
+        results[workers] = (p.returncode, tests, lines[-1:])
+    check(results["1"] == results["2"]
+          and results["1"][::2] == (0, ["3 passed, 0 failed, 0 skipped"]),
+          f"one worker: {results['1']}\ntwo workers: {results['2']}")
+    # Tests that fail: their runs' limits scaled to microseconds.
+    for workers in ("1", "2"):
+        env = dict(os.environ, **{WORKERS_VARIABLE: workers, TIME_SCALE_VARIABLE: "1e-6"})
+        p = subprocess.run([sys.executable, os.path.join(HERE, "run_tests.py"),
+                            "config.yaml_tags", "harness.bad_time_scale"], env=env,
+                           capture_output=True, text=True, timeout=time_limit(300))
+        failed = sorted(line.split(" (")[0] for line in p.stdout.splitlines()
+                        if line.startswith("FAILED"))
+        check(p.returncode == 1 and failed == ["FAILED  config.yaml_tags",
+                                               "FAILED  harness.bad_time_scale_is_one_clear_error"]
+              and p.stdout.endswith("0 passed, 2 failed, 0 skipped\n"),
+              f"{workers} workers, a failing test: exit {p.returncode}:\n{p.stdout[-3000:]}")
+    return "3 tests, 1 and 2 workers alike; a failure reported by both"

@@ -91,13 +91,22 @@ def write_job(path, job):
     return path
 
 
+# The cores a test's runs share among their ranks: the machine's, or the
+# share the runner gives a test where it runs tests side by side.
+CORES_VARIABLE = "SEISFD_TEST_CORES"
+
+
+def cores_for_runs():
+    return int(os.environ.get(CORES_VARIABLE) or os.cpu_count() or 1)
+
+
 def run(args, ranks=1, threads=None, cwd=None, timeout=300, env=None, launcher_flags=()):
     """Runs seisfd on `ranks` MPI ranks, with `env` added to the environment
     and `launcher_flags` to mpirun's options; returns (exit code, stdout,
     stderr). A run that outlives time_limit(timeout) (a deadlock, say) fails
     the test."""
     if threads is None:
-        threads = max(1, (os.cpu_count() or 1) // ranks)
+        threads = max(1, cores_for_runs() // ranks)
     env = dict(os.environ, OMP_NUM_THREADS=str(threads), **(env or {}))
     cmd = [MPIRUN, *MPIRUN_FLAGS, *launcher_flags, "-np", str(ranks), "-x", "OMP_NUM_THREADS",
            SEISFD, *args]

@@ -1,0 +1,25 @@
+"""make test-long's part of the time-accuracy tests: the direct waves of
+tests/test_time_accuracy.py out to 2 km where a run of them takes a minute
+or more on 2 cores."""
+from test_time_accuracy import (ORDER_8_OFFSETS, ORDER_8_SOURCE, check, direct_wave_misfits,
+                                explosion_job, explosion_misfits, line_job)
+
+
+def test_cpu_order_8_in_mixed_precision_within_one_percent_to_2_km(tmp):
+    """The order-8 job at 12 Hz with run.precision: mixed: every receiver
+    within 1% of the analytic direct wave out to 2 km."""
+    job = line_job((261, 181, 181), ORDER_8_SOURCE, ORDER_8_OFFSETS, 12.0, 8, True, 1.3, "mixed")
+    misfits, distances, _, _, _ = direct_wave_misfits(tmp, job, "mixed")
+    for m, r in zip(misfits, distances):
+        check(m <= 0.01, f"mixed, r = {r:.0f} m: misfit {100 * m:.2f}% > 1%")
+    return f"worst {100 * max(misfits):.2f}% out to 2 km (limit 1%)"
+
+
+def test_cpu_elastic_explosion_p_wave_at_2_km(tmp):
+    """An explosion's P wave along a narrow grid out to 2 km (the offsets
+    of production gathers), within 1%; the S wave arrives after the
+    window."""
+    source = [250.3, 701.7, 702.2]
+    offsets = [[d, 1.3, -2.1] for d in (1200, 1600, 2000)]
+    worst = explosion_misfits(tmp, explosion_job((261, 141, 141), source, offsets, 12.0, 1.23))
+    return f"worst pressure misfit {100 * worst:.2f}% at 1.2..2 km (limit 1%)"
