@@ -194,31 +194,31 @@ def report(counts, full, result, seconds):
         print(f"FAILED  {full} ({seconds:.1f} s): {text}", flush=True)
 
 
-def run_tests(tests, counts, workers):
-    """Runs (full name, module, function name) tests, up to `workers` at
-    once, each with its share of the cores and its time limits widened by
-    as much; those that run alone wait for the others and have the machine."""
+def run_batch(tests, counts, at_once):
+    """Runs (full name, module, function name) tests, up to `at_once` at
+    a time, each with that share of the cores and its time limits widened
+    by as much."""
     cores = os.cpu_count() or 1
-    base_scale = testlib.TIME_SCALE
-    queue = [t for t in tests if not runs_alone(t[1].__name__, t[2])]
-    queue += [t for t in tests if runs_alone(t[1].__name__, t[2])]
-    running = {}
+    scale = testlib.TIME_SCALE * at_once
+    queue, running = list(tests), {}
     while queue or running:
-        if queue and len(running) < workers:
-            full, module, name = queue[0]
-            alone = runs_alone(module.__name__, name)
-            if not alone or not running:
-                queue.pop(0)
-                share = 1 if alone else workers
-                pid, path = start_test(module, name, max(1, cores // share), base_scale * share)
-                running[pid] = (full, path, time.time())
-                if not alone:
-                    continue
+        while queue and len(running) < at_once:
+            full, module, name = queue.pop(0)
+            pid, path = start_test(module, name, max(1, cores // at_once), scale)
+            running[pid] = (full, path, time.time())
         pid, status = os.wait()
         if pid not in running:
             continue
         full, path, t0 = running.pop(pid)
         report(counts, full, collect(pid, path, status), time.time() - t0)
+
+
+def run_tests(tests, counts, workers):
+    """The tests, `workers` at a time; then those that run alone, one at a
+    time with the machine."""
+    alone = [t for t in tests if runs_alone(t[1].__name__, t[2])]
+    run_batch([t for t in tests if t not in alone], counts, workers)
+    run_batch(alone, counts, 1)
 
 
 def main():
