@@ -13,8 +13,8 @@ import h5py
 import numpy as np
 
 from testlib import check, kill_job, leftovers, rank_pids, read_gather, run, run_job, \
-    session_processes, signal_ranks, small_tmpfs, start, cores_for_runs, time_limit, wait_for_line, \
-    write_job
+    session_processes, signal_ranks, small_tmpfs, start, threads_per_rank, time_limit, \
+    wait_for_line, write_job
 
 GRID = {"nx": 40, "ny": 30, "nz": 32, "dx": 10, "dy": 10, "dz": 10}
 RECEIVERS = {"line": {"start": [40, 150, 20], "end": [360, 150, 20], "count": 17}}
@@ -532,7 +532,7 @@ def check_report(path, command, ranks, groups, shots):
               p["halo"].startswith("host memory: the CPU backend") and
               sorted(p["setup_seconds"]) == sorted(SETUP_PARTS) and min(p["setup_seconds"].values()) >= 0 and
               # testlib sets OMP_NUM_THREADS for every run
-              p["threads"] == {"count": max(1, cores_for_runs() // ranks),
+              p["threads"] == {"count": threads_per_rank(ranks),
                                "origin": "OMP_NUM_THREADS"}, f"process {p}")
     check(len(r["shots"]) == shots, "shot entries")
     c = r["config"]

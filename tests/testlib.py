@@ -91,13 +91,16 @@ def write_job(path, job):
     return path
 
 
-# The cores a test's runs share among their ranks: the machine's, or the
-# share the runner gives a test where it runs tests side by side.
+# The cores a test's runs share among their ranks (threads_per_rank).
 CORES_VARIABLE = "SEISFD_TEST_CORES"
 
 
-def cores_for_runs():
-    return int(os.environ.get(CORES_VARIABLE) or os.cpu_count() or 1)
+def threads_per_rank(ranks):
+    """The OpenMP threads run() gives each of `ranks` ranks: the machine's
+    cores, or the share the runner gives a test where it runs tests side
+    by side, divided among them."""
+    cores = int(os.environ.get(CORES_VARIABLE) or os.cpu_count() or 1)
+    return max(1, cores // ranks)
 
 
 def run(args, ranks=1, threads=None, cwd=None, timeout=300, env=None, launcher_flags=()):
@@ -106,7 +109,7 @@ def run(args, ranks=1, threads=None, cwd=None, timeout=300, env=None, launcher_f
     stderr). A run that outlives time_limit(timeout) (a deadlock, say) fails
     the test."""
     if threads is None:
-        threads = max(1, cores_for_runs() // ranks)
+        threads = threads_per_rank(ranks)
     env = dict(os.environ, OMP_NUM_THREADS=str(threads), **(env or {}))
     cmd = [MPIRUN, *MPIRUN_FLAGS, *launcher_flags, "-np", str(ranks), "-x", "OMP_NUM_THREADS",
            SEISFD, *args]
