@@ -110,14 +110,15 @@ LONG_MODULES = ["test_long_matrix", "test_attenuation_long", "test_time_accuracy
 # threads, the time scale), run make or the README's commands in the
 # source tree (a make run with other flags than the suite's rebuilds the
 # binaries the other tests run), or use the GPU: each runs alone with
-# every core.
+# every core; so does a test marked testlib.alone.
 ALONE_MODULES = {"test_signals", "test_threads", "test_harness", "test_readme", "test_cli",
                  "test_deps_bundle", "test_gpu"}
 WORKERS_VARIABLE = "SEISFD_TEST_WORKERS"
 
 
-def runs_alone(module_name, name):
-    return module_name in ALONE_MODULES or "gpu" in name
+def runs_alone(module, name):
+    return (module.__name__ in ALONE_MODULES or "gpu" in name or
+            getattr(getattr(module, name), "runs_alone", False))
 
 
 def worker_count():
@@ -216,7 +217,7 @@ def run_batch(tests, counts, at_once):
 def run_tests(tests, counts, workers):
     """The tests, `workers` at a time; then those that run alone, one at a
     time with the machine."""
-    alone = [t for t in tests if runs_alone(t[1].__name__, t[2])]
+    alone = [t for t in tests if runs_alone(t[1], t[2])]
     run_batch([t for t in tests if t not in alone], counts, workers)
     run_batch(alone, counts, 1)
 

@@ -10,7 +10,7 @@ import re
 
 import numpy as np
 
-from testlib import base_job, check, read_gather, run, run_job, write_job
+from testlib import alone, base_job, check, read_gather, run, run_job, write_job
 
 # A table row for any device, so the cut is known in advance: a point in a
 # z layer costs 4 times an interior one, in x or y 2.5 and 3 times; a
@@ -170,6 +170,7 @@ def test_report_has_each_ranks_slab_and_times(tmp):
                      for r, s in enumerate(slabs))
 
 
+@alone
 def test_costs_timed_without_a_table_row(tmp):
     """No row for this physics: every rank times it at set-up, the layers'
     points come out dearer than the interior's, and the summary says so."""

@@ -91,6 +91,13 @@ def write_job(path, job):
     return path
 
 
+def alone(test):
+    """Marks a test whose checks compare timings: the runner gives it the
+    machine to itself (run_tests.py), as it does whole modules of such tests."""
+    test.runs_alone = True
+    return test
+
+
 # The cores a test's runs share among their ranks (threads_per_rank).
 CORES_VARIABLE = "SEISFD_TEST_CORES"
 
