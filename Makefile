@@ -275,9 +275,9 @@ SANITIZE_BUILD := -fsanitize=address,undefined -fno-sanitize-recover=undefined \
 # surveys, whose subject is the processes around seisfd.
 SANITIZE_TESTS ?= unit. physics. wavelets. config. cli. output. models. segy. snapshots. survey. fuzz. decomposition. \
                   conformance.every_physics_records elastic_outputs. plot.gather_picture \
-                  anisotropic.anisotropic_job anisotropic.isotropic \
+                  anisotropic.anisotropic_job \
                   attenuation.visco_acoustic_bad attenuation.visco_acoustic_mech \
-                  -physics.cpml_reflection -survey.killed -survey.full_disk -cli.check_every_example \
+                  -physics.cpml_reflection -physics.free_surface_ghost -survey.killed -survey.full_disk -cli.check_every_example \
                   -wavelets.ricker_files -survey.manifest_cut -survey.removed_manifest \
                   -fuzz.job_files_through_check -physics.homogeneous_matches_analytic \
                   -wavelets.gaussian_derivative_matches_analytic

@@ -19,7 +19,7 @@ LONG_STEPS = 5000
 LONG_LIMIT = 0.01
 
 
-def trapped_job(physics, precision, n=32, h=10.0):
+def trapped_job(physics, precision, n=24, h=10.0):
     """The physics' homogeneous medium in a box that loses nothing: a free
     surface on top and no absorbing layers (the grid's edges reflect), so
     that every step's rounding stays in the record; LONG_STEPS steps of a
