@@ -12,8 +12,13 @@ import subprocess
 import tempfile
 import time
 
-import h5py
-import numpy as np
+# numpy's linear algebra (OpenBLAS, setup.sh) on one thread, set before
+# numpy loads it: the runner runs tests side by side, each on its share of
+# the cores, and OpenBLAS would otherwise start a thread on every core.
+os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
+
+import h5py  # noqa: E402  (after the variable above)
+import numpy as np  # noqa: E402
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 # The programs under test: bin/, or another build's (make test-sanitize).
@@ -37,7 +42,7 @@ os.environ.setdefault("OMPI_MCA_odls_base_sigkill_timeout", "0")
 # that wants a binding names it on the command line, which overrides this.
 os.environ.setdefault("OMPI_MCA_hwloc_base_binding_policy", "none")
 # A rank waiting for its neighbour's halo polls, taking its core from the
-# ranks (and the other test: run_tests.py runs two at a time) that have
+# ranks (and the other tests: run_tests.py runs several at a time) that have
 # the work; Open MPI yields only where a job has more ranks than cores.
 # Two such tests side by side took 51 s polling and 28 s yielding.
 os.environ.setdefault("OMPI_MCA_mpi_yield_when_idle", "1")
