@@ -278,7 +278,8 @@ SANITIZE_TESTS ?= unit. physics. wavelets. config. cli. output. models. segy. sn
                   anisotropic.anisotropic_job \
                   attenuation.visco_acoustic_bad attenuation.visco_acoustic_mech \
                   -physics.cpml_reflection -physics.free_surface_ghost -survey.killed -survey.full_disk -cli.check_every_example \
-                  -wavelets.ricker_files -survey.manifest_cut -survey.removed_manifest \
+                  -wavelets.ricker_files -wavelets.analytic_kinds -survey.manifest_cut \
+                  -survey.removed_manifest -survey.report_has_every -output.raw_model_equals \
                   -fuzz.job_files_through_check -physics.homogeneous_matches_analytic \
                   -wavelets.gaussian_derivative_matches_analytic
 test-sanitize:

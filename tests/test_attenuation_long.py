@@ -1,7 +1,8 @@
 """make test-long's part of the attenuation tests: the analytic comparison
 of tests/test_attenuation.py out to 2 km, on a grid wide enough (161
 points, 1.2 km between the side layers) for the Fresnel zone of the
-farthest receiver; the visco-elastic two-receiver line at Q 100."""
+farthest receiver; the visco-elastic two-receiver line's S wave, and
+both waves at Q 100."""
 from test_attenuation import analytic_misfits, check_misfits, visco_elastic_q_and_c
 
 
@@ -11,6 +12,12 @@ def test_cpu_visco_acoustic_analytic_to_2_km(tmp):
     return check_misfits(distances, analytic_misfits(tmp, 161, distances, "analytic-far"))
 
 
+def test_cpu_visco_elastic_s_q_30_between_two_receivers(tmp):
+    """tests/test_attenuation.py's visco-elastic line, the S wave at
+    qp = qs = 30."""
+    return visco_elastic_q_and_c(tmp, 30.0, "S")
+
+
 def test_cpu_visco_elastic_p_and_s_q_100_between_two_receivers(tmp):
     """tests/test_attenuation.py's visco-elastic line at qp = qs = 100."""
-    return visco_elastic_q_and_c(tmp, 100.0)
+    return visco_elastic_q_and_c(tmp, 100.0, "PS")
