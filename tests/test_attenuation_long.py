@@ -12,12 +12,7 @@ def test_cpu_visco_acoustic_analytic_to_2_km(tmp):
     return check_misfits(distances, analytic_misfits(tmp, 161, distances, "analytic-far"))
 
 
-def test_cpu_visco_elastic_s_q_30_between_two_receivers(tmp):
-    """tests/test_attenuation.py's visco-elastic line, the S wave at
-    qp = qs = 30."""
-    return visco_elastic_q_and_c(tmp, 30.0, "S")
-
-
-def test_cpu_visco_elastic_p_and_s_q_100_between_two_receivers(tmp):
-    """tests/test_attenuation.py's visco-elastic line at qp = qs = 100."""
-    return visco_elastic_q_and_c(tmp, 100.0, "PS")
+def test_cpu_visco_elastic_s_q_30_and_both_q_100_between_two_receivers(tmp):
+    """tests/test_attenuation.py's visco-elastic line: the S wave at
+    qp = qs = 30, both waves at 100."""
+    return visco_elastic_q_and_c(tmp, [("S", 30.0), ("P", 100.0), ("S", 100.0)])
