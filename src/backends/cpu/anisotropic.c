@@ -250,6 +250,10 @@ static inline void memory_row(void *state, long j, long k)
     const int sy = half_slot(y, j), sz = half_slot(z, k);
     for (int f = 0; f < FIELDS; ++f) {
         const float *u = b->levels.cur[f] + sf_field_index(L, 0, j, k);
+        if (x->half_runs)
+            sf_cpu_prefetch_run(b->psi[f][AXIS_X] + memory_index(b, AXIS_X, 0, x->slots.halves, 0,
+                                                                 j + SF_CPU_PREFETCH_ROWS, k),
+                                x->slots.halves);
         for (int r = 0; r < x->half_runs; ++r) {
             const slot_run *run = &x->half_run[r];
             const long g = run->lo + x->slots.first;
@@ -258,16 +262,18 @@ static inline void memory_row(void *state, long j, long k)
                                u + run->lo, run->hi - run->lo, 1, b->coef.first[0], x->c->a_half + g,
                                x->c->b_half + g, 1);
         }
-        if (sy >= 0)
-            SF_CPU_WITH_RADIUS(sf_cpu_memory_run, b,
-                               b->psi[f][AXIS_Y] + memory_index(b, AXIS_Y, sy, y->slots.halves, 0, j, k), u,
-                               L->nx, L->sx, b->coef.first[1], y->c->a_half + j + y->slots.first,
-                               y->c->b_half + j + y->slots.first, 0);
-        if (sz >= 0)
-            SF_CPU_WITH_RADIUS(sf_cpu_memory_run, b,
-                               b->psi[f][AXIS_Z] + memory_index(b, AXIS_Z, sz, z->slots.halves, 0, j, k), u,
-                               L->nx, L->sp, b->coef.first[2], z->c->a_half + k + z->slots.first,
-                               z->c->b_half + k + z->slots.first, 0);
+        if (sy >= 0) {
+            float *psi = b->psi[f][AXIS_Y] + memory_index(b, AXIS_Y, sy, y->slots.halves, 0, j, k);
+            sf_cpu_prefetch_run(psi + SF_CPU_PREFETCH_ROWS * L->nx, L->nx);
+            SF_CPU_WITH_RADIUS(sf_cpu_memory_run, b, psi, u, L->nx, L->sx, b->coef.first[1],
+                               y->c->a_half + j + y->slots.first, y->c->b_half + j + y->slots.first, 0);
+        }
+        if (sz >= 0) {
+            float *psi = b->psi[f][AXIS_Z] + memory_index(b, AXIS_Z, sz, z->slots.halves, 0, j, k);
+            sf_cpu_prefetch_run(psi + SF_CPU_PREFETCH_ROWS * L->nx, L->nx);
+            SF_CPU_WITH_RADIUS(sf_cpu_memory_run, b, psi, u, L->nx, L->sp, b->coef.first[2],
+                               z->c->a_half + k + z->slots.first, z->c->b_half + k + z->slots.first, 0);
+        }
     }
 }
 
@@ -401,6 +407,8 @@ static int row_layers(const anisotropic *b, long j, long k, row_layer out[2])
         t->axis = a, t->a = ax->c->a[g], t->b = ax->c->b[g];
         for (int f = 0; f < FIELDS; ++f) {
             t->zeta[f] = b->zeta[f][a] + memory_index(b, a, s, ax->slots.points, 0, j, k);
+            sf_cpu_prefetch_run(t->zeta[f] + SF_CPU_PREFETCH_ROWS * b->levels.shared->L.nx,
+                                b->levels.shared->L.nx);
             for (int m = 1; m <= b->radius; ++m) {
                 t->up[f][m] = psi_row(b, f, a, along[a] + m - 1, j, k);
                 t->down[f][m] = psi_row(b, f, a, along[a] - m, j, k);
@@ -510,6 +518,7 @@ static void add_x_layers(const anisotropic *b, chunk *c, const x_row *row, long 
             for (int m = 1; m <= R; ++m) at[SF_MAX_RADIUS + m] = e + m - 1, at[SF_MAX_RADIUS - m] = e - m;
             float *zeta = b->zeta[f][AXIS_X] +
                           memory_index(b, AXIS_X, run->slot + (lo - run->lo), x->slots.points, 0, j, k);
+            sf_cpu_prefetch_run(zeta + SF_CPU_PREFETCH_ROWS * x->slots.points, hi - lo);
             add_layer_term(c->h1[f] + at_chunk, c->h2[f] + at_chunk, c->d2[f][AXIS_X] + at_chunk, at, zeta,
                            x->c->a + g, x->c->b + g, 1, w, w_step, b->coef.first[0], hi - lo, R);
         }

@@ -234,6 +234,21 @@ static inline void sf_cpu_memory_run(float *restrict psi, const float *restrict 
     }
 }
 
+/* CPML memory variables are read and written once a step, in runs of a
+ * row's length or a layer's width spread over many arrays: too short and
+ * too many for the hardware's prefetcher, so the step waits on them (an
+ * elastic 40^3 box with 10-point layers stepped 2.5 times slower with
+ * them than without). A kernel that takes a run asks for the same run
+ * SF_CPU_PREFETCH_ROWS rows on (pass its address), which the sweep of a
+ * block's rows reaches a few runs later. */
+enum { SF_CPU_PREFETCH_ROWS = 4 };
+
+static inline void sf_cpu_prefetch_run(const float *run, long n)
+{
+    for (long i = 0; i < n; i += 16) __builtin_prefetch(run + i, 1, 3);
+    __builtin_prefetch(run + n - 1, 1, 3);
+}
+
 /* Calls a run kernel with a constant radius for the common order 8, so
  * that its loops vectorise unrolled; the last argument is the radius. */
 #define SF_CPU_WITH_RADIUS(kernel, state, ...)                                \

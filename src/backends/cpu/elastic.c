@@ -373,16 +373,21 @@ static void absorb(const elastic *b, int g, int t, long j, long k, long i0,
         if (!psi) continue;
         if (tm->axis == 0) {
             long lo = sf_cpu_max(ly->lo, i0), hi = sf_cpu_min(ly->hi, i0 + len);
-            if (lo < hi)
-                memory_varying(d + (lo - i0), psi + (k * L->ny + j) * (ly->hi - ly->lo) + (lo - ly->lo),
-                               hi - lo, A + lo, B + lo);
+            if (lo < hi) {
+                float *run = psi + (k * L->ny + j) * (ly->hi - ly->lo) + (lo - ly->lo);
+                sf_cpu_prefetch_run(run + SF_CPU_PREFETCH_ROWS * (ly->hi - ly->lo), hi - lo);
+                memory_varying(d + (lo - i0), run, hi - lo, A + lo, B + lo);
+            }
         } else if (tm->axis == 1) {
-            if (j >= ly->lo && j < ly->hi)
-                memory_uniform(d, psi + (k * (ly->hi - ly->lo) + (j - ly->lo)) * L->nx + i0, len,
-                               A[j], B[j]);
+            if (j >= ly->lo && j < ly->hi) {
+                float *run = psi + (k * (ly->hi - ly->lo) + (j - ly->lo)) * L->nx + i0;
+                sf_cpu_prefetch_run(run + SF_CPU_PREFETCH_ROWS * L->nx, len);
+                memory_uniform(d, run, len, A[j], B[j]);
+            }
         } else if (k >= ly->plo && k < ly->phi) {
-            memory_uniform(d, psi + ((k - ly->plo) * L->ny + j) * L->nx + i0, len, A[b->shared->z0 + k],
-                           B[b->shared->z0 + k]);
+            float *run = psi + ((k - ly->plo) * L->ny + j) * L->nx + i0;
+            sf_cpu_prefetch_run(run + SF_CPU_PREFETCH_ROWS * L->nx, len);
+            memory_uniform(d, run, len, A[b->shared->z0 + k], B[b->shared->z0 + k]);
         }
     }
 }
