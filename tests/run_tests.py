@@ -106,12 +106,12 @@ def summary_line(counts):
 # Hours rather than minutes: run by make test-long and test-long-gpu only.
 LONG_MODULES = ["test_long_matrix", "test_attenuation_long", "test_time_accuracy_long"]
 
-# Tests that time themselves against each other or the machine (signals,
-# threads, the time scale), run make or the README's commands in the
+# Tests that time themselves against each other or the machine (threads,
+# the time scale), run make or the README's commands in the
 # source tree (a make run with other flags than the suite's rebuilds the
 # binaries the other tests run), or use the GPU: each runs alone with
 # every core; so does a test marked testlib.alone.
-ALONE_MODULES = {"test_signals", "test_threads", "test_harness", "test_readme", "test_cli",
+ALONE_MODULES = {"test_threads", "test_harness", "test_readme", "test_cli",
                  "test_deps_bundle", "test_gpu"}
 WORKERS_VARIABLE = "SEISFD_TEST_WORKERS"
 
