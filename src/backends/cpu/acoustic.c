@@ -210,20 +210,15 @@ static inline void memory_row(void *state, long j, long k)
     const sf_cpu_cpml_coefficients *ax = shared->cpml;
     for (int s = 0; s < 2; ++s) {
         const layer_xy *ly = &b->y[s];
-        if (j >= ly->hlo && j < ly->hhi) {
-            sf_cpu_prefetch_run(psi_y_plane(ly, L, k) + (j + SF_CPU_PREFETCH_ROWS - ly->hlo) * L->nx, L->nx);
+        if (j >= ly->hlo && j < ly->hhi)
             SF_CPU_WITH_RADIUS(sf_cpu_memory_run, b, psi_y_plane(ly, L, k) + (j - ly->hlo) * L->nx,
                         b->levels.cur[0] + sf_field_index(L, 0, j, k), L->nx, L->sx, b->coef.first[1],
                         ax[1].a_half + j, ax[1].b_half + j, 0);
-        }
         const layer_z *lz = &b->z[s];
-        if (k >= lz->hlo && k < lz->hhi) {
-            float *run = psi_z_base(lz, L) + ((k - lz->hlo) * L->ny + j) * L->nx;
-            sf_cpu_prefetch_run(run + SF_CPU_PREFETCH_ROWS * L->nx, L->nx);
-            SF_CPU_WITH_RADIUS(sf_cpu_memory_run, b, run,
+        if (k >= lz->hlo && k < lz->hhi)
+            SF_CPU_WITH_RADIUS(sf_cpu_memory_run, b, psi_z_base(lz, L) + ((k - lz->hlo) * L->ny + j) * L->nx,
                         b->levels.cur[0] + sf_field_index(L, 0, j, k), L->nx, L->sp, b->coef.first[2],
                         ax[2].a_half + shared->z0 + k, ax[2].b_half + shared->z0 + k, 0);
-        }
     }
 }
 
@@ -450,6 +445,7 @@ static void row_terms(acoustic *b, long j, long k, row_term ty[2], int *nty, row
                                       lz->zeta + ((k - lz->plo) * L->ny + j) * L->nx,
                                       shared->cpml[2].a[shared->z0 + k], shared->cpml[2].b[shared->z0 + k]};
     }
+    /* zeta is read and written once a step: its rows a few on (cpu_common.h). */
     for (int t = 0; t < *nty; ++t) sf_cpu_prefetch_run(ty[t].zeta + SF_CPU_PREFETCH_ROWS * L->nx, L->nx);
     for (int t = 0; t < *ntz; ++t) sf_cpu_prefetch_run(tz[t].zeta + SF_CPU_PREFETCH_ROWS * L->nx, L->nx);
 }
@@ -464,14 +460,10 @@ static void correct_row_x(acoustic *b, long j, long k)
     const size_t f = sf_field_index(L, 0, j, k), v = sf_plane_index(L, 0, j, k);
     for (int s = 0; s < 2; ++s) {
         const layer_xy *lx = &b->x[s];
-        if (lx->hhi > lx->hlo) {
-            sf_cpu_prefetch_run(psi_x_row(lx, L, j + SF_CPU_PREFETCH_ROWS, k), lx->psi_width);
-            sf_cpu_prefetch_run(lx->zeta + (k * L->ny + j + SF_CPU_PREFETCH_ROWS) * (lx->hi - lx->lo),
-                                lx->hi - lx->lo);
+        if (lx->hhi > lx->hlo)
             SF_CPU_WITH_RADIUS(sf_cpu_memory_run, b, psi_x_row(lx, L, j, k), b->levels.cur[0] + f + lx->hlo,
                         lx->hhi - lx->hlo, 1, b->coef.first[0], ax->a_half + lx->hlo, ax->b_half + lx->hlo,
                         1);
-        }
         long wp = lx->hi - lx->lo;
         if (wp > 0)
             SF_CPU_WITH_RADIUS(correct_x_run, b, b->levels.prev[0] + f + lx->lo, b->levels.cur[0] + f + lx->lo,
