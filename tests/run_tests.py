@@ -116,8 +116,13 @@ ALONE_MODULES = {"test_threads", "test_harness", "test_readme", "test_cli",
 WORKERS_VARIABLE = "SEISFD_TEST_WORKERS"
 
 
+def uses_gpu(module, name):
+    """The GPU tests: tests/test_gpu.py and every test named for the GPU."""
+    return module.__name__ == "test_gpu" or "gpu" in name
+
+
 def runs_alone(module, name):
-    return (module.__name__ in ALONE_MODULES or "gpu" in name or
+    return (module.__name__ in ALONE_MODULES or uses_gpu(module, name) or
             getattr(getattr(module, name), "runs_alone", False))
 
 
@@ -154,13 +159,18 @@ def execute(module, name):
 
 def start_test(module, name, cores, scale):
     """Forks a process that runs the test with `cores` cores for its runs
-    and time limits scaled by `scale`; it leaves its result in a file."""
+    and time limits scaled by `scale`; it leaves its result in a file. A
+    test other than the GPU tests sees no GPU: its checks are the CPU
+    backend's (stored CPU gathers, the CPU's set-up lines), which `auto`
+    would otherwise leave for the GPU on a machine that has one."""
     fd, result_path = tempfile.mkstemp(prefix="seisfd-test-result-")
     os.close(fd)
     pid = os.fork()
     if pid == 0:
         code = 0
         try:
+            if not uses_gpu(module, name):
+                os.environ["CUDA_VISIBLE_DEVICES"] = ""
             os.environ[testlib.CORES_VARIABLE] = str(cores)
             testlib.TIME_SCALE = scale
             with open(result_path, "w") as f:

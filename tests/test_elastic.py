@@ -11,6 +11,10 @@ import numpy as np
 
 from testlib import base_job, check, read_gather, ricker, run_job
 
+# numpy 2 renamed trapz (which it removed) to trapezoid; Debian 12's
+# numpy 1.24 has trapz only.
+trapezoid = getattr(np, "trapezoid", None) or np.trapz
+
 VP, VS, RHO = 2000.0, 1155.0, 2000.0
 
 
@@ -298,14 +302,14 @@ def reflected_over_image(f, distance):
     this far from the surface)."""
     k = 2 * math.pi * f / VP
     th = np.linspace(0, math.pi / 2, 6001)
-    propagating = np.trapz(k * np.sin(th) * free_surface_pp(np.sin(th) / VP)
+    propagating = trapezoid(k * np.sin(th) * free_surface_pp(np.sin(th) / VP)
                            * np.exp(1j * k * np.cos(th) * distance), th)
     top, n = math.asinh(40.0 / (k * distance)), 6000
     step = top / n
     pole = math.acosh(VP / (0.9194 * VS))
     u = (np.arange(n + 1) + (pole / step) % 1.0 - 0.5) * step
     u = np.concatenate([[0.0], u[u > 0]])
-    evanescent = np.trapz(-1j * k * np.cosh(u) * free_surface_pp(np.cosh(u) / VP)
+    evanescent = trapezoid(-1j * k * np.cosh(u) * free_surface_pp(np.cosh(u) / VP)
                           * np.exp(-k * np.sinh(u) * distance), u)
     return 1j * (propagating + evanescent) * distance * np.exp(-1j * k * distance)
 

@@ -5,6 +5,7 @@ and SEG-Y files on several ranks."""
 import os
 import re
 import subprocess
+import sys
 import xml.etree.ElementTree as ET
 
 import h5py
@@ -71,10 +72,10 @@ def test_elastic_gather_segy_snapshots_and_energy(tmp):
         rows = f.read().splitlines()
     check(rows[0] == "step,time,kinetic,strain,total" and len(rows) == 81, f"{len(rows)} rows")
     picture = os.path.join(tmp, "vz.png")
-    p = subprocess.run(["/usr/bin/python3", PLOT, "gather", os.path.join(tmp, "gather.h5"), picture,
+    p = subprocess.run([sys.executable, PLOT, "gather", os.path.join(tmp, "gather.h5"), picture,
                         "--component", "vz"], capture_output=True, text=True)
     check(p.returncode == 0 and os.path.getsize(picture) > 10000, f"plot: {p.stderr}")
-    p = subprocess.run(["/usr/bin/python3", PLOT, "gather", os.path.join(tmp, "gather.h5"),
+    p = subprocess.run([sys.executable, PLOT, "gather", os.path.join(tmp, "gather.h5"),
                         os.path.join(tmp, "x.png"), "--component", "vw"], capture_output=True,
                        text=True)
     check(p.returncode == 1 and "has no component vw (components: vx, vy, vz, p)" in p.stderr,

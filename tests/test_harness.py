@@ -1,5 +1,6 @@
 """Tests of the suite itself: the time scale on its limits and its last
 line."""
+import json
 import os
 import re
 import subprocess
@@ -129,3 +130,27 @@ def test_side_by_side_tests_report_as_one_at_a_time(tmp):
               and p.stdout.endswith("0 passed, 2 failed, 0 skipped\n"),
               f"{workers} workers, a failing test: exit {p.returncode}:\n{p.stdout[-3000:]}")
     return "3 tests, 1 and 2 workers alike; a failure reported by both"
+
+
+def test_cpu_tests_run_with_the_devices_hidden(tmp):
+    """On a machine with GPUs `auto` would run a test's jobs there, while
+    its checks are the CPU backend's: the runner hides the GPUs
+    (CUDA_VISIBLE_DEVICES empty) from every test but the GPU tests, which
+    see what the suite was given."""
+    code = ("import json, os, types\n"
+            "import run_tests\n"
+            "module = types.ModuleType('test_fake')\n"
+            "def seen(tmp): return os.environ.get('CUDA_VISIBLE_DEVICES', 'unset')\n"
+            "module.test_plain = module.test_gpu_rows = seen\n"
+            "out = {}\n"
+            "for name in ('test_plain', 'test_gpu_rows'):\n"
+            "    pid, path = run_tests.start_test(module, name, 1, 1.0)\n"
+            "    _, status = os.waitpid(pid, 0)\n"
+            "    out[name] = run_tests.collect(pid, path, status)[1]\n"
+            "print(json.dumps(out))\n")
+    p = python_with_scale("1", code, {"CUDA_VISIBLE_DEVICES": "3"})
+    lines = p.stdout.strip().splitlines()
+    seen = json.loads(lines[-1]) if p.returncode == 0 and lines else None
+    check(seen == {"test_plain": "", "test_gpu_rows": "3"},
+          f"exit {p.returncode}, seen {seen}:\n{p.stdout}\n{p.stderr[-2000:]}")
+    return "a test sees CUDA_VISIBLE_DEVICES '', a GPU test the suite's '3'"
