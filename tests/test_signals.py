@@ -7,10 +7,11 @@ import json
 import os
 import re
 import signal
+import subprocess
 import time
 
-from testlib import base_job, check, leftovers, rank_pids, run, run_job, session_processes, \
-    start, time_limit, wait_for_line
+from testlib import MPIRUN, MPIRUN_FLAGS, Skipped, base_job, check, leftovers, rank_pids, run, \
+    run_job, session_processes, start, time_limit, wait_for_line
 
 # Open MPI's launcher, told to end, sends the ranks SIGCONT, then SIGTERM
 # after this many seconds, then SIGKILL after as many again: the ranks'
@@ -47,6 +48,31 @@ def digests(directory, names):
         with open(os.path.join(directory, name), "rb") as f:
             out[name] = hashlib.sha256(f.read()).hexdigest()
     return out
+
+
+_launcher_passes = {}
+
+
+def require_launcher_passing_sigusr1(tmp):
+    """Skips unless SIGUSR1 sent to this machine's launcher reaches its
+    rank. A launcher started with the signal blocked (a mask survives
+    exec) holds it: on one GPU machine `mpirun` never passed it to a script
+    that traps it, which a launcher started with SIGUSR1 blocked does here
+    too; seisfd cannot receive what the launcher keeps."""
+    if "usr1" not in _launcher_passes:
+        probe = os.path.join(tmp, "usr1-probe.sh")
+        with open(probe, "w") as f:
+            f.write("#!/bin/sh\ntrap 'exit 3' USR1\ni=0\n"
+                    "while [ $i -lt 100 ]; do sleep 0.1; i=$((i + 1)); done\n")
+        os.chmod(probe, 0o755)
+        proc = subprocess.Popen([MPIRUN, *MPIRUN_FLAGS, "-np", "1", probe],
+                                stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        time.sleep(1.0)   # the launcher's handlers and the script's trap in place
+        os.kill(proc.pid, signal.SIGUSR1)
+        _launcher_passes["usr1"] = proc.wait(timeout=time_limit(60)) != 0
+    if not _launcher_passes["usr1"]:
+        raise Skipped("this machine's launcher does not pass SIGUSR1 on: a 1-rank script "
+                      "that traps it ran to its end")
 
 
 def send(proc, signum, to_rank):
@@ -106,6 +132,8 @@ def interrupt_single_shot(tmp, signum, to_rank=False):
     outputs gets the signal once it reports progress; then a run of those
     outputs completes (the shorter job again: a single shot's re-run has
     nothing to resume, and only a lock or file left over could stop it)."""
+    if signum == signal.SIGUSR1 and not to_rank:
+        require_launcher_passing_sigusr1(tmp)
     names = ["g.h5", "g.sgy"]
     out_dir = os.path.join(tmp, "out")
     run_job(tmp, single_job(0.1), name="short")
@@ -182,6 +210,8 @@ def interrupt_survey(tmp, signum, to_rank=False):
     lets them finish; either way no shot starts after it, the files of
     the shots not done are the earlier ones, and the manifest records the
     shots done, which the re-run skips while it computes the rest."""
+    if signum == signal.SIGUSR1 and not to_rank:
+        require_launcher_passing_sigusr1(tmp)
     shots = LAUNCHER_SHOTS if launcher_env(signum, to_rank) else DIRECT_SHOTS
     out_dir = os.path.join(tmp, "out")
     names = [f"shot_{n:04d}.h5" for n in range(1, shots + 1)]
