@@ -50,27 +50,22 @@ def digests(directory, names):
     return out
 
 
-_launcher_passes = {}
-
-
 def require_launcher_passing_sigusr1(tmp):
     """Skips unless SIGUSR1 sent to this machine's launcher reaches its
     rank. A launcher started with the signal blocked (a mask survives
     exec) holds it: on one GPU machine `mpirun` never passed it to a script
     that traps it, which a launcher started with SIGUSR1 blocked does here
     too; seisfd cannot receive what the launcher keeps."""
-    if "usr1" not in _launcher_passes:
-        probe = os.path.join(tmp, "usr1-probe.sh")
-        with open(probe, "w") as f:
-            f.write("#!/bin/sh\ntrap 'exit 3' USR1\ni=0\n"
-                    "while [ $i -lt 100 ]; do sleep 0.1; i=$((i + 1)); done\n")
-        os.chmod(probe, 0o755)
-        proc = subprocess.Popen([MPIRUN, *MPIRUN_FLAGS, "-np", "1", probe],
-                                stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-        time.sleep(1.0)   # the launcher's handlers and the script's trap in place
-        os.kill(proc.pid, signal.SIGUSR1)
-        _launcher_passes["usr1"] = proc.wait(timeout=time_limit(60)) != 0
-    if not _launcher_passes["usr1"]:
+    probe = os.path.join(tmp, "usr1-probe.sh")
+    with open(probe, "w") as f:
+        f.write("#!/bin/sh\ntrap 'exit 3' USR1\ni=0\n"
+                "while [ $i -lt 100 ]; do sleep 0.1; i=$((i + 1)); done\n")
+    os.chmod(probe, 0o755)
+    proc = subprocess.Popen([MPIRUN, *MPIRUN_FLAGS, "-np", "1", probe],
+                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    time.sleep(1.0)   # the launcher's handlers and the script's trap in place
+    os.kill(proc.pid, signal.SIGUSR1)
+    if proc.wait(timeout=time_limit(60)) == 0:
         raise Skipped("this machine's launcher does not pass SIGUSR1 on: a 1-rank script "
                       "that traps it ran to its end")
 

@@ -241,11 +241,11 @@ static inline void sf_cpu_memory_run(float *restrict psi, const float *restrict 
  * them than without). A kernel that takes a run asks for the same run
  * SF_CPU_PREFETCH_ROWS rows on (pass its address), which the sweep of a
  * block's rows reaches a few runs later. */
-enum { SF_CPU_PREFETCH_ROWS = 4 };
+enum { SF_CPU_PREFETCH_ROWS = 4, SF_CPU_LINE_FLOATS = 16 /* a 64-byte cache line */ };
 
 static inline void sf_cpu_prefetch_run(const float *run, long n)
 {
-    for (long i = 0; i < n; i += 16) __builtin_prefetch(run + i, 1, 3);
+    for (long i = 0; i < n; i += SF_CPU_LINE_FLOATS) __builtin_prefetch(run + i, 1, 3);
     __builtin_prefetch(run + n - 1, 1, 3);
 }
 

@@ -21,8 +21,7 @@ enum { ROW_CHUNK = SF_CPU_ELASTIC_CHUNK };
  * to 17 arrays. Planes are therefore padded by a cache line, and the
  * arrays of one kind start a different number of cache lines past a
  * 4 KiB boundary. */
-enum { LINE_FLOATS = 16, PAGE_FLOATS = 1024, FIELD_SKEW = 5 * LINE_FLOATS,
-       MEDIUM_SKEW = 3 * LINE_FLOATS };
+enum { PAGE_FLOATS = 1024, FIELD_SKEW = 5 * SF_CPU_LINE_FLOATS, MEDIUM_SKEW = 3 * SF_CPU_LINE_FLOATS };
 
 /* A staggered first derivative of field `src` along `axis`: `up` puts the
  * result half a cell above the samples (nodes to half points), otherwise
@@ -729,7 +728,7 @@ static void elastic_energy(void *state, double out[2])
 const sf_cpu_physics sf_cpu_elastic_kernels = {
     .name = "elastic",
     .halo_groups = SF_HALF_STEPS,
-    .plane_pad = LINE_FLOATS,
+    .plane_pad = SF_CPU_LINE_FLOATS,
     .create = elastic_create,
     .reset = elastic_reset,
     .update = elastic_update,
