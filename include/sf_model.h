@@ -24,4 +24,11 @@ typedef struct {
 void sf_model_build(sf_model *m, const sf_config *c, const sf_slab *slab);
 void sf_model_free(sf_model *m);
 
+/* The fastest wave (sf_model's vmax) of a homogeneous or layered model
+ * from the job's values alone, before any slab is built: the physics'
+ * wave_speeds over one point per layer (a layer below the grid counts,
+ * so it is never slower than the grid's). NAN for a model file, whose
+ * speeds are known only once read. */
+double sf_model_fastest_wave_of_values(const sf_config *c);
+
 #endif

@@ -14,7 +14,8 @@
  * (docs/plane-costs.csv, built into seisfd, and a site's own table named
  * by SEISFD_PLANE_COSTS, searched first), recorded with `seisfd bench
  * --plane-costs`; where neither has the job's row, each rank times the
- * physics on its own device at set-up (sf_simulation_calibrate). */
+ * physics on its own device at set-up (sf_simulation_calibrate), where
+ * the steps the set-up serves pay for it. */
 #ifndef SF_PLANE_COSTS_H
 #define SF_PLANE_COSTS_H
 
@@ -24,7 +25,7 @@
 
 #define SF_PLANE_COSTS_ENV "SEISFD_PLANE_COSTS"
 
-enum { SF_DEVICE_NAME_TEXT = 160, SF_COST_SOURCE_TEXT = 400 };
+enum { SF_DEVICE_NAME_TEXT = 160, SF_COST_SOURCE_TEXT = 512 };
 /* Kinds of point: outside the layers, then in the x, y and z layers; then
  * a neighbour's cost per point of a plane. */
 enum { SF_COST_INTERIOR, SF_COST_X_LAYER, SF_COST_Y_LAYER, SF_COST_Z_LAYER, SF_COST_NEIGHBOUR,
@@ -34,6 +35,10 @@ typedef struct {
     double point[SF_COST_KINDS];       /* seconds per point update, by kind (sf_plane_costs.h) */
     char source[SF_COST_SOURCE_TEXT];  /* where they came from, for the summary */
 } sf_point_costs;
+
+/* Whether the costs are known: a set-up too short to pay for timing the
+ * physics leaves them NAN (the cut equal, nothing predicted). */
+int sf_point_costs_known(const sf_point_costs *costs);
 
 /* What a table row is for. `precision` is "float32" (the only one yet). */
 typedef struct {

@@ -177,6 +177,7 @@ struct sf_simulation {
     sf_slab slab;
     long *slab_start;         /* [nranks + 1]: every rank's first plane, then nz */
     sf_point_costs costs;     /* what a point costs a step, which cut the slabs */
+    double shots_served;      /* shots the set-up runs (sf_simulation_setup) */
     sf_stencil stencil;
     sf_model model;
     double dt, dt_max;
@@ -233,9 +234,12 @@ struct sf_simulation {
  * size, memory of the grid) and then the model (CFL, dispersion, steps and
  * samples, SEG-Y, memory with the record), reporting every problem of a
  * stage before exiting, each pointing into the job file. The backend and
- * its halo transport are the placement's. */
+ * its halo transport are the placement's. shots_served, the shots it
+ * will run, decides whether timing the physics for the slab cut pays
+ * (slab_cut.c); INFINITY for a bench, whose steps stand for a long
+ * run's and whose report checks the predicted step even on one rank. */
 void sf_simulation_setup(sf_simulation *s, const sf_config *cfg, MPI_Comm comm,
-                         const sf_placement *placement);
+                         const sf_placement *placement, double shots_served);
 /* Collective over comm: the seconds per point update of cfg's physics on
  * placement's backend, timed by each rank on its own device over slabs of
  * cfg's rows without layers and with a z layer reaching every plane, and

@@ -360,6 +360,31 @@ void sf_model_build(sf_model *m, const sf_config *c, const sf_slab *slab)
     sf_physics_of(c->physics)->wave_speeds(m, c, count, slab->comm);
 }
 
+double sf_model_fastest_wave_of_values(const sf_config *c)
+{
+    const sf_model_config *mc = &c->model;
+    if (mc->kind != SF_MODEL_HOMOGENEOUS && mc->kind != SF_MODEL_LAYERED) return NAN;
+    const sf_physics_declaration *d = sf_config_physics(c);
+    const long count = mc->kind == SF_MODEL_LAYERED ? mc->nlayers : 1;
+    sf_model m;
+    memset(&m, 0, sizeof m);
+    for (int p = 0; p < d->nparams; ++p) {
+        m.param[p] = sf_malloc((size_t)count * sizeof(float), "the model's values");
+        m.min[p] = INFINITY;
+        m.max[p] = -INFINITY;
+        for (long n = 0; n < count; ++n) {
+            float v = (float)(mc->kind == SF_MODEL_LAYERED ? mc->layers[n].value[p] : mc->value[p]);
+            m.param[p][n] = v;
+            m.min[p] = fmin(m.min[p], v);
+            m.max[p] = fmax(m.max[p], v);
+        }
+    }
+    sf_physics_of(c->physics)->wave_speeds(&m, c, count, MPI_COMM_SELF);
+    double fastest = m.vmax;
+    sf_model_free(&m);
+    return fastest;
+}
+
 void sf_model_free(sf_model *m)
 {
     for (int p = 0; p < SF_MAX_PARAMS; ++p) free(m->param[p]);

@@ -3,6 +3,7 @@
 
 #include <ctype.h>
 #include <errno.h>
+#include <math.h>
 #include <omp.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -201,6 +202,11 @@ static void layer_points(const sf_config *cfg, long z, double points[3])
     const int low = cfg->cpml[SF_FACE_ZMIN], high = cfg->cpml[SF_FACE_ZMAX];
     int in_z = (low > 0 && z < low + R) || (high > 0 && z >= cfg->n[2] - high - R);
     points[2] = in_z ? nx * ny : 0.0;
+}
+
+int sf_point_costs_known(const sf_point_costs *costs)
+{
+    return !isnan(costs->point[SF_COST_INTERIOR]);
 }
 
 double sf_plane_cost(const sf_point_costs *costs, const sf_config *cfg, long z)

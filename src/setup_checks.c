@@ -30,24 +30,46 @@ int sim_check_memory(const sf_simulation *s, double nsamples)
     return sf_memory_check(s->cfg, bytes, s->memory_per_rank, s->ranks_on_node);
 }
 
+double sim_time_step(const sf_simulation *s, double vmax, double *dt_max, int *shortened)
+{
+    const sf_config *c = s->cfg;
+    *dt_max = s->physics->staggered ? sf_staggered_dt_max(&s->stencil, c->spacing, vmax)
+                                    : sf_cfl_dt_max(&s->stencil, c->spacing, vmax);
+    *shortened = 0;
+    if (!c->dt_auto) return c->dt;
+    double dt = c->cfl_safety * *dt_max;
+    /* The corrected records keep frequencies below 1/dt rad/s (see
+     * sf_tdt_correct_traces): a source reaching beyond gets a shorter
+     * step. */
+    double edge = sf_highest_band_edge(sf_config_job(c), UNCARRIED_SPECTRUM);
+    double carried = 1.0 / (2.0 * M_PI * edge);
+    *shortened = c->dispersion_correction && carried < dt;
+    return *shortened ? carried : dt;
+}
+
+/* The record's length, its samples and the time levels it takes at dt. */
+static double record_counts(const sf_config *c, double dt, double *duration, double *interval,
+                            double *samples)
+{
+    double levels;
+    *duration = c->nt > 0 ? (double)c->nt * dt : c->duration;
+    *interval = c->receivers.sampling > 0 ? c->receivers.sampling : dt;
+    long extra = c->dispersion_correction ? CORRECTION_MARGIN : 0;
+    sf_resampler_counts(dt, *interval, *duration, extra, samples, &levels);
+    return levels;
+}
+
+double sim_step_count(const sf_config *c, double dt)
+{
+    double duration, interval, samples;
+    return record_counts(c, dt, &duration, &interval, &samples) - 1.0;
+}
+
 int sim_resolve_time_step(sf_simulation *s)
 {
     const sf_config *c = s->cfg;
-    s->dt_max = s->physics->staggered ? sf_staggered_dt_max(&s->stencil, c->spacing, s->model.vmax)
-                                      : sf_cfl_dt_max(&s->stencil, c->spacing, s->model.vmax);
-    if (c->dt_auto) {
-        s->dt = c->cfl_safety * s->dt_max;
-        /* The corrected records keep frequencies below 1/dt rad/s (see
-         * sf_tdt_correct_traces): a source reaching beyond gets a shorter
-         * step. */
-        double edge = sf_highest_band_edge(sf_config_job(c), UNCARRIED_SPECTRUM);
-        double carried = 1.0 / (2.0 * M_PI * edge);
-        s->dt_shortened = c->dispersion_correction && carried < s->dt;
-        if (s->dt_shortened) s->dt = carried;
-        return 0;
-    }
-    s->dt = c->dt;
-    if (s->dt <= s->dt_max) return 0;
+    s->dt = sim_time_step(s, s->model.vmax, &s->dt_max, &s->dt_shortened);
+    if (c->dt_auto || s->dt <= s->dt_max) return 0;
     /* Rounded down to 6 significant digits, so the value shown is usable. */
     double unit = pow(10.0, floor(log10(s->dt_max)) - 5);
     double shown = floor(s->dt_max / unit) * unit;
@@ -247,10 +269,9 @@ static int check_record_size(const sf_simulation *s, double duration, double sam
 int sim_resolve_record(sf_simulation *s, double *samples)
 {
     const sf_config *c = s->cfg;
-    double duration = c->nt > 0 ? (double)c->nt * s->dt : c->duration, levels;
-    s->interval = c->receivers.sampling > 0 ? c->receivers.sampling : s->dt;
+    double duration;
+    double levels = record_counts(c, s->dt, &duration, &s->interval, samples);
     long extra = c->dispersion_correction ? CORRECTION_MARGIN : 0;
-    sf_resampler_counts(s->dt, s->interval, duration, extra, samples, &levels);
     if (check_record_size(s, duration, *samples, levels)) return 1;
     sf_resampler_init(&s->resampler, s->dt, s->interval, duration, extra);
     s->steps = s->resampler.levels - 1;

@@ -151,13 +151,17 @@ static void print_slabs(const sf_simulation *s)
     char line[160] = "";
     for (int r = 0; r < nranks && r < SHOWN; ++r) {
         long z0 = s->slab_start[r], n = s->slab_start[r + 1] - z0;
-        char item[80], time[24];
+        char item[80], time[24] = "", predicted[20];
         int neighbours = (r > 0) + (r < nranks - 1);
-        format_step_time(sf_slab_cost(&s->costs, s->cfg, z0, n, neighbours), time, sizeof time);
-        snprintf(item, sizeof item, "%s%d:%ld-%ld %s", *line ? "  " : "", r, z0, z0 + n - 1, time);
+        if (sf_point_costs_known(&s->costs)) {
+            format_step_time(sf_slab_cost(&s->costs, s->cfg, z0, n, neighbours), predicted,
+                             sizeof predicted);
+            snprintf(time, sizeof time, " %s", predicted);
+        }
+        snprintf(item, sizeof item, "%s%d:%ld-%ld%s", *line ? "  " : "", r, z0, z0 + n - 1, time);
         if (strlen(line) + strlen(item) > 72) {
             sf_info("    planes by rank  %s", line);
-            snprintf(item, sizeof item, "%d:%ld-%ld %s", r, z0, z0 + n - 1, time);
+            snprintf(item, sizeof item, "%d:%ld-%ld%s", r, z0, z0 + n - 1, time);
             line[0] = '\0';
         }
         strcat(line, item);
@@ -175,12 +179,18 @@ static void print_decomposition(const sf_simulation *s)
         thick = n > thick ? n : thick;
         thin = n < thin ? n : thin;
     }
+    const int known = sf_point_costs_known(&s->costs);
     sf_info("  decomposition     %d rank%s along z, slabs of %ld..%ld planes, %s; each rank's "
-            "planes and predicted compute time per step:", sl->nranks,
-            sl->nranks == 1 ? "" : "s", thin, thick,
+            "planes%s:", sl->nranks, sl->nranks == 1 ? "" : "s", thin, thick,
             s->cfg->slabs == SF_SLABS_EQUAL ? "equal numbers of planes (run.slabs: equal)"
-                                            : "cut by cost");
+            : known ? "cut by cost" : sl->nranks == 1 ? "one slab"
+            : "equal numbers of planes (the costs not timed)",
+            known ? " and predicted compute time per step" : "");
     print_slabs(s);
+    if (!known) {
+        sf_info("    point costs     %s", s->costs.source);
+        return;
+    }
     const double *ns = s->costs.point;
     sf_info("    point costs     %.4g ns a step outside the layers; in the x, y, z layers %.4g, "
             "%.4g, %.4g ns; a neighbour %.4g ns a plane point: %s", ns[0] * 1e9, ns[1] * 1e9,

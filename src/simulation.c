@@ -64,10 +64,11 @@ double sim_setup_part_done(sf_simulation *s, sf_setup_part part, double started)
 }
 
 void sf_simulation_setup(sf_simulation *s, const sf_config *cfg, MPI_Comm comm,
-                         const sf_placement *placement)
+                         const sf_placement *placement, double shots_served)
 {
     memset(s, 0, sizeof *s);
     s->cfg = cfg;
+    s->shots_served = shots_served;
     s->physics = sf_physics_of(cfg->physics);
     s->halo_transport = placement->transport;
     s->stops_on = SF_STOP_AFTER_SHOT;

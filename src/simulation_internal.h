@@ -24,6 +24,12 @@ int sim_test_growth_here(const sf_simulation *s);
 /* The set-up's checks (setup_checks.c); each returns the problems it
  * reported. */
 int sim_check_memory(const sf_simulation *s, double nsamples);
+/* The time step where the fastest wave is vmax: time.dt, or auto (a
+ * fraction of the stability limit dt_max, shortened where the source's
+ * band reaches past what the corrected records carry). */
+double sim_time_step(const sf_simulation *s, double vmax, double *dt_max, int *shortened);
+/* The time steps c's record takes at dt. */
+double sim_step_count(const sf_config *c, double dt);
 int sim_resolve_time_step(sf_simulation *s);
 void sim_check_dispersion(const sf_simulation *s);
 int sim_resolve_record(sf_simulation *s, double *samples);

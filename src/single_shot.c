@@ -57,7 +57,7 @@ int sf_single_shot_main(const sf_config *cfg, const sf_job_request *job)
     sf_placement placement;
     sf_placement_choose(&request, MPI_COMM_WORLD, &placement);
     sf_simulation sim;
-    sf_simulation_setup(&sim, cfg, MPI_COMM_WORLD, &placement);
+    sf_simulation_setup(&sim, cfg, MPI_COMM_WORLD, &placement, 1.0);
     sf_simulation_summary(&sim);
     sf_placement_print(&placement, MPI_COMM_WORLD);
     sf_check_output_space(&sim);

@@ -14,6 +14,13 @@
 enum { CALIBRATION_WARMUP = 2, CALIBRATION_STEPS = 5 };
 /* Points a calibration slab aims at: enough to fill the device. */
 static const double CALIBRATION_POINTS[2] = {1 << 20, 1 << 27};   /* cpu, cuda */
+/* Slabs the calibration times: one per kind of point, one with neighbours. */
+enum { CALIBRATION_SLABS = SF_COST_NEIGHBOUR + 1 };
+/* Set-up times the physics only where its slabs' steps are at most this
+ * share of the steps the set-up serves on the job's thickest slab: a cut
+ * by cost wins back a share of a step's imbalance, often 10-30%, and the
+ * timed layer slabs cost more a step than most of the job's. */
+static const double CALIBRATION_SHARE = 0.1;
 
 /* The job on `planes` planes of its own rows, for timing one kind of point
  * (sf_plane_costs.h): no layers, or a layer of one axis whose reach covers
@@ -141,8 +148,56 @@ void sf_simulation_cost_key(const sf_config *cfg, const sf_placement *placement,
     key->device = device;
 }
 
+/* The steps the set-up serves as far as they are known before the model
+ * is read: from time.nt or time.dt, else from an analytic model's
+ * fastest wave; HUGE_VAL where a model file's speeds decide the step. */
+static double steps_served(const sf_simulation *s)
+{
+    const sf_config *c = s->cfg;
+    double vmax = sf_model_fastest_wave_of_values(c), dt_max;
+    int shortened;
+    if (!c->dt_auto || !isnan(vmax))
+        return sim_step_count(c, sim_time_step(s, vmax, &dt_max, &shortened)) * s->shots_served;
+    return c->nt > 0 ? (double)c->nt * s->shots_served : HUGE_VAL;
+}
+
+/* Costs left unknown, and why: the cut is equal and nothing predicted. */
+static void leave_costs_unknown(sf_point_costs *costs, const char *why, const char *why_no_row)
+{
+    for (int q = 0; q < SF_COST_KINDS; ++q) costs->point[q] = NAN;
+    snprintf(costs->source, sizeof costs->source, "not timed: %s, and %s", why, why_no_row);
+}
+
+/* Every rank's timing where a cut by cost pays for it, and always for a
+ * bench (its report checks the cost model); else the costs left unknown. */
+static void time_or_leave_costs(sf_simulation *s, const sf_placement *placement,
+                                const char *why_no_row)
+{
+    const int nranks = s->slab.nranks, bench = isinf(s->shots_served);
+    const long planes = calibration_planes(s->cfg, placement->cuda, nranks);
+    const long thickest = sf_slab_planes(s->cfg->n[2], nranks, 0, NULL);
+    const double steps = steps_served(s);
+    const double timing = (double)CALIBRATION_SLABS *
+                          (CALIBRATION_WARMUP + CALIBRATION_STEPS) * (double)planes;
+    char why[200];
+    if (!bench && nranks == 1) {
+        leave_costs_unknown(&s->costs, "one rank has no slabs to cut", why_no_row);
+        return;
+    }
+    if (!bench && timing > CALIBRATION_SHARE * steps * (double)thickest) {
+        snprintf(why, sizeof why, "%.0f step%s too few to pay for timing the physics at set-up "
+                 "(%d slabs of %ld planes, %d steps each)", steps, steps == 1.0 ? " is" : "s are",
+                 CALIBRATION_SLABS, planes, CALIBRATION_WARMUP + CALIBRATION_STEPS);
+        leave_costs_unknown(&s->costs, why, why_no_row);
+        return;
+    }
+    sf_simulation_calibrate(s->cfg, placement, s->slab.comm, &s->costs);
+    size_t n = strlen(s->costs.source);
+    snprintf(s->costs.source + n, sizeof s->costs.source - n, " at set-up (%s)", why_no_row);
+}
+
 /* The table's costs where every rank finds its device's row, else every
- * rank's timing. */
+ * rank's timing where it pays. */
 static void choose_costs(sf_simulation *s, const sf_placement *placement)
 {
     char device[SF_DEVICE_NAME_TEXT];
@@ -156,10 +211,10 @@ static void choose_costs(sf_simulation *s, const sf_placement *placement)
     SF_MPI_CHECK(MPI_Allreduce(&found, &everywhere, 1, MPI_INT, MPI_MIN, s->slab.comm),
                  "looking up the plane costs");
     if (!everywhere) {
-        sf_simulation_calibrate(s->cfg, placement, s->slab.comm, &s->costs);
-        size_t n = strlen(s->costs.source);
-        snprintf(s->costs.source + n, sizeof s->costs.source - n, " at set-up (%s has no row "
-                 "for %s)", found ? "another rank's device" : "the table", found ? "it" : device);
+        char why[SF_DEVICE_NAME_TEXT + 64];
+        snprintf(why, sizeof why, "%s has no row for %s", found ? "another rank's device" :
+                 "the table", found ? "it" : device);
+        time_or_leave_costs(s, placement, why);
         return;
     }
     /* Rows of several devices: their mean, so every rank cuts alike. */
@@ -191,10 +246,10 @@ void sim_cut_slabs(sf_simulation *s, MPI_Comm comm, const sf_placement *placemen
     const sf_config *c = s->cfg;
     const int nranks = s->slab.nranks;
     choose_costs(s, placement);
+    const int by_cost = c->slabs != SF_SLABS_EQUAL && sf_point_costs_known(&s->costs);
     double *cost = sf_malloc((size_t)c->n[2] * sizeof(double), "the planes' costs");
-    for (long z = 0; z < c->n[2]; ++z)
-        cost[z] = c->slabs == SF_SLABS_EQUAL ? 1.0 : sf_plane_cost(&s->costs, c, z);
-    double neighbour = c->slabs == SF_SLABS_EQUAL ? 0.0 : sf_neighbour_cost(&s->costs, c);
+    for (long z = 0; z < c->n[2]; ++z) cost[z] = by_cost ? sf_plane_cost(&s->costs, c, z) : 1.0;
+    double neighbour = by_cost ? sf_neighbour_cost(&s->costs, c) : 0.0;
     sf_slab_cut(cost, c->n[2], nranks, neighbour, SF_HALO, s->slab_start);
     free(cost);
     sf_slab_init(&s->slab, comm, s->slab_start);

@@ -14,6 +14,7 @@
 #include "sf_survey.h"
 
 #include <limits.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -142,7 +143,9 @@ static void set_up(survey *sv)
     sf_placement_request_of(sv->job, &request);
     sf_placement_choose(&request, MPI_COMM_WORLD, &sv->placement);
     sf_shot_job_make(sv->job, 0, &sv->first);
-    sf_simulation_setup(&sv->sim, &sv->first.cfg, sv->group_comm, &sv->placement);
+    /* The group's share of the shots, each stepped on this set-up. */
+    double shots = fmax(1.0, ceil((double)sv->job->survey.count / sv->groups));
+    sf_simulation_setup(&sv->sim, &sv->first.cfg, sv->group_comm, &sv->placement, shots);
     sv->sim.quiet = 1;
     sv->sim.stops_on = SF_STOP_NOW;   /* SIGUSR1 lets the shots under way finish */
     sf_simulation_summary(&sv->sim);

@@ -75,6 +75,7 @@ void sf_simulation_report(const sf_simulation *s)
     sf_info("  %-18s %9s %9s%s", "phase", "max", "mean", head);
     for (int p = 0; p < REPORT_COLUMNS; ++p) {
         if (p < SF_PHASE_COUNT && !sf_phase_applies((sf_phase)p, s->halo_transport)) continue;
+        if (p == REPORT_PREDICTED && !sf_point_costs_known(&s->costs)) continue;
         double hi = 0.0, sum = 0.0;
         char ranks[256] = "";
         for (int r = 0; r < nranks; ++r) {

@@ -24,7 +24,7 @@ from test_gpu import compare_survey, gather_of, growth_stop, layered_job, paths_
     require_gpus, snapshots_of
 from test_guard import GROWTH, digest, report_of, small_job
 from testlib import base_job, check, declared_physics, leftovers, medium, read_gather, run, \
-    run_job, tolerance, write_job
+    run_job, tolerance, write_cost_table, write_job
 
 RANKS = (1, 2, 3)
 GPU_RANKS = (1, 2, 4)
@@ -48,7 +48,8 @@ def physics_job(physics, n, cpml, free_surface=True, duration=0.25):
 
 def slab_job(physics, gather="gather.h5"):
     """35 planes, a free surface on top and a 12-point z layer at the
-    bottom: uneven slabs on 2 and 3 ranks (cut by cost), the z layer
+    bottom: uneven slabs on 2 and 3 ranks (cut by cost: with
+    write_cost_table's costs on the CPU, by the table on a GPU), the z layer
     reaching across a slab boundary on 3; receivers down the depth
     at every few planes; snapshots of every field."""
     job = physics_job(physics, (36, 30, 35), cpml=12, duration=0.2)
@@ -96,8 +97,10 @@ def same_on_every_rank_count(tmp, physics, precision="float32"):
         name = f"{physics}-{precision}{ranks}"
         job = slab_job(physics, f"{name}.h5")
         job["run"] = {"precision": precision}
-        run_job(tmp, job, name=name, ranks=ranks,
-                env={"SEISFD_TEST_STORED": "1"} if precision == "mixed" and ranks == 2 else None)
+        env = write_cost_table(tmp, physics, precisions=(precision,))
+        if precision == "mixed" and ranks == 2:
+            env["SEISFD_TEST_STORED"] = "1"
+        run_job(tmp, job, name=name, ranks=ranks, env=env)
         gathers[ranks] = read_gather(os.path.join(tmp, f"{name}.h5"))["traces"]
         snaps[ranks] = snapshot_arrays(os.path.join(tmp, f"{name}-snaps.h5"))
     reference = gathers[1]

@@ -3,30 +3,17 @@ interior's, so the cut gives their ranks fewer planes. With costs from a
 table the cut is what the cost model (sf_plane_costs.h) predicts; it
 changes no gather (bit for bit against the equal cut); a layer thicker
 than a slab still works; a bad table row is one clear error; and without
-a table row every rank times the physics at set-up."""
+a table row every rank times the physics at set-up where the job's steps
+pay for it, and otherwise cuts equal slabs and predicts nothing."""
 import json
 import os
 import re
 
 import numpy as np
 
-from testlib import alone, base_job, check, read_gather, run, run_job, write_job
+from testlib import (COST_TABLE_HEADER as HEADER, COSTS_NS, alone, base_job, check, read_gather,
+                     run, run_job, write_cost_table as write_table, write_job)
 
-# A table row for any device, so the cut is known in advance: a point in a
-# z layer costs 4 times an interior one, in x or y 2.5 and 3 times; a
-# neighbour costs a rank 6 ns per point of a plane (6 interior planes).
-COSTS_NS = {"interior": 1.0, "x": 2.5, "y": 3.0, "z": 4.0, "neighbour": 6.0}
-HEADER = ("backend,physics,order,precision,interior_ns,x_layer_ns,y_layer_ns,z_layer_ns,"
-          "neighbour_ns,recorded,device\n")
-
-
-def write_table(tmp, physics="acoustic", order=8, ns=COSTS_NS):
-    path = os.path.join(tmp, "costs.csv")
-    with open(path, "w") as f:
-        f.write("# a site's table\n" + HEADER)
-        f.write(f"cpu,{physics},{order},float32,{ns['interior']},{ns['x']},{ns['y']},{ns['z']},"
-                f"{ns['neighbour']},2026-11-26,*\n")
-    return {"SEISFD_PLANE_COSTS": path}
 
 
 def layered_faces(job, xy, zmin, zmax):
@@ -82,7 +69,7 @@ def expected_cut(costs, ranks, neighbour, least=4):
 
 
 def printed_cut(out):
-    items = re.findall(r"(\d+):(\d+)-(\d+) [\d.]+ [mu]?s", "".join(
+    items = re.findall(r"(\d+):(\d+)-(\d+)(?: [\d.]+ [mu]?s)?", "".join(
         line for line in out.splitlines(keepends=True) if "planes by rank" in line))
     check(items, f"no 'planes by rank' in the set-up:\n{out}")
     return [int(a) for _, a, _ in items] + [int(items[-1][2]) + 1]
@@ -170,24 +157,84 @@ def test_report_has_each_ranks_slab_and_times(tmp):
                      for r, s in enumerate(slabs))
 
 
-@alone
-def test_costs_timed_without_a_table_row(tmp):
-    """No row for this physics: every rank times it at set-up, the layers'
-    points come out dearer than the interior's, and the summary says so."""
-    job = layered_faces(base_job(n=(40, 36, 48), duration=0.005), 6, 12, 12)
+def vti_job(nt):
+    """40 x 36 x 48 points of VTI with thick z layers (no table row is
+    for VTI), time.nt `nt`: the run takes nt + 8 steps, the time-dispersion
+    correction's margin."""
+    job = layered_faces(base_job(n=(40, 36, 48)), 6, 12, 12)
+    job["time"] = {"dt": 0.001, "nt": nt}
     job["physics"] = {"type": "vti"}
     job["model"].update(epsilon=0.2, delta=0.1)
-    path = write_job(os.path.join(tmp, "job.yaml"), job)
-    rc, out, err = run(["check", path], ranks=2, cwd=tmp, env=write_table(tmp))
-    check(rc == 0, f"check failed:\n{err[-2000:]}")
+    return job
+
+
+def timed_costs(out):
+    """The timed costs of the summary: (interior, [x, y, z layers]), or None."""
     m = re.search(r"point costs +([\d.]+) ns .*; in the x, y, z layers ([\d.]+), ([\d.]+), "
                   r"([\d.]+) ns; a neighbour [\d.e+-]+ ns a plane point: timed on 2 ranks .* at "
                   r"set-up \(the table has no row", out)
-    check(m, f"no timed costs in the summary:\n{out}")
-    interior, *layers = map(float, m.groups())
+    return (float(m.group(1)), [float(v) for v in m.groups()[1:]]) if m else None
+
+
+def steps_of(out):
+    m = re.search(r"^  time step .*, (\d+) steps", out, re.M)
+    check(m, f"no steps in the summary:\n{out}")
+    return int(m.group(1))
+
+
+@alone
+def test_costs_timed_without_a_table_row_where_it_pays(tmp):
+    """No row for this physics: on 2 ranks, a job whose timing slabs (5 of
+    24 planes, 7 steps each) take at most a tenth of its steps on its
+    24-plane slabs (350) times the physics at set-up, the layers' points
+    come out dearer than the interior's, and the summary says so."""
+    path = write_job(os.path.join(tmp, "job.yaml"), vti_job(342))
+    rc, out, err = run(["check", path], ranks=2, cwd=tmp, env=write_table(tmp))
+    check(rc == 0 and steps_of(out) == 350, f"check failed:\n{out}{err[-2000:]}")
+    costs = timed_costs(out)
+    check(costs and "cut by cost" in out, f"no timed costs in the summary:\n{out}")
+    interior, layers = costs
     check(all(v > 0 for v in layers) and max(layers) > interior,
           f"layers {layers} ns against {interior} ns interior")
     return f"interior {interior} ns, layers {layers} ns"
+
+
+def test_short_jobs_and_one_rank_time_nothing(tmp):
+    """The same job at 349 steps, too short to pay for the timing: the
+    costs are not timed, the cut is equal, the summary says why, and the
+    run's timing table and report predict nothing. On one rank nothing is
+    timed whatever the steps. A survey of 4 such shots on one group of 2
+    ranks serves enough steps, and times."""
+    env = write_table(tmp)
+    short = vti_job(341)
+    short["output"]["report"] = "report.json"
+    _, out, _ = run_job(tmp, short, ranks=2, env=env)
+    check(steps_of(out) == 349, f"not 349 steps:\n{out}")
+    reason = ("not timed: 349 steps are too few to pay for timing the physics at set-up (5 slabs "
+              "of 24 planes, 7 steps each), and the table has no row for")
+    check(reason in out and "equal numbers of planes (the costs not timed)" in out and
+          printed_cut(out) == [0, 24, 48], f"the short job's summary:\n{out}")
+    check(not re.search(r"ms/step predicted", out) and re.search(r"ms/step measured", out),
+          f"the timing table predicts:\n{out}")
+    with open(os.path.join(tmp, "report.json")) as f:
+        slabs = [p["slab"] for p in json.load(f)["processes"]]
+    check(all(s["predicted_compute_seconds_per_step"] is None and
+              s["measured_compute_seconds_per_step"] > 0 for s in slabs), f"report {slabs}")
+
+    path = write_job(os.path.join(tmp, "long.yaml"), vti_job(5000))
+    rc, out, err = run(["check", path], cwd=tmp, env=env)
+    check(rc == 0 and "not timed: one rank has no slabs to cut, and the table has no row" in out
+          and "slab cut 0.000" in out, f"one rank:\n{out}{err[-2000:]}")
+
+    survey = vti_job(92)
+    del survey["output"]["gather"], survey["source"]["position"]
+    survey["output"]["directory"] = "survey"
+    survey["survey"] = {"ranks_per_shot": 2, "shots": [{"position": [151.3 + 20 * k, 177.9, 240.7]}
+                                                       for k in range(4)]}
+    path = write_job(os.path.join(tmp, "survey.yaml"), survey)
+    rc, out, err = run(["check", path], ranks=2, cwd=tmp, env=env)
+    check(rc == 0 and timed_costs(out), f"the survey of 400 steps did not time:\n{out}{err[-2000:]}")
+    return "349 steps: equal cut, nothing predicted; one rank: nothing timed; 4 shots x 100: timed"
 
 
 def test_bad_cost_table_is_one_clear_error(tmp):

@@ -283,6 +283,26 @@ def direct_wave(t, r, v, f0, delay, amplitude=1.0):
     return amplitude * ricker(t - r / v, f0, delay) / (4.0 * math.pi * r)
 
 
+# A plane-cost table row for any device, so the slab cut is known in
+# advance: a point in a z layer costs 4 times an interior one, in x or y
+# 2.5 and 3 times; a neighbour costs a rank 6 ns per point of a plane.
+COSTS_NS = {"interior": 1.0, "x": 2.5, "y": 3.0, "z": 4.0, "neighbour": 6.0}
+COST_TABLE_HEADER = ("backend,physics,order,precision,interior_ns,x_layer_ns,y_layer_ns,"
+                     "z_layer_ns,neighbour_ns,recorded,device\n")
+
+
+def write_cost_table(tmp, physics="acoustic", order=8, ns=COSTS_NS,
+                     precisions=("float32",)):
+    """A site's plane-cost table of the CPU rows of `physics` (SEISFD_PLANE_COSTS)."""
+    path = os.path.join(tmp, "costs.csv")
+    with open(path, "w") as f:
+        f.write("# a site's table\n" + COST_TABLE_HEADER)
+        for precision in precisions:
+            f.write(f"cpu,{physics},{order},{precision},{ns['interior']},{ns['x']},{ns['y']},"
+                    f"{ns['z']},{ns['neighbour']},2026-11-26,*\n")
+    return {"SEISFD_PLANE_COSTS": path}
+
+
 def base_job(n=(60, 60, 60), h=10.0, vp=2000.0, cpml=10, duration=0.3, dt=0.001,
              source=None, receivers=None, frequency=10.0, gather="gather.h5"):
     nx, ny, nz = n
