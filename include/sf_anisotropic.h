@@ -81,19 +81,38 @@ SF_POINTWISE float sf_mixed_stretch(float y, float a_first, float b_first, float
     return *inner + *outer;
 }
 
-/* The weights of the second derivatives in H1 along a symmetry axis of
- * tilt theta from z and azimuth phi from x (degrees), n = (sin theta cos
- * phi, sin theta sin phi, cos theta): xx, yy, zz, xy, xz, yz, the mixed
- * ones doubled. */
-enum { SF_TILT_WEIGHTS = 6 };
-SF_POINTWISE void sf_tilt_weights(float theta, float phi, float w[SF_TILT_WEIGHTS])
+/* The symmetry axis of tilt theta from z and azimuth phi from x
+ * (degrees): n = (sin theta cos phi, sin theta sin phi, cos theta). */
+SF_POINTWISE void sf_tilt_axis(float theta, float phi, float n[3])
 {
     const float radians = (float)(M_PI / 180.0);
     const float st = sinf(theta * radians), ct = cosf(theta * radians);
     const float sp = sinf(phi * radians), cp = cosf(phi * radians);
-    const float nx = st * cp, ny = st * sp, nz = ct;
-    w[0] = nx * nx, w[1] = ny * ny, w[2] = nz * nz;
-    w[3] = 2.0f * nx * ny, w[4] = 2.0f * nx * nz, w[5] = 2.0f * ny * nz;
+    n[0] = st * cp, n[1] = st * sp, n[2] = ct;
+}
+
+/* The weights of the second derivatives in H1 along the symmetry axis
+ * (nx, ny, nz), the mixed ones doubled (named, not an array: the CPU's
+ * row loops vectorise over them). */
+enum { SF_TILT_WEIGHTS = 6 };
+typedef struct {
+    float xx, yy, zz, xy, xz, yz;
+} sf_tilt_weight_set;
+
+SF_POINTWISE sf_tilt_weight_set sf_tilt_weights_of_axis(float nx, float ny, float nz)
+{
+    sf_tilt_weight_set w = {nx * nx, ny * ny, nz * nz, 2.0f * nx * ny, 2.0f * nx * nz, 2.0f * ny * nz};
+    return w;
+}
+
+/* The weights along the axis of tilt theta and azimuth phi (degrees):
+ * xx, yy, zz, xy, xz, yz. */
+SF_POINTWISE void sf_tilt_weights(float theta, float phi, float w[SF_TILT_WEIGHTS])
+{
+    float n[3];
+    sf_tilt_axis(theta, phi, n);
+    const sf_tilt_weight_set s = sf_tilt_weights_of_axis(n[0], n[1], n[2]);
+    w[0] = s.xx, w[1] = s.yy, w[2] = s.zz, w[3] = s.xy, w[4] = s.xz, w[5] = s.yz;
 }
 
 #endif

@@ -43,7 +43,8 @@ typedef struct {
     int radius, tilted;
     float dt2;
     float *vp, *epsilon, *delta;          /* compact [nz][ny][nx] */
-    float *weight[SF_TILT_WEIGHTS];       /* tti: H1's weights per point */
+    float *axis_n[AXES];                  /* tti: the symmetry axis per point (its weights in H1
+                                           * are made a chunk at a time: half the bytes) */
     sf_stencil_scaled coef;               /* over the spacings; centered: tti's mixed terms */
 
     axis_layers axis[AXES];
@@ -56,13 +57,19 @@ typedef struct {
      * (x_psi_per_thread floats). */
     float *x_psi;
     long x_psi_per_thread;
-    /* tti: each field's centered first derivatives along x and y, in the
-     * field layout, each block of rows making its own R planes ahead of
-     * its mixed derivatives, which take them along the row or along z
-     * (d2/dxdy = d/dx (d/dy), d2/dxdz = d/dz (d/dx), d2/dydz = d/dz
-     * (d/dy)): 2R points each where the two-dimensional stencil read 4 R^2,
-     * and no block reads another's rows. */
-    float *first[FIELDS][2];
+    /* tti: each field's centered first derivatives along x and y, each
+     * block of rows making its own R planes ahead of its mixed
+     * derivatives, which take them along the row or along z (d2/dxdy =
+     * d/dx (d/dy), d2/dxdz = d/dz (d/dx), d2/dydz = d/dz (d/dy)): 2R points
+     * each where the two-dimensional stencil read 4 R^2. They live in a
+     * ring of the 2R + 1 planes of a block's rows per thread, which stays
+     * in cache: as volumes they cost four of memory and their writes 32
+     * bytes a point of memory traffic. Each plane is written twice, at its
+     * slot and 2R + 1 slots on, so that the 2R + 1 planes around any one
+     * lie at one stride, as in a volume. A ring row has R zeros each
+     * side, the derivatives beyond the grid's x edges. */
+    float *ring;
+    long ring_row, ring_plane, ring_per_thread;   /* floats */
     long rows_per_block;
 } anisotropic;
 
@@ -98,14 +105,15 @@ static void setup_medium(anisotropic *b, const sf_problem *p)
                                 "the medium");
     b->tilted = p->nparams > SF_ANISOTROPIC_THETA;
     if (!b->tilted) return;
-    for (int w = 0; w < SF_TILT_WEIGHTS; ++w) {
-        b->weight[w] = sf_cpu_take(arena, (size_t)count, sizeof(float), "the tilt");
-        sf_cpu_keep_as_medium(arena, b->weight[w], (size_t)count, sf_cpu_rows_of(p->nx), "the tilt");
+    for (int a = 0; a < AXES; ++a) {
+        b->axis_n[a] = sf_cpu_take(arena, (size_t)count, sizeof(float), "the tilt");
+        sf_cpu_keep_as_medium(arena, b->axis_n[a], (size_t)count, sf_cpu_rows_of(p->nx), "the tilt");
     }
+    #pragma omp parallel for schedule(static)
     for (long n = 0; n < count; ++n) {
-        float w[SF_TILT_WEIGHTS];
-        sf_tilt_weights(p->param[SF_ANISOTROPIC_THETA][n], p->param[SF_ANISOTROPIC_PHI][n], w);
-        for (int q = 0; q < SF_TILT_WEIGHTS; ++q) b->weight[q][n] = w[q];
+        float axis[AXES];
+        sf_tilt_axis(p->param[SF_ANISOTROPIC_THETA][n], p->param[SF_ANISOTROPIC_PHI][n], axis);
+        for (int a = 0; a < AXES; ++a) b->axis_n[a][n] = axis[a];
     }
 }
 
@@ -179,10 +187,6 @@ static void setup_cpml(anisotropic *b, const sf_problem *p)
         }
     if (!b->tilted) return;
     for (int f = 0; f < FIELDS; ++f)
-        for (int a = 0; a < 2; ++a)
-            b->first[f][a] = sf_cpu_take(shared->arena, shared->L.field_size, sizeof(float),
-                                         "the first derivatives of the tilt's mixed terms");
-    for (int f = 0; f < FIELDS; ++f)
         for (int q = 0; q < SF_MIXED_PAIRS; ++q)
             for (int o = 0; o < SF_MIXED_OWNERS; ++o) {
                 const int a = o ? sf_mixed_second_axis(q) : sf_mixed_first_axis(q);
@@ -212,6 +216,14 @@ static void *anisotropic_create(sf_cpu_shared *shared, const sf_problem *p)
     const long threads = omp_get_max_threads();
     b->rows_per_block = b->tilted ? sf_cpu_rows_per_block(shared->L.ny, row_bytes)
                                   : (shared->L.ny + threads - 1) / threads;
+    if (b->tilted) {
+        b->ring_row = (shared->L.nx + 2 * b->radius + SF_CPU_LINE_FLOATS - 1) / SF_CPU_LINE_FLOATS *
+                      SF_CPU_LINE_FLOATS;
+        b->ring_plane = b->rows_per_block * b->ring_row;
+        b->ring_per_thread = FIELDS * 2 * 2 * (2 * b->radius + 1) * b->ring_plane;
+        b->ring = sf_cpu_take(shared->arena, (size_t)(threads * b->ring_per_thread), sizeof(float),
+                              "the first derivatives of the tilt's mixed terms");
+    }
     return b;
 }
 
@@ -287,11 +299,12 @@ static void update_memory(void *state, long k0, long k1)
 
 /* ---- the time step ------------------------------------------------------ */
 
-/* A chunk of a row: both fields' H1 and H2 and (tti) plain mixed
- * derivatives; where layers reach it, also the plain second derivatives
- * along each axis, which the layers' terms reuse. */
+/* A chunk of a row: both fields' H1 and H2 and (tti) the tilt's weights
+ * and plain mixed derivatives; where layers reach it, also the plain
+ * second derivatives along each axis, which the layers' terms reuse. */
 typedef struct {
     float h1[FIELDS][ROW_CHUNK], h2[FIELDS][ROW_CHUNK];
+    float w[SF_TILT_WEIGHTS][ROW_CHUNK];
     float mixed[FIELDS][SF_MIXED_PAIRS][ROW_CHUNK];
     float d2[FIELDS][AXES][ROW_CHUNK];
 } chunk;
@@ -320,13 +333,20 @@ static inline float centered(const float *restrict d1, const float *d, long s, c
     return sum;
 }
 
-/* H1 and H2 of field f at chunk point i from its plain second
- * derivatives (keep: kept for the layers' terms), and for TTI its mixed
- * derivatives from its first derivatives dx and dy there, weighed with
- * the tilt's weights w. */
+/* tti: a row's first derivatives along x (a = 0) and y (a = 1) of each
+ * field on its plane, at its point 0; plane k + m lies m strides on. */
+typedef struct {
+    const float *row[FIELDS][2];
+    long stride;
+} first_rows;
+
+/* H1 and H2 of field f at chunk point i (x index i0 + i) from its plain
+ * second derivatives (keep: kept for the layers' terms), and for TTI its
+ * mixed derivatives from its first derivatives there, weighed with the
+ * chunk's tilt weights. */
 static inline void field_point(const anisotropic *b, const float *u, const float *dx, const float *dy,
-                               const float *const w[SF_TILT_WEIGHTS], long sx, long sp, const int R,
-                               const int tilted, const int keep, chunk *c, int f, long i)
+                               long ring_stride, long sx, long sp, const int R, const int tilted,
+                               const int keep, chunk *c, int f, long i)
 {
     float d2[AXES];
     plain_second(b, u, sx, sp, R, d2);
@@ -338,8 +358,9 @@ static inline void field_point(const anisotropic *b, const float *u, const float
         return;
     }
     const float mxy = centered(b->coef.centered[0], dy, 1, R);
-    const float mxz = centered(b->coef.centered[2], dx, sp, R);
-    const float myz = centered(b->coef.centered[2], dy, sp, R);
+    const float mxz = centered(b->coef.centered[2], dx, ring_stride, R);
+    const float myz = centered(b->coef.centered[2], dy, ring_stride, R);
+    float(*w)[ROW_CHUNK] = c->w;
     const float h1 = w[0][i] * d2[0] + w[1][i] * d2[1] + w[2][i] * d2[2] + w[3][i] * mxy + w[4][i] * mxz +
                      w[5][i] * myz;
     c->h1[f][i] = h1;
@@ -348,9 +369,9 @@ static inline void field_point(const anisotropic *b, const float *u, const float
 }
 
 /* H1 and H2 of both fields over the chunk of len points at field index x
- * (compact index n) without the layers' terms. */
-static inline void plain_chunk(const anisotropic *b, size_t x, long n, long len, const int R,
-                               const int keep, chunk *c)
+ * (compact index n; x index i0) without the layers' terms. */
+static inline void plain_chunk(const anisotropic *b, size_t x, long n, long i0, long len,
+                               const int R, const int keep, const first_rows *first, chunk *c)
 {
     const sf_layout *L = &b->levels.shared->L;
     const long sx = L->sx, sp = L->sp;
@@ -359,19 +380,25 @@ static inline void plain_chunk(const anisotropic *b, size_t x, long n, long len,
     if (!b->tilted) {
         #pragma omp simd
         for (long i = 0; i < len; ++i) {
-            field_point(b, up + i, NULL, NULL, NULL, sx, sp, R, 0, keep, c, P, i);
-            field_point(b, uq + i, NULL, NULL, NULL, sx, sp, R, 0, keep, c, Q, i);
+            field_point(b, up + i, NULL, NULL, 0, sx, sp, R, 0, keep, c, P, i);
+            field_point(b, uq + i, NULL, NULL, 0, sx, sp, R, 0, keep, c, Q, i);
         }
         return;
     }
-    const float *dxp = b->first[P][0] + x, *dyp = b->first[P][1] + x;
-    const float *dxq = b->first[Q][0] + x, *dyq = b->first[Q][1] + x;
-    const float *w[SF_TILT_WEIGHTS];
-    for (int q = 0; q < SF_TILT_WEIGHTS; ++q) w[q] = b->weight[q] + n;
+    const float *dxp = first->row[P][0] + i0, *dyp = first->row[P][1] + i0;
+    const float *dxq = first->row[Q][0] + i0, *dyq = first->row[Q][1] + i0;
+    const long ring = first->stride;
+    const float *nx = b->axis_n[0] + n, *ny = b->axis_n[1] + n, *nz = b->axis_n[2] + n;
+    float(*w)[ROW_CHUNK] = c->w;
     #pragma omp simd
     for (long i = 0; i < len; ++i) {
-        field_point(b, up + i, dxp + i, dyp + i, w, sx, sp, R, 1, keep, c, P, i);
-        field_point(b, uq + i, dxq + i, dyq + i, w, sx, sp, R, 1, keep, c, Q, i);
+        const sf_tilt_weight_set s = sf_tilt_weights_of_axis(nx[i], ny[i], nz[i]);
+        w[0][i] = s.xx, w[1][i] = s.yy, w[2][i] = s.zz, w[3][i] = s.xy, w[4][i] = s.xz, w[5][i] = s.yz;
+    }
+    #pragma omp simd
+    for (long i = 0; i < len; ++i) {
+        field_point(b, up + i, dxp + i, dyp + i, ring, sx, sp, R, 1, keep, c, P, i);
+        field_point(b, uq + i, dxq + i, dyq + i, ring, sx, sp, R, 1, keep, c, Q, i);
     }
 }
 
@@ -444,22 +471,22 @@ static inline void add_layer_term(float *restrict h1, float *restrict h2, const 
 
 static const float weight_zero = 0.0f, weight_one = 1.0f;
 
-/* The weight of axis a in H1 at compact index n and its step along x. */
-static const float *axis_weight(const anisotropic *b, int a, long n, long *step)
+/* The weight of axis a in H1 at the chunk's point i and its step along x. */
+static const float *axis_weight(const anisotropic *b, const chunk *c, int a, long i, long *step)
 {
     *step = b->tilted;
-    if (b->tilted) return b->weight[a] + n;
+    if (b->tilted) return c->w[a] + i;
     return a == AXIS_Z ? &weight_one : &weight_zero;
 }
 
 /* Adds the y and z layers' terms to every point of the chunk at x index
- * i0 (compact index n). */
+ * i0. */
 static void add_row_layers(const anisotropic *b, chunk *c, const row_layer *t, int count, long i0,
-                           long n, long len, const int R)
+                           long len, const int R)
 {
     for (int l = 0; l < count; ++l, ++t) {
         long w_step;
-        const float *w = axis_weight(b, t->axis, n, &w_step);
+        const float *w = axis_weight(b, c, t->axis, 0, &w_step);
         for (int f = 0; f < FIELDS; ++f) {
             const float *at[2 * SF_MAX_RADIUS + 1];
             for (int m = 1; m <= R; ++m)
@@ -501,9 +528,9 @@ static void expand_x_psi(const anisotropic *b, long j, long k, x_row *row)
 }
 
 /* Adds the x layers' terms to the chunk's points [i0, i0 + len) that read
- * them (compact index n at i0). */
+ * them. */
 static void add_x_layers(const anisotropic *b, chunk *c, const x_row *row, long j, long k, long i0,
-                         long n, long len, const int R)
+                         long len, const int R)
 {
     const axis_layers *x = &b->axis[AXIS_X];
     for (int r = 0; r < x->point_runs; ++r) {
@@ -512,7 +539,7 @@ static void add_x_layers(const anisotropic *b, chunk *c, const x_row *row, long 
         if (hi <= lo) continue;
         const long g = lo + x->slots.first, at_chunk = lo - i0;
         long w_step;
-        const float *w = axis_weight(b, AXIS_X, n + at_chunk, &w_step);
+        const float *w = axis_weight(b, c, AXIS_X, at_chunk, &w_step);
         for (int f = 0; f < FIELDS; ++f) {
             const float *e = row->psi[f][r] + (lo - run->lo + R), *at[2 * SF_MAX_RADIUS + 1];
             for (int m = 1; m <= R; ++m) at[SF_MAX_RADIUS + m] = e + m - 1, at[SF_MAX_RADIUS - m] = e - m;
@@ -539,10 +566,10 @@ static inline void stretch_run(float *restrict corr, const float *restrict y, co
 }
 
 /* Pair q's stretch over the chunk's points [lo, hi) (x indices; the chunk
- * starts at i0, compact index n), its variables stored with `owner` from
- * slot s of that axis (x: at point lo). */
+ * starts at i0), its variables stored with `owner` from slot s of that
+ * axis (x: at point lo). */
 static void stretch_pair(const anisotropic *b, const chunk *c, float corr[FIELDS][ROW_CHUNK], int q,
-                         int owner, long s, long lo, long hi, long i0, long n, long j, long k)
+                         int owner, long s, long lo, long hi, long i0, long j, long k)
 {
     const int first = sf_mixed_first_axis(q), second = sf_mixed_second_axis(q);
     const int oa = owner ? second : first;
@@ -553,7 +580,7 @@ static void stretch_pair(const anisotropic *b, const chunk *c, float corr[FIELDS
     const long at_chunk = lo - i0;
     for (int f = 0; f < FIELDS; ++f) {
         float *const *v = b->mixed[f][q][owner];
-        stretch_run(corr[f] + at_chunk, c->mixed[f][q] + at_chunk, b->weight[3 + q] + n + at_chunk,
+        stretch_run(corr[f] + at_chunk, c->mixed[f][q] + at_chunk, c->w[3 + q] + at_chunk,
                     v[SF_MIXED_INNER] + m, v[SF_MIXED_OUTER] + m, a1->c->a + g1, a1->c->b + g1,
                     first == AXIS_X, a2->c->a[g2], a2->c->b[g2], hi - lo);
     }
@@ -563,7 +590,7 @@ static void stretch_pair(const anisotropic *b, const chunk *c, float corr[FIELDS
  * of row (j, k): every pair one of whose axes' layers reach a point, its
  * variables kept with its first axis where that one's layer reaches.
  * H1 takes the weighted corrections, H2 minus them. */
-static void add_mixed_stretch(const anisotropic *b, chunk *c, long j, long k, long i0, long n, long len)
+static void add_mixed_stretch(const anisotropic *b, chunk *c, long j, long k, long i0, long len)
 {
     const axis_layers *x = &b->axis[AXIS_X];
     const int slot[AXES] = {-1, point_slot(&b->axis[AXIS_Y], j), point_slot(&b->axis[AXIS_Z], k)};
@@ -575,7 +602,7 @@ static void add_mixed_stretch(const anisotropic *b, chunk *c, long j, long k, lo
         if (first != AXIS_X) {
             if (slot[first] >= 0 || s2 >= 0)
                 stretch_pair(b, c, corr, q, slot[first] < 0, slot[first] >= 0 ? slot[first] : s2, i0, end,
-                             i0, n, j, k);
+                             i0, j, k);
             any |= slot[first] >= 0 || s2 >= 0;
             continue;
         }
@@ -584,10 +611,10 @@ static void add_mixed_stretch(const anisotropic *b, chunk *c, long j, long k, lo
         for (int r = 0; r <= x->point_runs; ++r) {
             const slot_run *run = r < x->point_runs ? &x->point_run[r] : NULL;
             const long lo = run ? sf_cpu_min(sf_cpu_max(run->lo, cursor), end) : end;
-            if (s2 >= 0 && lo > cursor) stretch_pair(b, c, corr, q, 1, s2, cursor, lo, i0, n, j, k), any = 1;
+            if (s2 >= 0 && lo > cursor) stretch_pair(b, c, corr, q, 1, s2, cursor, lo, i0, j, k), any = 1;
             if (!run) break;
             const long hi = sf_cpu_max(lo, sf_cpu_min(run->hi, end));
-            if (hi > lo) stretch_pair(b, c, corr, q, 0, run->slot + (lo - run->lo), lo, hi, i0, n, j, k), any = 1;
+            if (hi > lo) stretch_pair(b, c, corr, q, 0, run->slot + (lo - run->lo), lo, hi, i0, j, k), any = 1;
             cursor = sf_cpu_max(cursor, hi);
         }
     }
@@ -626,10 +653,31 @@ static inline void update_chunk(const anisotropic *b, const chunk *c, size_t x, 
     }
 }
 
+/* tti: in a thread's ring (mine), the row of field f's first derivative
+ * along x (a = 0) or y (1) in slot `slot`, row r of the block, at its
+ * point 0. */
+static float *ring_row(const anisotropic *b, float *mine, int f, int a, long slot, long r)
+{
+    const long slots = 2 * (2 * b->radius + 1);
+    return mine + ((((long)f * 2 + a) * slots + slot) * b->rows_per_block + r) * b->ring_row + b->radius;
+}
+
+static float *thread_ring(const anisotropic *b)
+{
+    return b->ring + (size_t)omp_get_thread_num() * (size_t)b->ring_per_thread;
+}
+
+/* The ring slot of plane k (and slot + 2R + 1, its copy). */
+static long ring_slot(const anisotropic *b, long k)
+{
+    const long planes = 2 * b->radius + 1;
+    return (k % planes + planes) % planes;
+}
+
 /* Row (j, k) of the new level, a chunk at a time: the plain operators,
  * and where layers reach the chunk their terms added to its H1 and H2
  * (the right-hand sides are linear in them) before the update. */
-static void advance_row(anisotropic *b, long j, long k, const int R)
+static void advance_row(anisotropic *b, long j, long k, const first_rows *first, const int R)
 {
     const sf_layout *L = &b->levels.shared->L;
     const size_t x0 = sf_field_index(L, 0, j, k);
@@ -642,32 +690,38 @@ static void advance_row(anisotropic *b, long j, long k, const int R)
     for (long i0 = 0; i0 < L->nx; i0 += ROW_CHUNK) {
         const long len = sf_cpu_min(L->nx - i0, ROW_CHUNK), n = n0 + i0;
         if (count > 0 || meets_x_layers(b, i0, i0 + len)) {
-            plain_chunk(b, x0 + (size_t)i0, n, len, R, 1, &c);
-            add_row_layers(b, &c, layers, count, i0, n, len, R);
-            add_x_layers(b, &c, &xrow, j, k, i0, n, len, R);
-            if (b->tilted) add_mixed_stretch(b, &c, j, k, i0, n, len);
+            plain_chunk(b, x0 + (size_t)i0, n, i0, len, R, 1, first, &c);
+            add_row_layers(b, &c, layers, count, i0, len, R);
+            add_x_layers(b, &c, &xrow, j, k, i0, len, R);
+            if (b->tilted) add_mixed_stretch(b, &c, j, k, i0, len);
         } else {
-            plain_chunk(b, x0 + (size_t)i0, n, len, R, 0, &c);
+            plain_chunk(b, x0 + (size_t)i0, n, i0, len, R, 0, first, &c);
         }
         update_chunk(b, &c, x0 + (size_t)i0, n, len);
     }
 }
 
 /* tti: the first derivatives along x and y of both fields on rows
- * [j0, j1) of plane k (a halo plane too), each from its own plane's values. */
+ * [j0, j1) of plane k (a halo plane too), each from its own plane's
+ * values, into this thread's ring. */
 static void first_derivatives(anisotropic *b, long j0, long j1, long k, const int R)
 {
     const sf_layout *L = &b->levels.shared->L;
     const float *cx = b->coef.centered[0], *cy = b->coef.centered[1];
+    float *mine = thread_ring(b);
+    const long s = ring_slot(b, k), copy = s + 2 * R + 1;
     for (long j = j0; j < j1; ++j)
         for (int f = 0; f < FIELDS; ++f) {
             const size_t x0 = sf_field_index(L, 0, j, k);
             const float *u = b->levels.cur[f] + x0;
-            float *restrict dx = b->first[f][0] + x0, *restrict dy = b->first[f][1] + x0;
+            float *restrict dx = ring_row(b, mine, f, 0, s, j - j0);
+            float *restrict dy = ring_row(b, mine, f, 1, s, j - j0);
+            float *restrict dx2 = ring_row(b, mine, f, 0, copy, j - j0);
+            float *restrict dy2 = ring_row(b, mine, f, 1, copy, j - j0);
             #pragma omp simd
             for (long i = 0; i < L->nx; ++i) {
-                dx[i] = centered(cx, u + i, 1, R);
-                dy[i] = centered(cy, u + i, L->sx, R);
+                dx[i] = dx2[i] = centered(cx, u + i, 1, R);
+                dy[i] = dy2[i] = centered(cy, u + i, L->sx, R);
             }
         }
 }
@@ -678,12 +732,23 @@ static void first_derivatives(anisotropic *b, long j0, long j1, long k, const in
  * it). */
 static inline void advance_block_plane(anisotropic *b, long j0, long j1, long k, long k0, const int R)
 {
+    first_rows first = {.stride = b->ring_plane};
     if (b->tilted) {
         if (k == k0)
             for (long kk = k0 - R; kk < k0 + R; ++kk) first_derivatives(b, j0, j1, kk, R);
         first_derivatives(b, j0, j1, k + R, R);
+        /* Plane k in the slots that hold k - R .. k + R in order. */
+        const long slot = ring_slot(b, k - R) + R;
+        float *mine = thread_ring(b);
+        for (int f = 0; f < FIELDS; ++f)
+            for (int a = 0; a < 2; ++a) first.row[f][a] = ring_row(b, mine, f, a, slot, 0);
     }
-    for (long j = j0; j < j1; ++j) advance_row(b, j, k, R);
+    for (long j = j0; j < j1; ++j) {
+        advance_row(b, j, k, &first, R);
+        if (b->tilted)
+            for (int f = 0; f < FIELDS; ++f)
+                for (int a = 0; a < 2; ++a) first.row[f][a] += b->ring_row;
+    }
 }
 
 /* advance_block_plane with the radius a constant for order 8. */

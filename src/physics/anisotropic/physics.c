@@ -119,13 +119,12 @@ static const sf_physics_declaration TTI = PSEUDO_ACOUSTIC_DECLARATION(
     "tti", 5, &SF_ACOUSTIC_VP, &EPSILON_DECLARED, &DELTA_DECLARED, &THETA_DECLARED, &PHI_DECLARED);
 
 /* Two acoustic-like fields (p, q), each at two levels with its own
- * memory variables and halo, over the medium's parameters (for TTI on the
- * CPU also their first derivatives along x and y: 8 field volumes); the
- * CPU backend keeps TTI's six tilt weights beside vp, epsilon and delta (medium), and
- * TTI's layers two memory variables for each field in each of the two
- * mixed pairs an axis's layer stretches (layer_arrays 12 against 4). 800^3 (9
- * arrays for TTI) takes about 19 GiB of a GPU, and its model is built on
- * the host. A point update at the least reads p and q at two levels,
+ * memory variables and halo, over the medium's parameters; the CPU
+ * backend keeps TTI's symmetry axis (three volumes) beside vp, epsilon
+ * and delta (medium), and TTI's layers two memory variables for each
+ * field in each of the two mixed pairs an axis's layer stretches
+ * (layer_arrays 12 against 4). 800^3 (9 arrays for TTI) takes about 19
+ * GiB of a GPU, and its model is built on the host. A point update at the least reads p and q at two levels,
  * writes the new ones and reads vp, epsilon and delta (and for TTI theta
  * and phi). */
 #define PSEUDO_ACOUSTIC(declaration, params, medium, layer_arrays, fields)                         \
@@ -155,6 +154,6 @@ const sf_physics_plugin *sf_physics_vti(void)
 
 const sf_physics_plugin *sf_physics_tti(void)
 {
-    static const sf_physics_plugin physics = PSEUDO_ACOUSTIC(TTI, 5, 9, 12, 8);
+    static const sf_physics_plugin physics = PSEUDO_ACOUSTIC(TTI, 5, 6, 12, 4);
     return &physics;
 }
