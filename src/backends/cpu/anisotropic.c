@@ -304,9 +304,9 @@ static void update_memory(void *state, long k0, long k1)
  * second derivatives along each axis, which the layers' terms reuse. */
 typedef struct {
     float h1[FIELDS][ROW_CHUNK], h2[FIELDS][ROW_CHUNK];
-    float w[SF_TILT_WEIGHTS][ROW_CHUNK];
     float mixed[FIELDS][SF_MIXED_PAIRS][ROW_CHUNK];
     float d2[FIELDS][AXES][ROW_CHUNK];
+    float w[SF_TILT_WEIGHTS][ROW_CHUNK];
 } chunk;
 
 /* The plain second derivatives along x, y and z of a field at a point,
@@ -732,22 +732,23 @@ static void first_derivatives(anisotropic *b, long j0, long j1, long k, const in
  * it). */
 static inline void advance_block_plane(anisotropic *b, long j0, long j1, long k, long k0, const int R)
 {
-    first_rows first = {.stride = b->ring_plane};
-    if (b->tilted) {
-        if (k == k0)
-            for (long kk = k0 - R; kk < k0 + R; ++kk) first_derivatives(b, j0, j1, kk, R);
-        first_derivatives(b, j0, j1, k + R, R);
-        /* Plane k in the slots that hold k - R .. k + R in order. */
-        const long slot = ring_slot(b, k - R) + R;
-        float *mine = thread_ring(b);
-        for (int f = 0; f < FIELDS; ++f)
-            for (int a = 0; a < 2; ++a) first.row[f][a] = ring_row(b, mine, f, a, slot, 0);
+    if (!b->tilted) {
+        for (long j = j0; j < j1; ++j) advance_row(b, j, k, NULL, R);
+        return;
     }
+    if (k == k0)
+        for (long kk = k0 - R; kk < k0 + R; ++kk) first_derivatives(b, j0, j1, kk, R);
+    first_derivatives(b, j0, j1, k + R, R);
+    /* Plane k in the slots that hold k - R .. k + R in order. */
+    first_rows first = {.stride = b->ring_plane};
+    const long slot = ring_slot(b, k - R) + R;
+    float *mine = thread_ring(b);
+    for (int f = 0; f < FIELDS; ++f)
+        for (int a = 0; a < 2; ++a) first.row[f][a] = ring_row(b, mine, f, a, slot, 0);
     for (long j = j0; j < j1; ++j) {
         advance_row(b, j, k, &first, R);
-        if (b->tilted)
-            for (int f = 0; f < FIELDS; ++f)
-                for (int a = 0; a < 2; ++a) first.row[f][a] += b->ring_row;
+        for (int f = 0; f < FIELDS; ++f)
+            for (int a = 0; a < 2; ++a) first.row[f][a] += b->ring_row;
     }
 }
 
