@@ -47,6 +47,12 @@ double sim_time_step(const sf_simulation *s, double vmax, double *dt_max, int *s
     return *shortened ? carried : dt;
 }
 
+/* The samples the record stores past its end. */
+static long samples_past_the_end(const sf_config *c)
+{
+    return c->dispersion_correction ? CORRECTION_MARGIN : 0;
+}
+
 /* The record's length, its samples and the time levels it takes at dt. */
 static double record_counts(const sf_config *c, double dt, double *duration, double *interval,
                             double *samples)
@@ -54,8 +60,7 @@ static double record_counts(const sf_config *c, double dt, double *duration, dou
     double levels;
     *duration = c->nt > 0 ? (double)c->nt * dt : c->duration;
     *interval = c->receivers.sampling > 0 ? c->receivers.sampling : dt;
-    long extra = c->dispersion_correction ? CORRECTION_MARGIN : 0;
-    sf_resampler_counts(dt, *interval, *duration, extra, samples, &levels);
+    sf_resampler_counts(dt, *interval, *duration, samples_past_the_end(c), samples, &levels);
     return levels;
 }
 
@@ -271,9 +276,8 @@ int sim_resolve_record(sf_simulation *s, double *samples)
     const sf_config *c = s->cfg;
     double duration;
     double levels = record_counts(c, s->dt, &duration, &s->interval, samples);
-    long extra = c->dispersion_correction ? CORRECTION_MARGIN : 0;
     if (check_record_size(s, duration, *samples, levels)) return 1;
-    sf_resampler_init(&s->resampler, s->dt, s->interval, duration, extra);
+    sf_resampler_init(&s->resampler, s->dt, s->interval, duration, samples_past_the_end(c));
     s->steps = s->resampler.levels - 1;
     if (!c->segy_path) return 0;
     return check_segy_sampling(s) + check_segy_coordinates(s);

@@ -168,8 +168,9 @@ static void leave_costs_unknown(sf_point_costs *costs, const char *why, const ch
     snprintf(costs->source, sizeof costs->source, "not timed: %s, and %s", why, why_no_row);
 }
 
-/* Every rank's timing where a cut by cost pays for it, and always for a
- * bench (its report checks the cost model); else the costs left unknown. */
+/* Every rank's timing where a cut by cost pays for it (a bench's infinite
+ * steps always pay, even on one rank: its report checks the cost model);
+ * else the costs left unknown. */
 static void time_or_leave_costs(sf_simulation *s, const sf_placement *placement,
                                 const char *why_no_row)
 {
@@ -184,7 +185,7 @@ static void time_or_leave_costs(sf_simulation *s, const sf_placement *placement,
         leave_costs_unknown(&s->costs, "one rank has no slabs to cut", why_no_row);
         return;
     }
-    if (!bench && timing > CALIBRATION_SHARE * steps * (double)thickest) {
+    if (timing > CALIBRATION_SHARE * steps * (double)thickest) {
         snprintf(why, sizeof why, "%.0f step%s too few to pay for timing the physics at set-up "
                  "(%d slabs of %ld planes, %d steps each)", steps, steps == 1.0 ? " is" : "s are",
                  CALIBRATION_SLABS, planes, CALIBRATION_WARMUP + CALIBRATION_STEPS);

@@ -659,7 +659,7 @@ static inline void update_chunk(const anisotropic *b, const chunk *c, size_t x, 
 static float *ring_row(const anisotropic *b, float *mine, int f, int a, long slot, long r)
 {
     const long slots = 2 * (2 * b->radius + 1);
-    return mine + ((((long)f * 2 + a) * slots + slot) * b->rows_per_block + r) * b->ring_row + b->radius;
+    return mine + (((long)f * 2 + a) * slots + slot) * b->ring_plane + r * b->ring_row + b->radius;
 }
 
 static float *thread_ring(const anisotropic *b)
