@@ -223,8 +223,8 @@ def test_short_jobs_and_one_rank_time_nothing(tmp):
 
     path = write_job(os.path.join(tmp, "long.yaml"), vti_job(5000))
     rc, out, err = run(["check", path], cwd=tmp, env=env)
-    check(rc == 0 and "not timed: one rank has no slabs to cut, and the table has no row" in out
-          and "slab cut 0.000" in out, f"one rank:\n{out}{err[-2000:]}")
+    check(rc == 0 and "not timed: one rank has no slabs to cut, and the table has no row" in out,
+          f"one rank:\n{out}{err[-2000:]}")
 
     survey = vti_job(92)
     del survey["output"]["gather"], survey["source"]["position"]
