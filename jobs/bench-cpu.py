@@ -4,6 +4,7 @@
   jobs/bench-cpu.py [--rounds 3] [--threads 2] [--size 128] [--steps 100]
                     [--layers 12] [--cases acoustic,vti,tti,elastic,acoustic-256]
                     [--seisfd bin/seisfd[,bin/native/seisfd]] [--venv out/devito-venv]
+                    [--devito-math fast,safe]
 
 Each case runs seisfd's `bench --device cpu` and Devito's own operator for
 the same physics at the same spatial order (8) on a grid of the same total
@@ -13,7 +14,13 @@ table gives the best of each in Mpoints/s and seisfd over Devito. Devito
 (pinned, `DEVITO`) installs from PyPI into the venv on first use; it is a
 benchmark dependency only. Devito compiles its operators with
 -march=native: pass a native seisfd build (`make native`) beside the
-portable one to compare at the same instruction set.
+portable one to compare at the same instruction set. Its default
+floating-point mode is -ffast-math (reassociation, fused multiply-adds);
+seisfd builds with -ffp-contract=off and keeps every sum's order, so that
+its vector sets agree bit for bit. `safe` runs Devito with
+DEVITO_SAFE_MATH=1, which drops -ffast-math: with its -std=c99 GCC then
+contracts nothing either, seisfd's mode. The table gives each mode's
+column and seisfd over each.
 
 The Devito operators: acoustic `u.dt2 = v^2 lap(u)` with its damping term
 (examples/seismic/acoustic, kernel OT2); VTI and TTI the pseudo-acoustic
@@ -102,9 +109,10 @@ def devito_case(solver, size, steps, layers, rounds):
     print(json.dumps({"mpoints": size ** 3 * steps / best / 1e6}))
 
 
-def run_devito(python, solver, size, steps, layers, threads):
+def run_devito(python, solver, size, steps, layers, threads, math):
     env = dict(os.environ, OMP_NUM_THREADS=str(threads), DEVITO_LANGUAGE="openmp",
-               DEVITO_LOGGING="ERROR", OMP_PROC_BIND="close")
+               DEVITO_LOGGING="ERROR", OMP_PROC_BIND="close",
+               DEVITO_SAFE_MATH="1" if math == "safe" else "0")
     out = subprocess.run([python, os.path.abspath(__file__), "--devito-case", solver, str(size),
                           str(steps), str(layers)], capture_output=True, text=True, env=env)
     if out.returncode:
@@ -135,12 +143,18 @@ def main():
     p.add_argument("--seisfd", default=os.path.join(ROOT, "bin", "seisfd"),
                    help="one or more seisfd binaries, comma-separated")
     p.add_argument("--venv", default=os.path.join(ROOT, "out", "devito-venv"))
+    p.add_argument("--devito-math", default="fast,safe",
+                   help="Devito's floating-point modes, comma-separated: fast (its default, "
+                        "-ffast-math), safe (DEVITO_SAFE_MATH=1: seisfd's mode)")
     p.add_argument("--devito-case", nargs=4, help=argparse.SUPPRESS)
     a = p.parse_args()
     if a.devito_case:
         solver, size, steps, layers = a.devito_case
         devito_case(solver, int(size), int(steps), int(layers), 2)
         return
+    maths = a.devito_math.split(",")
+    if not maths or any(m not in ("fast", "safe") for m in maths):
+        sys.exit(f"bench-cpu: --devito-math takes fast, safe or both, not '{a.devito_math}'")
     python = devito_python(a.venv)
     binaries = a.seisfd.split(",")
     rows = []
@@ -149,25 +163,36 @@ def main():
             sys.exit(f"bench-cpu: no case '{case}'; the cases: {', '.join(CASES)}")
         physics, solver, fixed = CASES[case]
         size = fixed or a.size
-        for layers in ((0,) if fixed else (0, a.layers)):
+        for layers in ((0,) if fixed or a.layers == 0 else (0, a.layers)):
             best = {b: 0.0 for b in binaries}
-            devito = 0.0
+            devito = {m: 0.0 for m in maths}
             for _ in range(a.rounds):
                 for b in binaries:
                     best[b] = max(best[b], run_seisfd(b, physics, size, a.steps, layers, a.threads))
-                devito = max(devito, run_devito(python, solver, size, a.steps, layers, a.threads))
+                for m in maths:
+                    devito[m] = max(devito[m], run_devito(python, solver, size, a.steps, layers,
+                                                          a.threads, m))
             rows.append((case, size, layers, best, devito))
             print(f"{case} {size}^3 layers {layers}: " +
                   ", ".join(f"{os.path.relpath(b, ROOT)} {v:.0f}" for b, v in best.items()) +
-                  f", Devito {devito:.0f} Mpoints/s", file=sys.stderr, flush=True)
+                  "".join(f", Devito {m} {v:.0f}" for m, v in devito.items()) + " Mpoints/s",
+                  file=sys.stderr, flush=True)
+    print_table(rows, binaries, maths)
+
+
+def print_table(rows, binaries, maths):
     names = [os.path.relpath(b, ROOT) for b in binaries]
-    print("| case | layers | " + " | ".join(f"{n} (Mpoints/s)" for n in names) +
-          " | Devito | " + " | ".join(f"{n} / Devito" for n in names) + " |")
-    print("| --- " * (3 + 2 * len(names)) + "|")
+    pairs = [(n, m) for m in maths for n in names]
+    print("| case | layers | " + " | ".join(f"{n} (Mpoints/s)" for n in names) + " | " +
+          " | ".join(f"Devito {m}" for m in maths) + " | " +
+          " | ".join(f"{n} / Devito {m}" for n, m in pairs) + " |")
+    print("| --- " * (2 + len(names) + len(maths) + len(pairs)) + "|")
     for case, size, layers, best, devito in rows:
         values = [best[b] for b in binaries]
-        print(f"| {case} {size}³ | {layers} | " + " | ".join(f"{v:.0f}" for v in values) +
-              f" | {devito:.0f} | " + " | ".join(f"{v / devito:.2f}" for v in values) + " |")
+        ratios = [best[b] / devito[m] for m in maths for b in binaries]
+        print(f"| {case} {size}³ | {layers} | " + " | ".join(f"{v:.0f}" for v in values) + " | " +
+              " | ".join(f"{devito[m]:.0f}" for m in maths) + " | " +
+              " | ".join(f"{r:.2f}" for r in ratios) + " |")
 
 
 if __name__ == "__main__":
