@@ -124,9 +124,9 @@ static const sf_physics_declaration TTI = PSEUDO_ACOUSTIC_DECLARATION(
  * and delta (medium), and TTI's layers two memory variables for each
  * field in each of the two mixed pairs an axis's layer stretches
  * (layer_arrays 12 against 4). 800^3 (9 arrays for TTI) takes about 19
- * GiB of a GPU, and its model is built on the host. A point update at the least reads p and q at two levels,
- * writes the new ones and reads vp, epsilon and delta (and for TTI theta
- * and phi). */
+ * GiB of a GPU, and its model is built on the host. A point update at the
+ * least reads p and q at two levels, writes the new ones and reads vp,
+ * epsilon and delta (and for TTI theta and phi). */
 #define PSEUDO_ACOUSTIC(declaration, params, medium, layer_arrays, fields)                         \
     {                                                                                            \
         .declared = &declaration,                                                                \
