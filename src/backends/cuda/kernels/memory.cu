@@ -75,11 +75,15 @@ void sf_cuda_square_times(float *values, size_t count, double factor, const char
     SF_CUDA_CHECK(cudaDeviceSynchronize(), what);
 }
 
-/* Planes a staging buffer holds: about 64 MiB, so that laying out a batch
- * and copying the one before take long enough to overlap. */
+/* Planes a staging buffer holds: about 16 MiB. Laying out a batch on
+ * every core and copying the one before still overlap, and page-locking
+ * costs about 0.5 ms a MiB: two buffers of 64 MiB, for each parameter,
+ * took longer than their copies (an H200 node, 1024^3 acoustic: the
+ * backend part 0.22-0.28 s with 64 MiB, 0.18-0.21 with 16, 0.25-0.28
+ * with 8). */
 static long planes_per_batch(const sf_layout *L)
 {
-    const long bytes = 64L << 20, plane = L->sp * (long)sizeof(float);
+    const long bytes = 16L << 20, plane = L->sp * (long)sizeof(float);
     const long planes = bytes / plane;
     return planes < 1 ? 1 : planes > L->nz ? L->nz : planes;
 }
