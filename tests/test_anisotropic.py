@@ -9,7 +9,7 @@ import re
 
 import numpy as np
 
-from testlib import base_job, check, read_gather, run_job
+from testlib import base_job, check, read_gather, run, run_job, write_job
 
 SIGMA = 0.75   # vsz^2 = vp^2 (epsilon - delta) / sigma (README, "Anisotropic media")
 
@@ -339,6 +339,49 @@ def test_anisotropic_job_checks(tmp):
     expect_error(tmp, layered, r"job\.yaml:8:47: model\.layers\[0\]\.delta: delta = 0\.2 exceeds "
                                r"epsilon = 0\.1")
     return "10 kinds of mistake, each at its line"
+
+
+def test_speed_bounds_of_a_model_file_are_its_points(tmp):
+    """The qP phase velocities a VTI job reports (and takes dt from) are
+    the least and greatest over a file of random points, on 1 and 3 ranks:
+    the bounds' pass skips points by their squared speeds, and must skip
+    no point that sets one. Many points have delta < 0, whose least speed
+    lies between the axes (the vertex of Thomsen's g(s))."""
+    rng = np.random.default_rng(7)
+    n = (23, 19, 31)
+    shape = (n[2], n[1], n[0])
+    vp = rng.uniform(1500.0, 4500.0, shape)
+    eps = rng.uniform(-0.1, 0.4, shape)
+    delta = eps - rng.uniform(0.0, 0.45, shape)
+    delta = np.maximum(delta, -0.29)
+    fields = {"vp": vp, "epsilon": eps, "delta": delta}
+    for name, values in fields.items():
+        values.astype("<f4").tofile(os.path.join(tmp, name + ".bin"))
+    v, e, d = (fields[k].astype("f4").astype("f8") for k in ("vp", "epsilon", "delta"))
+    ends = 1.0 + 2.0 * e
+    gmin = np.minimum(ends, 1.0)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        vertex = -d / (2.0 * (e - d))
+        least = 1.0 - d * d / (2.0 * (e - d))
+    inside = (e > d) & (vertex > 0.0) & (vertex < 1.0)
+    gmin = np.where(inside, np.minimum(gmin, least), gmin)
+    slowest = (v * np.sqrt(gmin)).min()
+    fastest = (v * np.sqrt(np.maximum(ends, 1.0))).max()
+    check(inside.sum() > 1000 and np.argmin(v * np.sqrt(gmin)) != np.argmin(v),
+          "the random model does not test the vertex")
+    job = base_job(n=n, dt="auto", duration=0.05, cpml=5)
+    job["physics"] = {"type": "vti", "order": 8}
+    job["model"] = {"type": "raw", "paths": {k: k + ".bin" for k in fields}, "dims": list(n)}
+    write_job(os.path.join(tmp, "job.yaml"), job)
+    for ranks in (1, 3):
+        rc, out, err = run(["check", "job.yaml"], ranks=ranks, cwd=tmp)
+        check(rc == 0, err)
+        found = re.search(r"qP phase velocities (\S+) \.\. (\S+) m/s", out)
+        check(found, out)
+        reported = [float(x) for x in found.groups()]
+        expected = [float(f"{slowest:g}"), float(f"{fastest:g}")]
+        check(reported == expected, f"{ranks} ranks: reported {reported}, the points' {expected}")
+    return f"{slowest:.2f} .. {fastest:.2f} m/s on 1 and 3 ranks"
 
 
 def write_model_h5(path, fields):
