@@ -34,6 +34,7 @@ static void *visco_build_medium(const sf_physics_context *context, sf_problem *p
     const float *vp = context->model->param[VP], *qp = context->model->param[QP];
     sf_visco_table table;
     sf_visco_table_build(&table, &a, context->model->min[QP], context->model->max[QP]);
+    #pragma omp parallel for schedule(static)
     for (long n = 0; n < count; ++n) {
         r->coordinate[n] = sf_visco_table_coordinate(&table, qp[n]);
         medium->unrelaxed[n] = (float)sf_visco_table_unrelaxed(&table, vp[n], r->coordinate[n]);
