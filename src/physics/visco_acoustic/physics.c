@@ -34,10 +34,22 @@ static void *visco_build_medium(const sf_physics_context *context, sf_problem *p
     const float *vp = context->model->param[VP], *qp = context->model->param[QP];
     sf_visco_table table;
     sf_visco_table_build(&table, &a, context->model->min[QP], context->model->max[QP]);
-    #pragma omp parallel for schedule(static)
-    for (long n = 0; n < count; ++n) {
-        r->coordinate[n] = sf_visco_table_coordinate(&table, qp[n]);
-        medium->unrelaxed[n] = (float)sf_visco_table_unrelaxed(&table, vp[n], r->coordinate[n]);
+    /* Neighbouring points mostly hold the same values: a thread computes
+     * a point's anew only where they differ from its last point's. */
+    #pragma omp parallel
+    {
+        float last_vp = NAN, last_qp = NAN, coordinate = 0.0f, unrelaxed = 0.0f;
+        #pragma omp for schedule(static)
+        for (long n = 0; n < count; ++n) {
+            if (vp[n] != last_vp || qp[n] != last_qp) {
+                last_vp = vp[n];
+                last_qp = qp[n];
+                coordinate = sf_visco_table_coordinate(&table, qp[n]);
+                unrelaxed = (float)sf_visco_table_unrelaxed(&table, vp[n], coordinate);
+            }
+            r->coordinate[n] = coordinate;
+            medium->unrelaxed[n] = unrelaxed;
+        }
     }
     *r = sf_visco_relaxation_medium(&a, &table, r->coordinate);
     free(table.ratio);
