@@ -13,7 +13,10 @@ static float *with_next_plane(const float *planes, const sf_slab *slab, long pla
     if (plane > INT_MAX)
         sf_fatal("a model plane of %ld points exceeds what one MPI message can carry", plane);
     float *out = sf_malloc((size_t)plane * (size_t)(slab->nz + 1) * sizeof(float), what);
-    memcpy(out, planes, (size_t)plane * (size_t)slab->nz * sizeof(float));
+    /* Every thread copies planes: one thread took seconds for a 1024^3 model. */
+    #pragma omp parallel for schedule(static)
+    for (long k = 0; k < slab->nz; ++k)
+        memcpy(out + k * plane, planes + k * plane, (size_t)plane * sizeof(float));
     float *next = out + plane * slab->nz;
     SF_MPI_CHECK(MPI_Sendrecv(planes, (int)plane, MPI_FLOAT, slab->lower, 0, next, (int)plane,
                               MPI_FLOAT, slab->upper, 0, slab->comm, MPI_STATUS_IGNORE),
