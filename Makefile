@@ -53,7 +53,8 @@ CUDA_CFLAGS  ?= $(if $(cuda_system),,-I$(CUDA_HOME)/include)
 CUDA_LIBS    ?= $(if $(cuda_system),,-L$(CUDA_HOME)/lib64) -lcudart_static -ldl -lrt -lpthread -lstdc++
 # Machine code for Ampere and Hopper, plus PTX that newer GPUs compile at load.
 CUDA_ARCH_FLAGS ?= -gencode=arch=compute_80,code=sm_80 -gencode=arch=compute_90,code=[sm_90,compute_90]
-NVCC_FLAGS   ?= -O3 -std=c++17 -Xcompiler -Wall,-Wextra
+# The host code of the CUDA sources lays out media on every core too.
+NVCC_FLAGS   ?= -O3 -std=c++17 -Xcompiler -Wall,-Wextra $(addprefix -Xcompiler ,$(OPENMP_FLAGS))
 # The CUDA sources include mpi.h (through the backend interface).
 MPI_CFLAGS   ?= $(filter -I% -D%,$(shell $(MPICC) --showme:compile 2>/dev/null || $(MPICC) -compile_info 2>/dev/null))
 

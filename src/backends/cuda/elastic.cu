@@ -113,6 +113,7 @@ static double inverse_or_zero(double x) { return x > 0.0 ? 1.0 / x : 0.0; }
 static void energy_weights(const elastic_state *b, float *const *m, float *const *w)
 {
     const double dt = b->dt;
+    #pragma omp parallel for schedule(static)
     for (size_t q = 0; q < b->c->L.plane_size; ++q) {
         for (int v = 0; v < 3; ++v) w[v][q] = (float)(0.5 * dt * inverse_or_zero(m[SF_MEDIUM_BX + v][q]));
         double lambda = m[SF_MEDIUM_LAMBDA][q] / dt, l2m = m[SF_MEDIUM_L2M][q] / dt;
@@ -135,6 +136,7 @@ static void upload_nodes(elastic_state *b, const sf_problem *p)
         float *out = host + L->field_size * (size_t)a;
         const float *in = ((const sf_elastic_medium *)p->medium)->node[a];
         const double scale = a == SF_NODE_RHO ? 1.0 : p->dt;
+        #pragma omp parallel for collapse(2) schedule(static)
         for (long k = 0; k <= L->nz; ++k)
             for (long j = -SF_PAD; j < L->ny + SF_PAD; ++j)
                 for (long i = -SF_PAD; i < L->nx + SF_PAD; ++i) {
@@ -157,6 +159,7 @@ static void host_medium(elastic_state *b, const sf_problem *p)
     b->host_block = (float *)sf_calloc(L->plane_size * SF_MEDIUM_ARRAYS, sizeof(float), "the medium");
     for (int a = 0; a < SF_MEDIUM_ARRAYS; ++a) {
         float *m = b->host_medium[a] = b->host_block + L->plane_size * (size_t)a;
+        #pragma omp parallel for collapse(2) schedule(static)
         for (long k = 0; k < L->nz; ++k)
             for (long j = 0; j < L->ny; ++j)
                 for (long i = 0; i < L->nx; ++i)
