@@ -92,7 +92,7 @@ def main():
         total, parts = best[p]
         points = float(size(p)) ** 3
         cells = " | ".join(f"{parts[q]:.2f}" for q in PARTS)
-        print(f"| {p} | {points:.3g} | {total:.2f} | {cells} | {total / points * 1e9:.2f} |")
+        print(f"| {p} | {int(points)} | {total:.2f} | {cells} | {total / points * 1e9:.2f} |")
 
 
 if __name__ == "__main__":

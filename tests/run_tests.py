@@ -27,7 +27,7 @@ import testlib  # noqa: E402  (the path above)
 from testlib import BIN_DIR, NeedsGpu, Skipped, TestFailure, check_sanitizers  # noqa: E402
 
 MODULES = ["test_conformance", "test_physics", "test_attenuation", "test_cpml_stability", "test_time_accuracy", "test_mixed_precision", "test_wavelets", "test_elastic", "test_elastic_outputs", "test_anisotropic", "test_physics_list", "test_config", "test_cli", "test_output",
-           "test_models", "test_snapshots", "test_segy", "test_plot", "test_survey", "test_signals", "test_scaling",
+           "test_models", "test_snapshots", "test_segy", "test_plot", "test_survey", "test_signals", "test_scaling", "test_setup_times",
            "test_decomposition", "test_guard", "test_long_runs", "test_threads",
            "test_fuzz", "test_readme", "test_docs_claims", "test_harness", "test_deps_bundle", "test_gpu"]
 
