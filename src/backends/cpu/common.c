@@ -18,6 +18,21 @@ static void *room(void *list, size_t *capacity, size_t used, size_t size)
     return grown;
 }
 
+/* Zeroes bytes at p in one contiguous range a thread, as the steps split
+ * their planes: the first touch of a page (a fault, and its memory node)
+ * then falls on the threads that will use it, and a slab's arrays are
+ * not cleared by one core (0.7-0.9 s of a 400^3 acoustic set-up). */
+static void zero_on_every_core(void *p, size_t bytes)
+{
+    enum { PIECE = 1 << 20 };
+    const long pieces = (long)((bytes + PIECE - 1) / PIECE);
+    #pragma omp parallel for schedule(static)
+    for (long n = 0; n < pieces; ++n) {
+        const size_t start = (size_t)n * PIECE;
+        memset((char *)p + start, 0, bytes - start < PIECE ? bytes - start : PIECE);
+    }
+}
+
 void *sf_cpu_take(sf_cpu_arena *a, size_t count, size_t size, const char *what)
 {
     const size_t bytes = count * size;
@@ -26,7 +41,7 @@ void *sf_cpu_take(sf_cpu_arena *a, size_t count, size_t size, const char *what)
     /* 64-byte alignment matches the padded rows for vector loads. */
     if (posix_memalign(&p, 64, bytes) != 0)
         sf_fatal("out of memory allocating %zu bytes for %s on the CPU backend", bytes, what);
-    memset(p, 0, bytes);
+    zero_on_every_core(p, bytes);
     a->held = room(a->held, &a->held_capacity, a->helds, sizeof *a->held);
     a->held[a->helds].data = p;
     a->held[a->helds++].bytes = bytes;
@@ -116,7 +131,7 @@ void sf_cpu_zero_state(sf_cpu_arena *a)
 {
     for (size_t n = 0; n < a->states; ++n)
         for (int g = 0; g < a->state[n].arrays; ++g)
-            memset(a->state[n].data[g], 0, a->state[n].count * sizeof(float));
+            zero_on_every_core(a->state[n].data[g], a->state[n].count * sizeof(float));
 }
 
 void sf_cpu_amplify_state(sf_cpu_arena *a, float factor)
