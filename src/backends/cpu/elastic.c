@@ -112,6 +112,7 @@ static void setup_medium(elastic *b, const sf_problem *p)
                                   "the elastic medium");
     for (int a = 0; a < SF_MEDIUM_ARRAYS; ++a) {
         const float *src = ((const sf_elastic_medium *)p->medium)->a[a];
+        #pragma omp parallel for collapse(2) schedule(static)
         for (long k = 0; k < L->nz; ++k)
             for (long j = 0; j < L->ny; ++j)
                 for (long i = 0; i < L->nx; ++i)
