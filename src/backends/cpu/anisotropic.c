@@ -84,9 +84,7 @@ static void setup_stencil(anisotropic *b, const sf_problem *p)
 
 static float *copy_compact(anisotropic *b, const float *src, long count, const char *what)
 {
-    float *dst = sf_cpu_take(b->levels.shared->arena, (size_t)count, sizeof(float), what);
-    memcpy(dst, src, (size_t)count * sizeof(float));
-    return dst;
+    return sf_cpu_take_copy(b->levels.shared->arena, src, (size_t)count, sizeof(float), what);
 }
 
 static void setup_medium(anisotropic *b, const sf_problem *p)

@@ -18,35 +18,49 @@ static void *room(void *list, size_t *capacity, size_t used, size_t size)
     return grown;
 }
 
-/* Zeroes bytes at p in one contiguous range a thread, as the steps split
- * their planes: the first touch of a page (a fault, and its memory node)
- * then falls on the threads that will use it, and a slab's arrays are
- * not cleared by one core (0.7-0.9 s of a 400^3 acoustic set-up). */
-static void zero_on_every_core(void *p, size_t bytes)
+/* Fills bytes at p with from's (zeros where from is NULL) in one
+ * contiguous range a thread, as the steps split their planes: the first
+ * touch of a page (a fault, and its memory node) then falls on the
+ * threads that will use it, and a slab's arrays are not cleared by one
+ * core (0.7-0.9 s of a 400^3 acoustic set-up). */
+static void fill_on_every_core(void *p, const void *from, size_t bytes)
 {
     enum { PIECE = 1 << 20 };
     const long pieces = (long)((bytes + PIECE - 1) / PIECE);
     #pragma omp parallel for schedule(static)
     for (long n = 0; n < pieces; ++n) {
-        const size_t start = (size_t)n * PIECE;
-        memset((char *)p + start, 0, bytes - start < PIECE ? bytes - start : PIECE);
+        const size_t start = (size_t)n * PIECE, length = bytes - start < PIECE ? bytes - start : PIECE;
+        if (from)
+            memcpy((char *)p + start, (const char *)from + start, length);
+        else
+            memset((char *)p + start, 0, length);
     }
 }
 
-void *sf_cpu_take(sf_cpu_arena *a, size_t count, size_t size, const char *what)
+static void *take_filled(sf_cpu_arena *a, const void *from, size_t bytes, const char *what)
 {
-    const size_t bytes = count * size;
     if (bytes == 0) return NULL;
     void *p = NULL;
     /* 64-byte alignment matches the padded rows for vector loads. */
     if (posix_memalign(&p, 64, bytes) != 0)
         sf_fatal("out of memory allocating %zu bytes for %s on the CPU backend", bytes, what);
-    zero_on_every_core(p, bytes);
+    fill_on_every_core(p, from, bytes);
     a->held = room(a->held, &a->held_capacity, a->helds, sizeof *a->held);
     a->held[a->helds].data = p;
     a->held[a->helds++].bytes = bytes;
     a->bytes += bytes;
     return p;
+}
+
+void *sf_cpu_take(sf_cpu_arena *a, size_t count, size_t size, const char *what)
+{
+    return take_filled(a, NULL, count * size, what);
+}
+
+void *sf_cpu_take_copy(sf_cpu_arena *a, const void *from, size_t count, size_t size,
+                       const char *what)
+{
+    return take_filled(a, from, count * size, what);
 }
 
 /* Per-shot arrays are among the latest taken: the search starts there. */
@@ -131,7 +145,7 @@ void sf_cpu_zero_state(sf_cpu_arena *a)
 {
     for (size_t n = 0; n < a->states; ++n)
         for (int g = 0; g < a->state[n].arrays; ++g)
-            zero_on_every_core(a->state[n].data[g], a->state[n].count * sizeof(float));
+            fill_on_every_core(a->state[n].data[g], NULL, a->state[n].count * sizeof(float));
 }
 
 void sf_cpu_amplify_state(sf_cpu_arena *a, float factor)
@@ -193,9 +207,7 @@ void sf_cpu_channels_fetch(const sf_cpu_channels *c, int count, float *out)
 
 static float *copy_coefficients(sf_cpu_arena *a, const float *src, long n)
 {
-    float *dst = sf_cpu_take(a, (size_t)n, sizeof(float), "CPML coefficients");
-    memcpy(dst, src, (size_t)n * sizeof(float));
-    return dst;
+    return sf_cpu_take_copy(a, src, (size_t)n, sizeof(float), "CPML coefficients");
 }
 
 void sf_cpu_cpml_copy(sf_cpu_cpml_coefficients c[3], sf_cpu_arena *a, const sf_cpml_axis axis[3])

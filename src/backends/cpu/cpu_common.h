@@ -126,6 +126,9 @@ typedef struct {
 /* count x size zeroed bytes aligned for vector loads (NULL for none), or
  * the run ends naming what they were for. */
 void *sf_cpu_take(sf_cpu_arena *a, size_t count, size_t size, const char *what);
+/* The same holding a copy of from's count x size bytes. */
+void *sf_cpu_take_copy(sf_cpu_arena *a, const void *from, size_t count, size_t size,
+                       const char *what);
 /* Frees one allocation of the arena (NULL: none), or all of them. */
 void sf_cpu_release(sf_cpu_arena *a, void *data);
 void sf_cpu_release_all(sf_cpu_arena *a);
