@@ -49,7 +49,7 @@ def job_for(physics, n, folder):
     return testlib.write_job(os.path.join(folder, physics + ".yaml"), job)
 
 
-def set_up_of(command, device):
+def set_up_of(command):
     env = dict(os.environ, OMPI_ALLOW_RUN_AS_ROOT="1", OMPI_ALLOW_RUN_AS_ROOT_CONFIRM="1")
     out = subprocess.run(command, capture_output=True, text=True, env=env)
     line = re.search(r"set-up\s+([\d.]+) s on the slowest rank: (.*)", out.stdout)
@@ -83,7 +83,7 @@ def main():
     for _ in range(args.rounds):
         for p in physics:
             command = launcher + [args.seisfd, "run", jobs[p]]
-            total, parts = set_up_of(command, args.device)
+            total, parts = set_up_of(command)
             if p not in best or total < best[p][0]:
                 best[p] = (total, parts)
     print(f"| physics | points | set-up, s | {' | '.join(PARTS)} | s per 10^9 points |")
