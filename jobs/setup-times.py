@@ -37,7 +37,7 @@ def job_for(physics, n, folder):
     import testlib
     h = 10.0
     side = n * h
-    job = testlib.base_job(n=(n, n, n), h=h, cpml=20, dt="auto", frequency=5.0,
+    job = testlib.base_job(n=(n, n, n), h=h, cpml=20, frequency=5.0,
                            source=[side / 2, side / 2, side / 2],
                            receivers=[[side / 2 + 50.0, side / 2, side / 2]],
                            gather=os.path.join(folder, physics + ".h5"))

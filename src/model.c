@@ -295,6 +295,13 @@ static float *build_parameter(const sf_config *c, int p, const sf_slab *slab, do
     return out;
 }
 
+/* Are the model's values the job's own (homogeneous or layered), each
+ * checked where the job gives it? */
+static int values_from_job(const sf_model_config *mc)
+{
+    return mc->kind == SF_MODEL_HOMOGENEOUS || mc->kind == SF_MODEL_LAYERED;
+}
+
 /* A grid point whose values the physics cannot run (sf_config_point_problem)
  * ends the run, naming the lowest such point over all ranks. Model files
  * only: the layer and homogeneous values were checked with the job (a
@@ -357,15 +364,14 @@ void sf_model_build(sf_model *m, const sf_config *c, const sf_slab *slab)
     const long count = c->n[0] * c->n[1] * slab->nz;
     for (int p = 0; p < d->nparams; ++p)
         m->param[p] = build_parameter(c, p, slab, &m->min[p], &m->max[p]);
-    if (c->model.kind != SF_MODEL_HOMOGENEOUS && c->model.kind != SF_MODEL_LAYERED)
-        check_points(m, c, slab);
+    if (!values_from_job(&c->model)) check_points(m, c, slab);
     sf_physics_of(c->physics)->wave_speeds(m, c, count, slab->comm);
 }
 
 double sf_model_fastest_wave_of_values(const sf_config *c)
 {
     const sf_model_config *mc = &c->model;
-    if (mc->kind != SF_MODEL_HOMOGENEOUS && mc->kind != SF_MODEL_LAYERED) return NAN;
+    if (!values_from_job(mc)) return NAN;
     const sf_physics_declaration *d = sf_config_physics(c);
     const long count = mc->kind == SF_MODEL_LAYERED ? mc->nlayers : 1;
     sf_model m;
