@@ -10,7 +10,6 @@
 
 #include "sf_config.h"
 #include "sf_decomp.h"
-#include "sf_model.h"
 
 /* The elastic physics' parameters, by their index in its declaration. */
 enum { SF_ELASTIC_VP, SF_ELASTIC_VS, SF_ELASTIC_RHO };
@@ -27,18 +26,31 @@ typedef enum {
  * lambda (the free-surface lambda' on global plane 0). */
 typedef enum { SF_NODE_RHO, SF_NODE_MU, SF_NODE_LAMBDA, SF_NODE_ARRAYS } sf_node_array;
 
+/* A slab's model as its backend lays it out: each backend forms the
+ * values it stores (the averages, or the nodes) point by point while it
+ * lays them out, so that no volume of them is built on the host first. */
 typedef struct {
-    float *a[SF_MEDIUM_ARRAYS];   /* each compact [nz][ny][nx] over the slab's owned planes */
-    float *node[SF_NODE_ARRAYS];  /* each [nz + 1][ny][nx]: plane nz is the next rank's first */
+    const float *param[3];   /* vp, vs, rho: compact [nz][ny][nx] owned planes, not owned here */
+    float *next[3];          /* the plane above the last: the next rank's first (the last again
+                              * at the bottom of the grid) */
+    long nx, ny, nz;
+    int surface;             /* this slab's plane 0 is the grid's free surface */
 } sf_elastic_medium;
 
-/* Collective: the medium of this slab from its model planes; the averages
- * across z take the next plane from the rank above. With a free surface
- * on global plane 0, that plane's normal-stress moduli are the ones that
- * keep szz = 0 there: lambda' = 2 lambda mu / (lambda + 2 mu) and
- * lambda' + 2 mu in place of lambda and lambda + 2 mu. */
-void sf_elastic_medium_build(sf_elastic_medium *m, const sf_model *model, const sf_slab *slab,
+/* Collective: the medium of this slab on its model planes (which must
+ * outlive it); the averages across z take the next plane from the rank
+ * above. With a free surface on global plane 0, that plane's normal-stress
+ * moduli are the ones that keep szz = 0 there: lambda' = 2 lambda mu /
+ * (lambda + 2 mu) and lambda' + 2 mu in place of lambda and lambda + 2 mu. */
+void sf_elastic_medium_build(sf_elastic_medium *m, const float *const param[3], const sf_slab *slab,
                              const sf_config *c);
 void sf_elastic_medium_free(sf_elastic_medium *m);
+
+/* The eight averages at owned point (i, j, k), in double (sf_medium_array order). */
+void sf_elastic_medium_point(const sf_elastic_medium *m, long i, long j, long k,
+                             double out[SF_MEDIUM_ARRAYS]);
+/* The node values at (i, j, k), 0 <= k <= nz (plane nz: the next plane). */
+void sf_elastic_medium_node(const sf_elastic_medium *m, long i, long j, long k,
+                            float out[SF_NODE_ARRAYS]);
 
 #endif

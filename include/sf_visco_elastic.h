@@ -28,11 +28,12 @@ enum { SF_VISCO_ELASTIC_BULK, SF_VISCO_ELASTIC_XX, SF_VISCO_ELASTIC_YY, SF_VISCO
        SF_VISCO_ELASTIC_XZ, SF_VISCO_ELASTIC_YZ, SF_VISCO_ELASTIC_MEMORY };
 
 /* The medium the plug-in builds: the elastic medium of the unrelaxed
- * velocities, and the solids, the same times and weight table for the bulk
+ * velocities (which it holds), and the solids, the same times and weight table for the bulk
  * and the shear part, each point's coordinate in it at its bulk Q and at
  * its qs (compact [nz][ny][nx]). The two share one table. */
 typedef struct {
     sf_elastic_medium elastic;
+    float *unrelaxed[2];   /* vp, vs */
     sf_relaxation_medium bulk, shear;
 } sf_visco_elastic_medium;
 

@@ -110,14 +110,18 @@ static void setup_medium(elastic *b, const sf_problem *p)
     const sf_layout *L = &b->shared->L;
     b->medium_block = take_skewed(b, SF_MEDIUM_ARRAYS, L->plane_size, MEDIUM_SKEW, b->m,
                                   "the elastic medium");
+    const sf_elastic_medium *medium = p->medium;
+    #pragma omp parallel for collapse(2) schedule(static)
+    for (long k = 0; k < L->nz; ++k)
+        for (long j = 0; j < L->ny; ++j)
+            for (long i = 0; i < L->nx; ++i) {
+                double values[SF_MEDIUM_ARRAYS];
+                sf_elastic_medium_point(medium, i, j, k, values);
+                const size_t q = sf_plane_index(L, i, j, k);
+                /* Rounded to float before the dt scaling, as the GPU's nodes are. */
+                for (int a = 0; a < SF_MEDIUM_ARRAYS; ++a) b->m[a][q] = (float)(p->dt * (float)values[a]);
+            }
     for (int a = 0; a < SF_MEDIUM_ARRAYS; ++a) {
-        const float *src = ((const sf_elastic_medium *)p->medium)->a[a];
-        #pragma omp parallel for collapse(2) schedule(static)
-        for (long k = 0; k < L->nz; ++k)
-            for (long j = 0; j < L->ny; ++j)
-                for (long i = 0; i < L->nx; ++i)
-                    b->m[a][sf_plane_index(L, i, j, k)] =
-                        (float)(p->dt * src[(k * L->ny + j) * L->nx + i]);
         if (a != SF_MEDIUM_L2M && a != SF_MEDIUM_LAMBDA)
             sf_cpu_keep_as_medium(b->shared->arena, b->m[a], L->plane_size, sf_cpu_owned_rows(L),
                                   "the elastic medium");

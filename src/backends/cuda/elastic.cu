@@ -20,8 +20,6 @@ typedef struct {
     float *fields, *medium, *before, *weights;
     sf_cuda_energy_weights energy_weights;
     double *energy_sums;
-    float *host_block;               /* during create only (NULL afterwards): the medium the */
-    float *host_medium[SF_MEDIUM_ARRAYS];   /* source weights take, as its arrays in host_block */
     sf_cuda_field_list halo_fields[SF_HALF_STEPS];
     const sf_relaxation_medium *bulk, *shear;   /* until upload; NULL: lossless */
     float *coordinates, *relaxation_weights;    /* the solids' table and each point's places in it */
@@ -109,90 +107,94 @@ static void upload_relaxation(elastic_state *b, const sf_problem *p)
 
 static double inverse_or_zero(double x) { return x > 0.0 ? 1.0 / x : 0.0; }
 
-/* The CPU backend's energy weights, from the same dt-scaled floats. */
-static void energy_weights(const elastic_state *b, float *const *m, float *const *w)
+/* The CPU backend's energy weights at the owned points, from the same
+ * dt-scaled floats of the medium (the padding's stay 0). */
+static void energy_weights(const elastic_state *b, const sf_elastic_medium *medium,
+                           float *const *w)
 {
+    const sf_layout *L = &b->c->L;
     const double dt = b->dt;
-    #pragma omp parallel for schedule(static)
-    for (size_t q = 0; q < b->c->L.plane_size; ++q) {
-        for (int v = 0; v < 3; ++v) w[v][q] = (float)(0.5 * dt * inverse_or_zero(m[SF_MEDIUM_BX + v][q]));
-        double lambda = m[SF_MEDIUM_LAMBDA][q] / dt, l2m = m[SF_MEDIUM_L2M][q] / dt;
-        double mu = 0.5 * (l2m - lambda);
-        w[3][q] = (float)inverse_or_zero(18.0 * (lambda + 2.0 * mu / 3.0));
-        w[4][q] = (float)inverse_or_zero(4.0 * mu);
-        for (int s = 0; s < 3; ++s)
-            w[5 + s][q] = (float)(0.5 * dt * inverse_or_zero(m[SF_MEDIUM_MUXY + s][q]));
-    }
+    #pragma omp parallel for collapse(2) schedule(static)
+    for (long k = 0; k < L->nz; ++k)
+        for (long j = 0; j < L->ny; ++j)
+            for (long i = 0; i < L->nx; ++i) {
+                double values[SF_MEDIUM_ARRAYS];
+                sf_elastic_medium_point(medium, i, j, k, values);
+                float m[SF_MEDIUM_ARRAYS];
+                for (int a = 0; a < SF_MEDIUM_ARRAYS; ++a) m[a] = (float)(dt * (float)values[a]);
+                const size_t q = sf_plane_index(L, i, j, k);
+                for (int v = 0; v < 3; ++v) w[v][q] = (float)(0.5 * dt * inverse_or_zero(m[SF_MEDIUM_BX + v]));
+                double lambda = m[SF_MEDIUM_LAMBDA] / dt, l2m = m[SF_MEDIUM_L2M] / dt;
+                double mu = 0.5 * (l2m - lambda);
+                w[3][q] = (float)inverse_or_zero(18.0 * (lambda + 2.0 * mu / 3.0));
+                w[4][q] = (float)inverse_or_zero(4.0 * mu);
+                for (int s = 0; s < 3; ++s)
+                    w[5 + s][q] = (float)(0.5 * dt * inverse_or_zero(m[SF_MEDIUM_MUXY + s]));
+            }
 }
 
-/* The node arrays in the field layout, mu and lambda times dt; padding
- * rows and columns repeat the edge nodes and plane nz is the medium's
- * next plane, which is what the CPU medium's averages take past the edges. */
+typedef struct {
+    const sf_layout *L;
+    const sf_elastic_medium *medium;
+    int array;            /* sf_node_array */
+    double scale;
+} node_planes;
+
+/* Node planes in the field layout; padding rows and columns repeat the
+ * edge nodes, which is what the CPU medium's averages take past the edges. */
+static void write_node_planes(const void *context, long k0, long count, float *planes)
+{
+    const node_planes *c = (const node_planes *)context;
+    const sf_layout *L = c->L;
+    #pragma omp parallel for collapse(2) schedule(static)
+    for (long k = 0; k < count; ++k)
+        for (long j = -SF_PAD; j < L->ny + SF_PAD; ++j)
+            for (long i = -SF_PAD; i < L->nx + SF_PAD; ++i) {
+                const long jc = j < 0 ? 0 : j < L->ny ? j : L->ny - 1;
+                const long ic = i < 0 ? 0 : i < L->nx ? i : L->nx - 1;
+                float node[SF_NODE_ARRAYS];
+                sf_elastic_medium_node(c->medium, ic, jc, k0 + k, node);
+                planes[sf_plane_index(L, i, j, k)] = (float)(c->scale * node[c->array]);
+            }
+}
+
+/* The node arrays in the field layout, mu and lambda times dt; plane nz
+ * is the medium's next plane. */
 static void upload_nodes(elastic_state *b, const sf_problem *p)
 {
     const sf_layout *L = &b->c->L;
-    float *host = (float *)sf_calloc(L->field_size * SF_NODE_ARRAYS, sizeof(float), "the medium");
     for (int a = 0; a < SF_NODE_ARRAYS; ++a) {
-        float *out = host + L->field_size * (size_t)a;
-        const float *in = ((const sf_elastic_medium *)p->medium)->node[a];
-        const double scale = a == SF_NODE_RHO ? 1.0 : p->dt;
-        #pragma omp parallel for collapse(2) schedule(static)
-        for (long k = 0; k <= L->nz; ++k)
-            for (long j = -SF_PAD; j < L->ny + SF_PAD; ++j)
-                for (long i = -SF_PAD; i < L->nx + SF_PAD; ++i) {
-                    long jc = j < 0 ? 0 : j < L->ny ? j : L->ny - 1;
-                    long ic = i < 0 ? 0 : i < L->nx ? i : L->nx - 1;
-                    out[sf_field_index(L, i, j, k)] = (float)(scale * in[(k * L->ny + jc) * L->nx + ic]);
-                }
         b->step.node[a] = b->medium + L->field_size * (size_t)a;
-    }
-    sf_cuda_upload(b->medium, host, L->field_size * SF_NODE_ARRAYS * sizeof(float), "uploading the medium");
-    free(host);
-}
-
-/* The CPU backend's medium times dt in the owned-planes layout, on the
- * host only: the source and energy weights come from it. */
-static void host_medium(elastic_state *b, const sf_problem *p)
-{
-    const sf_layout *L = &b->c->L;
-    const sf_elastic_medium *medium = (const sf_elastic_medium *)p->medium;
-    b->host_block = (float *)sf_calloc(L->plane_size * SF_MEDIUM_ARRAYS, sizeof(float), "the medium");
-    for (int a = 0; a < SF_MEDIUM_ARRAYS; ++a) {
-        float *m = b->host_medium[a] = b->host_block + L->plane_size * (size_t)a;
-        #pragma omp parallel for collapse(2) schedule(static)
-        for (long k = 0; k < L->nz; ++k)
-            for (long j = 0; j < L->ny; ++j)
-                for (long i = 0; i < L->nx; ++i)
-                    m[sf_plane_index(L, i, j, k)] = (float)(p->dt * medium->a[a][(k * L->ny + j) * L->nx + i]);
+        const node_planes context = {L, (const sf_elastic_medium *)p->medium, a,
+                                     a == SF_NODE_RHO ? 1.0 : p->dt};
+        sf_cuda_upload_written_planes(L, b->medium + L->field_size * (size_t)a + SF_HALO * L->sp,
+                                      L->nz + 1, write_node_planes, &context, "uploading the medium");
     }
 }
 
-static void upload_energy_weights(elastic_state *b, float *const *m)
+static void upload_energy_weights(elastic_state *b, const sf_problem *p)
 {
     const sf_layout *L = &b->c->L;
-    float *w = (float *)sf_malloc(L->plane_size * SF_ENERGY_WEIGHTS * sizeof(float), "energy weights");
+    float *w = (float *)sf_calloc(L->plane_size * SF_ENERGY_WEIGHTS, sizeof(float), "energy weights");
     float *wq[SF_ENERGY_WEIGHTS];
     for (int q = 0; q < SF_ENERGY_WEIGHTS; ++q) {
         wq[q] = w + L->plane_size * (size_t)q;
         b->energy_weights.w[q] = b->weights + L->plane_size * (size_t)q;
     }
-    energy_weights(b, m, wq);
+    energy_weights(b, (const sf_elastic_medium *)p->medium, wq);
     sf_cuda_upload(b->weights, w, L->plane_size * SF_ENERGY_WEIGHTS * sizeof(float), "uploading energy weights");
     free(w);
     for (int q = 0; q < 6; ++q) b->step.before[q] = b->before + L->plane_size * (size_t)q;
 }
 
-
 static int is_velocity(sf_elastic_field f) { return f <= SF_FIELD_VZ; }
 
-/* The dt-scaled buoyancy of a velocity field at an owned point: from the
- * host copy of the medium during create, afterwards formed as the CPU
- * medium does from the two densities around it, read back from the
- * device's node arrays (which hold the same floats). */
+/* The dt-scaled buoyancy of a velocity field at an owned point, formed as
+ * the CPU medium does from the two densities around it, read back from
+ * the device's node arrays (which hold the same floats). */
 static float buoyancy_at(const elastic_state *b, sf_elastic_field f, long i, long j, long k)
 {
     const sf_layout *L = &b->c->L;
-    if (b->host_block) return b->host_medium[SF_MEDIUM_BX + f][sf_plane_index(L, i, j, k)];
     const long step[3] = {1, L->sx, L->sp};
     float rho[2];
     const float *at = b->step.node[SF_NODE_RHO] + sf_field_index(L, i, j, k);
@@ -259,23 +261,13 @@ static void *elastic_create(sf_cuda_common *c, const sf_problem *p)
     return sf_cuda_elastic_create_relaxing(c, p, NULL, NULL);
 }
 
-/* The host copy of the medium stays until the first shot's source points
- * are placed (start). */
 static void elastic_upload(void *state, const sf_problem *p)
 {
     elastic_state *b = (elastic_state *)state;
     setup_step(b, p);
     upload_nodes(b, p);
     if (b->bulk) upload_relaxation(b, p);
-    host_medium(b, p);
-    if (p->energy) upload_energy_weights(b, b->host_medium);
-}
-
-static void drop_host_medium(void *state)
-{
-    elastic_state *b = (elastic_state *)state;
-    free(b->host_block);
-    b->host_block = NULL;
+    if (p->energy) upload_energy_weights(b, p);
 }
 
 /* Every field is checked, in sf_elastic_field order. */
@@ -369,7 +361,7 @@ static void energy(void *state, double out[2])
 
 extern const sf_cuda_physics sf_cuda_elastic_kernels = {
     "elastic", SF_HALF_STEPS, 1, 1,
-    elastic_create, elastic_upload, drop_host_medium, NULL,
+    elastic_create, elastic_upload, NULL, NULL,
     update, finish_stage, mirror,
     place_source, NULL, inject,
     halo_arrays, NULL, move_halo,

@@ -84,7 +84,8 @@ static const sf_parameter_declaration RHO_DECLARED = {
 static void *elastic_build_medium(const sf_physics_context *context, sf_problem *p)
 {
     sf_elastic_medium *medium = sf_malloc(sizeof *medium, "the elastic medium");
-    sf_elastic_medium_build(medium, context->model, context->slab, context->cfg);
+    const float *const *param = (const float *const *)context->model->param;
+    sf_elastic_medium_build(medium, param, context->slab, context->cfg);
     p->medium = medium;
     return medium;
 }
@@ -191,13 +192,12 @@ const sf_physics_plugin *sf_physics_elastic(void)
         .summary = elastic_summary,
         .cpu = sf_backend_cpu_elastic,
         .cuda = SF_CUDA_IF_BUILT(sf_backend_cuda_elastic),
-        /* The medium is built from copies of the parameters with the next
-         * plane, so the model peaks at 3 + SF_MEDIUM_ARRAYS + SF_NODE_ARRAYS
-         * volumes more than its parameters. A halo group carries the stress
-         * half-step's normal stresses too; a layer point keeps a psi per
-         * derivative along its axis; the energy series keeps the 6 stresses
-         * before the step and 8 weights. */
-        .memory = {.model_volumes = 3 + 3 + SF_MEDIUM_ARRAYS + SF_NODE_ARRAYS,
+        /* The medium is the parameters and one plane each (its backend
+         * forms its values while laying them out). A halo group carries the
+         * stress half-step's normal stresses too; a layer point keeps a psi
+         * per derivative along its axis; the energy series keeps the 6
+         * stresses before the step and 8 weights. */
+        .memory = {.model_volumes = 3,
                    .field_volumes = SF_ELASTIC_FIELDS, .medium_volumes = SF_MEDIUM_ARRAYS,
                    .halo_fields = 5, .cpml_arrays = 6, .energy_volumes = 14},
         /* 512^3 (17 arrays) takes about 9 GiB of a GPU. A point update at

@@ -46,15 +46,32 @@ static const char *visco_point_problem(const double *value, char *text, size_t l
     return text;
 }
 
+/* Whether point n holds the four values of last (which then takes them):
+ * neighbouring points mostly do, and a thread computes a point's values
+ * anew only where they differ. */
+static int repeats(const float *const *param, long n, float last[4])
+{
+    const float v[4] = {param[VP][n], param[VS][n], param[QP][n], param[QS][n]};
+    if (v[0] == last[0] && v[1] == last[1] && v[2] == last[2] && v[3] == last[3]) return 1;
+    memcpy(last, v, sizeof v);
+    return 0;
+}
+
 /* The extremes of the bulk Q over the whole grid. */
 static void bulk_q_range(const sf_model *m, long points, MPI_Comm comm, double range[2])
 {
+    const float *const *param = (const float *const *)m->param;
     double lo = Q_HIGHEST, hi = Q_LOWEST;
-    #pragma omp parallel for reduction(min : lo) reduction(max : hi) schedule(static)
-    for (long n = 0; n < points; ++n) {
-        const double q = bulk_q((const float *const *)m->param, n);
-        lo = q < lo ? q : lo;
-        hi = q > hi ? q : hi;
+    #pragma omp parallel reduction(min : lo) reduction(max : hi)
+    {
+        float last[4] = {NAN, NAN, NAN, NAN};
+        #pragma omp for schedule(static)
+        for (long n = 0; n < points; ++n) {
+            if (repeats(param, n, last)) continue;
+            const double q = bulk_q(param, n);
+            lo = q < lo ? q : lo;
+            hi = q > hi ? q : hi;
+        }
     }
     SF_MPI_CHECK(MPI_Allreduce(&lo, &range[0], 1, MPI_DOUBLE, MPI_MIN, comm), "the bulk Q's range");
     SF_MPI_CHECK(MPI_Allreduce(&hi, &range[1], 1, MPI_DOUBLE, MPI_MAX, comm), "the bulk Q's range");
@@ -81,16 +98,26 @@ static void unrelax(const sf_model *model, const sf_visco_table *table, long cou
                     sf_visco_elastic_medium *m, float *vp_u, float *vs_u)
 {
     const float *const *param = (const float *const *)model->param;
-    #pragma omp parallel for schedule(static)
-    for (long n = 0; n < count; ++n) {
-        const float vp = param[VP][n], vs = param[VS][n];
-        m->bulk.coordinate[n] = sf_visco_table_coordinate(table, bulk_q(param, n));
-        m->shear.coordinate[n] = sf_visco_table_coordinate(table, param[QS][n]);
-        const double rk = sf_visco_table_unrelaxed(table, 1.0, m->bulk.coordinate[n]);
-        const double rs = sf_visco_table_unrelaxed(table, 1.0, m->shear.coordinate[n]);
-        const double shear = 4.0 / 3.0 * vs * vs;
-        vs_u[n] = (float)(vs * rs);
-        vp_u[n] = (float)sqrt(((double)vp * vp - shear) * rk * rk + shear * rs * rs);
+    #pragma omp parallel
+    {
+        float last[4] = {NAN, NAN, NAN, NAN}, bulk = 0.0f, shear = 0.0f, vp_out = 0.0f, vs_out = 0.0f;
+        #pragma omp for schedule(static)
+        for (long n = 0; n < count; ++n) {
+            if (!repeats(param, n, last)) {
+                const float vp = param[VP][n], vs = param[VS][n];
+                bulk = sf_visco_table_coordinate(table, bulk_q(param, n));
+                shear = sf_visco_table_coordinate(table, param[QS][n]);
+                const double rk = sf_visco_table_unrelaxed(table, 1.0, bulk);
+                const double rs = sf_visco_table_unrelaxed(table, 1.0, shear);
+                const double shear_part = 4.0 / 3.0 * vs * vs;
+                vs_out = (float)(vs * rs);
+                vp_out = (float)sqrt(((double)vp * vp - shear_part) * rk * rk + shear_part * rs * rs);
+            }
+            m->bulk.coordinate[n] = bulk;
+            m->shear.coordinate[n] = shear;
+            vp_u[n] = vp_out;
+            vs_u[n] = vs_out;
+        }
     }
 }
 
@@ -106,13 +133,11 @@ static void *visco_build_medium(const sf_physics_context *context, sf_problem *p
     sf_visco_elastic_medium *m = sf_calloc(1, sizeof *m, "the visco-elastic medium");
     m->bulk.coordinate = sf_malloc((size_t)count * sizeof(float), "the points' bulk Q");
     m->shear.coordinate = sf_malloc((size_t)count * sizeof(float), "the points' qs");
-    sf_model unrelaxed = *model;
-    unrelaxed.param[VP] = sf_malloc((size_t)count * sizeof(float), "the unrelaxed velocities");
-    unrelaxed.param[VS] = sf_malloc((size_t)count * sizeof(float), "the unrelaxed velocities");
-    unrelax(model, &table, count, m, unrelaxed.param[VP], unrelaxed.param[VS]);
-    sf_elastic_medium_build(&m->elastic, &unrelaxed, context->slab, context->cfg);
-    free(unrelaxed.param[VP]);
-    free(unrelaxed.param[VS]);
+    for (int v = 0; v < 2; ++v)
+        m->unrelaxed[v] = sf_malloc((size_t)count * sizeof(float), "the unrelaxed velocities");
+    unrelax(model, &table, count, m, m->unrelaxed[0], m->unrelaxed[1]);
+    const float *const param[3] = {m->unrelaxed[0], m->unrelaxed[1], model->param[SF_ELASTIC_RHO]};
+    sf_elastic_medium_build(&m->elastic, param, context->slab, context->cfg);
     /* One table for both parts, freed with the bulk part's. */
     m->bulk = sf_visco_relaxation_medium(&a, &table, m->bulk.coordinate);
     m->shear = sf_visco_relaxation_medium(&a, &table, m->shear.coordinate);
@@ -125,6 +150,8 @@ static void visco_free_medium(void *built)
 {
     sf_visco_elastic_medium *m = built;
     sf_elastic_medium_free(&m->elastic);
+    free(m->unrelaxed[0]);
+    free(m->unrelaxed[1]);
     free(m->bulk.coordinate);
     free(m->shear.coordinate);
     free(m->bulk.weight);

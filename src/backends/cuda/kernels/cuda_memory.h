@@ -45,6 +45,14 @@ void sf_cuda_upload(void *to, const void *from, size_t bytes, const char *what);
  * pinned buffers: a batch of planes is laid out on every core while the
  * batch before it travels. */
 void sf_cuda_upload_planes(const sf_layout *L, float *device, const float *compact, const char *what);
+/* Writes planes [k0, k0 + count) into planes (count x sp floats), on
+ * every core; it fills the same points of every plane, the others being
+ * zeros. */
+typedef void (*sf_cuda_plane_writer)(const void *context, long k0, long count, float *planes);
+/* The same for the planes [0, planes) of device (sp floats each) that
+ * write lays out. */
+void sf_cuda_upload_written_planes(const sf_layout *L, float *device, long planes,
+                                   sf_cuda_plane_writer write, const void *context, const char *what);
 /* Each of count values v becomes v v factor factor, in double in that
  * order as the CPU backend computes v^2 dt^2, on the default stream. */
 void sf_cuda_square_times(float *values, size_t count, double factor, const char *what);

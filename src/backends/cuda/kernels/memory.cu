@@ -81,17 +81,18 @@ void sf_cuda_square_times(float *values, size_t count, double factor, const char
  * took longer than their copies (an H200 node, 1024^3 acoustic: the
  * backend part 0.22-0.28 s with 64 MiB, 0.18-0.21 with 16, 0.25-0.28
  * with 8). */
-static long planes_per_batch(const sf_layout *L)
+static long planes_per_batch(const sf_layout *L, long planes)
 {
     const long bytes = 16L << 20, plane = L->sp * (long)sizeof(float);
-    const long planes = bytes / plane;
-    return planes < 1 ? 1 : planes > L->nz ? L->nz : planes;
+    const long batch = bytes / plane;
+    return batch < 1 ? 1 : batch > planes ? planes : batch;
 }
 
-void sf_cuda_upload_planes(const sf_layout *L, float *device, const float *compact, const char *what)
+void sf_cuda_upload_written_planes(const sf_layout *L, float *device, long planes,
+                                   sf_cuda_plane_writer write, const void *context, const char *what)
 {
-    if (L->nz == 0) return;
-    const long batch = planes_per_batch(L);
+    if (planes == 0) return;
+    const long batch = planes_per_batch(L, planes);
     const size_t batch_bytes = (size_t)batch * (size_t)L->sp * sizeof(float);
     float *staging[2];
     cudaEvent_t sent[2];
@@ -105,11 +106,11 @@ void sf_cuda_upload_planes(const sf_layout *L, float *device, const float *compa
         memset(staging[b], 0, batch_bytes);
         SF_CUDA_CHECK(cudaEventCreateWithFlags(&sent[b], cudaEventDisableTiming), what);
     }
-    for (long k0 = 0, n = 0; k0 < L->nz; k0 += batch, ++n) {
+    for (long k0 = 0, n = 0; k0 < planes; k0 += batch, ++n) {
         const int b = (int)(n % 2);
-        const long count = L->nz - k0 < batch ? L->nz - k0 : batch;
+        const long count = planes - k0 < batch ? planes - k0 : batch;
         SF_CUDA_CHECK(cudaEventSynchronize(sent[b]), what);   /* the copy that last read it */
-        sf_layout_planes_from_compact(L, compact, k0, count, staging[b]);
+        write(context, k0, count, staging[b]);
         SF_CUDA_CHECK(cudaMemcpyAsync(device + k0 * L->sp, staging[b],
                                       (size_t)count * (size_t)L->sp * sizeof(float),
                                       cudaMemcpyHostToDevice, stream),
@@ -122,6 +123,23 @@ void sf_cuda_upload_planes(const sf_layout *L, float *device, const float *compa
         SF_CUDA_CHECK(cudaFreeHost(staging[b]), what);
     }
     SF_CUDA_CHECK(cudaStreamDestroy(stream), what);
+}
+
+typedef struct {
+    const sf_layout *L;
+    const float *compact;
+} compact_planes;
+
+static void write_compact_planes(const void *context, long k0, long count, float *planes)
+{
+    const compact_planes *c = (const compact_planes *)context;
+    sf_layout_planes_from_compact(c->L, c->compact, k0, count, planes);
+}
+
+void sf_cuda_upload_planes(const sf_layout *L, float *device, const float *compact, const char *what)
+{
+    const compact_planes context = {L, compact};
+    sf_cuda_upload_written_planes(L, device, L->nz, write_compact_planes, &context, what);
 }
 
 static void check_fits(size_t needed, long nx, long ny, long nz)
