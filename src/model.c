@@ -357,15 +357,38 @@ static void check_points(const sf_model *m, const sf_config *c, const sf_slab *s
     sf_exit_collective();
 }
 
+/* The physics' wave speeds over the slab. The job's own values vary with
+ * depth alone, so one point per plane holds every value the slab's
+ * points do (a pass over a 1024^3 VTI model's points took 0.2 s on 16
+ * cores). */
+static void find_wave_speeds(sf_model *m, const sf_config *c, const sf_slab *slab)
+{
+    const sf_physics_plugin *physics = sf_physics_of(c->physics);
+    const long plane = c->n[0] * c->n[1];
+    if (!values_from_job(&c->model)) {
+        physics->wave_speeds(m, c, plane * slab->nz, slab->comm);
+        return;
+    }
+    const int nparams = sf_config_physics(c)->nparams;
+    sf_model planes = *m;
+    for (int p = 0; p < nparams; ++p) {
+        planes.param[p] = sf_malloc((size_t)slab->nz * sizeof(float), "the model's plane values");
+        for (long k = 0; k < slab->nz; ++k) planes.param[p][k] = m->param[p][k * plane];
+    }
+    physics->wave_speeds(&planes, c, slab->nz, slab->comm);
+    m->vmax = planes.vmax;
+    m->slowest = planes.slowest;
+    for (int p = 0; p < nparams; ++p) free(planes.param[p]);
+}
+
 void sf_model_build(sf_model *m, const sf_config *c, const sf_slab *slab)
 {
     memset(m, 0, sizeof *m);
     const sf_physics_declaration *d = sf_config_physics(c);
-    const long count = c->n[0] * c->n[1] * slab->nz;
     for (int p = 0; p < d->nparams; ++p)
         m->param[p] = build_parameter(c, p, slab, &m->min[p], &m->max[p]);
     if (!values_from_job(&c->model)) check_points(m, c, slab);
-    sf_physics_of(c->physics)->wave_speeds(m, c, count, slab->comm);
+    find_wave_speeds(m, c, slab);
 }
 
 double sf_model_fastest_wave_of_values(const sf_config *c)

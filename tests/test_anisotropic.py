@@ -358,6 +358,22 @@ def test_speed_bounds_of_a_model_file_are_its_points(tmp):
     for name, values in fields.items():
         values.astype("<f4").tofile(os.path.join(tmp, name + ".bin"))
     v, e, d = (fields[k].astype("f4").astype("f8") for k in ("vp", "epsilon", "delta"))
+    speeds, inside = qp_phase_speeds(v, e, d)
+    slowest, fastest = speeds[0].min(), speeds[1].max()
+    check(inside.sum() > 1000 and np.argmin(speeds[0]) != np.argmin(v),
+          "the random model does not test the vertex")
+    job = base_job(n=n, dt="auto", duration=0.05, cpml=5)
+    job["physics"] = {"type": "vti", "order": 8}
+    job["model"] = {"type": "raw", "paths": {k: k + ".bin" for k in fields}, "dims": list(n)}
+    write_job(os.path.join(tmp, "job.yaml"), job)
+    check_reported_speed_bounds(tmp, slowest, fastest)
+    return f"{slowest:.2f} .. {fastest:.2f} m/s on 1 and 3 ranks"
+
+
+def qp_phase_speeds(v, e, d):
+    """The least and greatest qP phase speeds of points of vp v, epsilon e
+    and delta d (Thomsen's g(s), with its vertex where it lies inside),
+    and where the vertex counts."""
     ends = 1.0 + 2.0 * e
     gmin = np.minimum(ends, 1.0)
     with np.errstate(divide="ignore", invalid="ignore"):
@@ -365,14 +381,10 @@ def test_speed_bounds_of_a_model_file_are_its_points(tmp):
         least = 1.0 - d * d / (2.0 * (e - d))
     inside = (e > d) & (vertex > 0.0) & (vertex < 1.0)
     gmin = np.where(inside, np.minimum(gmin, least), gmin)
-    slowest = (v * np.sqrt(gmin)).min()
-    fastest = (v * np.sqrt(np.maximum(ends, 1.0))).max()
-    check(inside.sum() > 1000 and np.argmin(v * np.sqrt(gmin)) != np.argmin(v),
-          "the random model does not test the vertex")
-    job = base_job(n=n, dt="auto", duration=0.05, cpml=5)
-    job["physics"] = {"type": "vti", "order": 8}
-    job["model"] = {"type": "raw", "paths": {k: k + ".bin" for k in fields}, "dims": list(n)}
-    write_job(os.path.join(tmp, "job.yaml"), job)
+    return (v * np.sqrt(gmin), v * np.sqrt(np.maximum(ends, 1.0))), inside
+
+
+def check_reported_speed_bounds(tmp, slowest, fastest):
     for ranks in (1, 3):
         rc, out, err = run(["check", "job.yaml"], ranks=ranks, cwd=tmp)
         check(rc == 0, err)
@@ -381,7 +393,31 @@ def test_speed_bounds_of_a_model_file_are_its_points(tmp):
         reported = [float(x) for x in found.groups()]
         expected = [float(f"{slowest:g}"), float(f"{fastest:g}")]
         check(reported == expected, f"{ranks} ranks: reported {reported}, the points' {expected}")
-    return f"{slowest:.2f} .. {fastest:.2f} m/s on 1 and 3 ranks"
+
+
+def test_speed_bounds_of_layers_are_those_in_the_grid(tmp):
+    """A layered VTI job's qP phase velocities come from one point per
+    plane: on 1 and 3 ranks they are the bounds over the layers the grid
+    holds (the slowest of them at the vertex), and a faster layer below
+    the grid does not count."""
+    n = (18, 16, 30)
+    h = 10.0
+    layers = [  # top (m), vp, epsilon, delta
+        (0.0, 2000.0, 0.1, 0.05),
+        (90.0, 1900.0, 0.3, -0.2),     # the vertex's least, slowest of all
+        (200.0, 3000.0, 0.25, 0.1),
+        (400.0, 6000.0, 0.0, 0.0),     # below the grid's last plane at 290 m
+    ]
+    v, e, d = (np.array([layer[q] for layer in layers[:3]], "f4").astype("f8") for q in (1, 2, 3))
+    speeds, inside = qp_phase_speeds(v, e, d)
+    check(inside[1] and speeds[0].argmin() == 1, "the layers do not test the vertex")
+    job = base_job(n=n, h=h, dt="auto", duration=0.05, cpml=5, receivers=[[100.0, 80.0, 50.0]])
+    job["physics"] = {"type": "vti", "order": 8}
+    job["model"] = {"type": "layered", "layers": [
+        {"top": top, "vp": vp, "epsilon": eps, "delta": delta} for top, vp, eps, delta in layers]}
+    write_job(os.path.join(tmp, "job.yaml"), job)
+    check_reported_speed_bounds(tmp, speeds[0].min(), speeds[1].max())
+    return f"{speeds[0].min():.2f} .. {speeds[1].max():.2f} m/s on 1 and 3 ranks"
 
 
 def write_model_h5(path, fields):
