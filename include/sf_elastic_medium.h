@@ -49,8 +49,9 @@ void sf_elastic_medium_free(sf_elastic_medium *m);
 /* The eight averages at owned point (i, j, k), in double (sf_medium_array order). */
 void sf_elastic_medium_point(const sf_elastic_medium *m, long i, long j, long k,
                              double out[SF_MEDIUM_ARRAYS]);
-/* The node values at (i, j, k), 0 <= k <= nz (plane nz: the next plane). */
-void sf_elastic_medium_node(const sf_elastic_medium *m, long i, long j, long k,
-                            float out[SF_NODE_ARRAYS]);
+/* Node array a along row j of plane k, 0 <= k <= nz (plane nz: the next
+ * plane): out[0 .. nx). */
+void sf_elastic_medium_node_row(const sf_elastic_medium *m, sf_node_array a, long j, long k,
+                                float *out);
 
 #endif

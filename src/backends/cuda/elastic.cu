@@ -136,7 +136,7 @@ static void energy_weights(const elastic_state *b, const sf_elastic_medium *medi
 typedef struct {
     const sf_layout *L;
     const sf_elastic_medium *medium;
-    int array;            /* sf_node_array */
+    sf_node_array array;
     double scale;
 } node_planes;
 
@@ -148,14 +148,16 @@ static void write_node_planes(const void *context, long k0, long count, float *p
     const sf_layout *L = c->L;
     #pragma omp parallel for collapse(2) schedule(static)
     for (long k = 0; k < count; ++k)
-        for (long j = -SF_PAD; j < L->ny + SF_PAD; ++j)
-            for (long i = -SF_PAD; i < L->nx + SF_PAD; ++i) {
-                const long jc = j < 0 ? 0 : j < L->ny ? j : L->ny - 1;
-                const long ic = i < 0 ? 0 : i < L->nx ? i : L->nx - 1;
-                float node[SF_NODE_ARRAYS];
-                sf_elastic_medium_node(c->medium, ic, jc, k0 + k, node);
-                planes[sf_plane_index(L, i, j, k)] = (float)(c->scale * node[c->array]);
+        for (long j = -SF_PAD; j < L->ny + SF_PAD; ++j) {
+            float *row = planes + sf_plane_index(L, 0, j, k);
+            sf_elastic_medium_node_row(c->medium, c->array, j < 0 ? 0 : j < L->ny ? j : L->ny - 1,
+                                       k0 + k, row);
+            for (long i = 0; i < L->nx; ++i) row[i] = (float)(c->scale * row[i]);
+            for (long i = 1; i <= SF_PAD; ++i) {
+                row[-i] = row[0];
+                row[L->nx - 1 + i] = row[L->nx - 1];
             }
+        }
 }
 
 /* The node arrays in the field layout, mu and lambda times dt; plane nz
@@ -165,7 +167,7 @@ static void upload_nodes(elastic_state *b, const sf_problem *p)
     const sf_layout *L = &b->c->L;
     for (int a = 0; a < SF_NODE_ARRAYS; ++a) {
         b->step.node[a] = b->medium + L->field_size * (size_t)a;
-        const node_planes context = {L, (const sf_elastic_medium *)p->medium, a,
+        const node_planes context = {L, (const sf_elastic_medium *)p->medium, (sf_node_array)a,
                                      a == SF_NODE_RHO ? 1.0 : p->dt};
         sf_cuda_upload_written_planes(L, b->medium + L->field_size * (size_t)a + SF_HALO * L->sp,
                                       L->nz + 1, write_node_planes, &context, "uploading the medium");

@@ -93,14 +93,28 @@ void sf_elastic_medium_point(const sf_elastic_medium *m, long i, long j, long k,
     if (m->surface && k == 0) free_surface_moduli(out);
 }
 
-void sf_elastic_medium_node(const sf_elastic_medium *m, long i, long j, long k,
-                            float out[SF_NODE_ARRAYS])
+/* Parameter a's row j of plane k, 0 <= k <= nz. */
+static const float *row_of(const sf_elastic_medium *m, int a, long j, long k)
 {
-    const double rho = value_at(m, 2, i, j, k), vp = value_at(m, 0, i, j, k);
-    const double l2m = rho * vp * vp, mu = mu_at(m, i, j, k);
-    double lambda = l2m - 2.0 * mu;
-    if (m->surface && k == 0) lambda = l2m > 0.0 ? lambda * 2.0 * mu / l2m : 0.0;
-    out[SF_NODE_RHO] = (float)rho;
-    out[SF_NODE_MU] = (float)mu;
-    out[SF_NODE_LAMBDA] = (float)lambda;
+    const size_t in_plane = (size_t)(j * m->nx);
+    return k < m->nz ? m->param[a] + (size_t)k * (size_t)(m->nx * m->ny) + in_plane : m->next[a] + in_plane;
+}
+
+void sf_elastic_medium_node_row(const sf_elastic_medium *m, sf_node_array a, long j, long k,
+                                float *out)
+{
+    const float *vp = row_of(m, 0, j, k), *vs = row_of(m, 1, j, k), *rho = row_of(m, 2, j, k);
+    const int surface = m->surface && k == 0;
+    for (long i = 0; i < m->nx; ++i) {
+        const double r = rho[i], mu = r * vs[i] * vs[i];
+        if (a == SF_NODE_RHO) {
+            out[i] = (float)r;
+        } else if (a == SF_NODE_MU) {
+            out[i] = (float)mu;
+        } else {
+            const double l2m = r * vp[i] * vp[i];
+            const double lambda = l2m - 2.0 * mu;
+            out[i] = (float)(!surface ? lambda : l2m > 0.0 ? lambda * 2.0 * mu / l2m : 0.0);
+        }
+    }
 }
