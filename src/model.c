@@ -3,6 +3,7 @@
 #include "sf_file_read.h"
 #include "sf_memory_check.h"
 #include "sf_model_sampling.h"
+#include "sf_plane_volume.h"
 #include "sf_raw_io.h"
 #include "sf_simulation.h"
 #include "sf_volume.h"
@@ -260,46 +261,49 @@ static value_range build_from_file(float *out, const sf_config *c, int p, const 
     return local_range(out, c->n[0] * c->n[1] * slab->nz);
 }
 
-/* Builds parameter p on the slab's planes and finds its range over all
- * ranks in the same pass. */
-static float *build_parameter(const sf_config *c, int p, const sf_slab *slab, double *min,
-                              double *max)
-{
-    long nx = c->n[0], ny = c->n[1], plane = nx * ny;
-    float *out = sf_malloc((size_t)plane * (size_t)slab->nz * sizeof(float),
-                           "the model");
-    value_range range = {INFINITY, -INFINITY};
-    /* Threads over the planes: a 1024^3 model took 8 s on one core, and
-     * each plane's pages land by the core that will step it. */
-    switch (c->model.kind) {
-    case SF_MODEL_HOMOGENEOUS:
-    case SF_MODEL_LAYERED: {
-        double lo = INFINITY, hi = -INFINITY;
-        #pragma omp parallel for reduction(min : lo) reduction(max : hi) schedule(static)
-        for (long k = 0; k < slab->nz; ++k) {
-            double depth = c->origin[2] + (double)(slab->z0 + k) * c->spacing[2];
-            float v = (float)(c->model.kind == SF_MODEL_HOMOGENEOUS ? c->model.value[p]
-                                                                    : layered_value(&c->model, p, depth));
-            for (long n = 0; n < plane; ++n) out[k * plane + n] = v;
-            lo = fmin(lo, v);
-            hi = fmax(hi, v);
-        }
-        range = (value_range){lo, hi};
-        break;
-    }
-    default:
-        range = build_from_file(out, c, p, slab);
-    }
-    SF_MPI_CHECK(MPI_Allreduce(&range.min, min, 1, MPI_DOUBLE, MPI_MIN, slab->comm), "model min");
-    SF_MPI_CHECK(MPI_Allreduce(&range.max, max, 1, MPI_DOUBLE, MPI_MAX, slab->comm), "model max");
-    return out;
-}
-
 /* Are the model's values the job's own (homogeneous or layered), each
  * checked where the job gives it? */
 static int values_from_job(const sf_model_config *mc)
 {
     return mc->kind == SF_MODEL_HOMOGENEOUS || mc->kind == SF_MODEL_LAYERED;
+}
+
+/* The job's own value of parameter p in each of the slab's planes, and
+ * their range. */
+static sf_plane_volume values_of_planes(const sf_config *c, int p, const sf_slab *slab,
+                                       value_range *range)
+{
+    float *values = sf_malloc((size_t)slab->nz * sizeof(float), "the model's plane values");
+    *range = (value_range){INFINITY, -INFINITY};
+    for (long k = 0; k < slab->nz; ++k) {
+        double depth = c->origin[2] + (double)(slab->z0 + k) * c->spacing[2];
+        values[k] = (float)(c->model.kind == SF_MODEL_HOMOGENEOUS ? c->model.value[p]
+                                                                  : layered_value(&c->model, p, depth));
+        range->min = fmin(range->min, values[k]);
+        range->max = fmax(range->max, values[k]);
+    }
+    sf_plane_volume v = sf_plane_volume_of_values(values, slab->nz, c->n[0] * c->n[1], "the model");
+    free(values);
+    return v;
+}
+
+/* Builds parameter p on the slab's planes and finds its range over all
+ * ranks in the same pass. */
+static sf_plane_volume build_parameter(const sf_config *c, int p, const sf_slab *slab, double *min,
+                                       double *max)
+{
+    sf_plane_volume out = {NULL, 0};
+    value_range range;
+    if (values_from_job(&c->model)) {
+        out = values_of_planes(c, p, slab, &range);
+    } else {
+        const size_t plane = (size_t)c->n[0] * (size_t)c->n[1];
+        out.data = sf_malloc(plane * (size_t)slab->nz * sizeof(float), "the model");
+        range = build_from_file(out.data, c, p, slab);
+    }
+    SF_MPI_CHECK(MPI_Allreduce(&range.min, min, 1, MPI_DOUBLE, MPI_MIN, slab->comm), "model min");
+    SF_MPI_CHECK(MPI_Allreduce(&range.max, max, 1, MPI_DOUBLE, MPI_MAX, slab->comm), "model max");
+    return out;
 }
 
 /* A grid point whose values the physics cannot run (sf_config_point_problem)
@@ -385,8 +389,11 @@ void sf_model_build(sf_model *m, const sf_config *c, const sf_slab *slab)
 {
     memset(m, 0, sizeof *m);
     const sf_physics_declaration *d = sf_config_physics(c);
-    for (int p = 0; p < d->nparams; ++p)
-        m->param[p] = build_parameter(c, p, slab, &m->min[p], &m->max[p]);
+    for (int p = 0; p < d->nparams; ++p) {
+        const sf_plane_volume v = build_parameter(c, p, slab, &m->min[p], &m->max[p]);
+        m->param[p] = v.data;
+        m->mapped_bytes[p] = v.mapped_bytes;
+    }
     if (!values_from_job(&c->model)) check_points(m, c, slab);
     find_wave_speeds(m, c, slab);
 }
@@ -418,6 +425,9 @@ double sf_model_fastest_wave_of_values(const sf_config *c)
 
 void sf_model_free(sf_model *m)
 {
-    for (int p = 0; p < SF_MAX_PARAMS; ++p) free(m->param[p]);
+    for (int p = 0; p < SF_MAX_PARAMS; ++p) {
+        sf_plane_volume v = {m->param[p], m->mapped_bytes[p]};
+        sf_plane_volume_free(&v);
+    }
     memset(m, 0, sizeof *m);
 }

@@ -11,6 +11,7 @@
 #include "sf_growth_guard.h"
 #include "sf_hicks.h"
 #include "sf_model_sampling.h"
+#include "sf_plane_volume.h"
 #include "sf_receiver_offset.h"
 #include "sf_relaxation_fit.h"
 #include "sf_resample.h"
@@ -27,6 +28,11 @@
 
 #ifndef SF_HAVE_CUDA
 #define SF_HAVE_CUDA 0
+#endif
+#if defined(__linux__)
+#define SF_IS_LINUX 1
+#else
+#define SF_IS_LINUX 0
 #endif
 
 static int failures = 0;
@@ -1263,6 +1269,46 @@ static int relaxation_fit_is_deterministic(void)
     return 1;
 }
 
+/* Mappings of the shared model planes in this process (Linux). */
+static int shared_plane_mappings(void)
+{
+    FILE *f = fopen("/proc/self/maps", "r");
+    if (!f) return -1;
+    char line[512];
+    int count = 0;
+    while (fgets(line, sizeof line, f)) count += strstr(line, "seisfd-model-planes") != NULL;
+    fclose(f);
+    return count;
+}
+
+/* A volume of planes of one value each (sf_plane_volume.h) holds those
+ * values; on Linux, planes of whole pages with repeated values share
+ * memory (mappings of one memory file), and free unmaps them; otherwise,
+ * and where no value repeats, it is an ordinary array. */
+static int plane_volume_of_values(void)
+{
+    const float values[6] = {1.0f, 1.0f, 2.0f, 2.0f, 2.0f, 1.0f}, distinct[3] = {3.0f, 4.0f, 5.0f};
+    struct {
+        const float *values;
+        long nz, plane;
+        int shared;
+    } cases[] = {{values, 6, 1024, SF_IS_LINUX}, {values, 6, 1000, 0}, {distinct, 3, 1024, 0}};
+    for (size_t c = 0; c < sizeof cases / sizeof cases[0]; ++c) {
+        const int before = shared_plane_mappings();
+        sf_plane_volume v = sf_plane_volume_of_values(cases[c].values, cases[c].nz, cases[c].plane, "test");
+        CHECK((v.mapped_bytes != 0) == cases[c].shared, "case %zu: mapped %zu bytes", c, v.mapped_bytes);
+        if (cases[c].shared)
+            CHECK(shared_plane_mappings() > before, "case %zu: no mapping of the memory file", c);
+        for (long k = 0; k < cases[c].nz; ++k)
+            for (long n = 0; n < cases[c].plane; ++n)
+                CHECK(v.data[k * cases[c].plane + n] == cases[c].values[k], "case %zu: plane %ld point %ld",
+                      c, k, n);
+        sf_plane_volume_free(&v);
+        CHECK(v.data == NULL && shared_plane_mappings() == before, "case %zu: not freed", c);
+    }
+    return 1;
+}
+
 /* The 16-bit blocks of run.precision: mixed (sf_block16.h): each value
  * within half a step 2^(e-16) of its own, e the block's exponent; a
  * second rounding changes nothing; small blocks become zeros, non-finite
@@ -1344,6 +1390,7 @@ int main(int argc, char **argv)
     report("unit.hicks_even_folds_for_elastic_fields", hicks_even_folds());
     report("unit.cpml_profiles", cpml_profiles());
     report("unit.block16_rounding", block16_rounding());
+    report("unit.plane_volume_of_values", plane_volume_of_values());
     report("unit.decomposition_splits", decomposition_splits());
     report("unit.model_axis_sampling", model_axis_sampling());
     report("unit.resample_exact_copy", resample_exact_copy());

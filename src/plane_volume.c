@@ -1,0 +1,105 @@
+/* Planes of equal value mapped onto one page-aligned plane of a memory
+ * file (sf_plane_volume.h). */
+#define _GNU_SOURCE   /* memfd_create */
+#include "sf_plane_volume.h"
+#include "sf_error.h"
+
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#if defined(__linux__)
+#include <sys/mman.h>
+#endif
+
+/* A slab has far fewer planes than the kernel's default limit of 65530
+ * mappings a process; past this many the volume is an ordinary one. */
+enum { MOST_SHARED_PLANES = 16384 };
+
+/* The index of each plane's value among the distinct ones, which go to
+ * distinct[]; returns how many there are. */
+static long distinct_values(const float *values, long nz, long *slot, float *distinct)
+{
+    long count = 0;
+    for (long k = 0; k < nz; ++k) {
+        long s = 0;
+        while (s < count && memcmp(&distinct[s], &values[k], sizeof(float)) != 0) ++s;
+        if (s == count) distinct[count++] = values[k];
+        slot[k] = s;
+    }
+    return count;
+}
+
+#if defined(__linux__)
+/* Maps plane k of a reserved range onto plane slot[k] of a memory file
+ * holding the distinct planes; returns NULL where the system refuses. */
+static float *map_shared(const long *slot, const float *distinct, long count, long nz,
+                         size_t plane_bytes)
+{
+    const int fd = memfd_create("seisfd-model-planes", MFD_CLOEXEC);
+    if (fd < 0) return NULL;
+    float *volume = NULL;
+    const size_t file_bytes = plane_bytes * (size_t)count, bytes = plane_bytes * (size_t)nz;
+    float *file = ftruncate(fd, (off_t)file_bytes) == 0
+                      ? mmap(NULL, file_bytes, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0)
+                      : MAP_FAILED;
+    void *range = file != MAP_FAILED ? mmap(NULL, bytes, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0)
+                                     : MAP_FAILED;
+    if (range != MAP_FAILED) {
+        const size_t floats = plane_bytes / sizeof(float);
+        for (long s = 0; s < count; ++s)
+            for (size_t n = 0; n < floats; ++n) file[(size_t)s * floats + n] = distinct[s];
+        long k = 0;
+        for (; k < nz; ++k) {
+            char *at = (char *)range + plane_bytes * (size_t)k;
+            if (mmap(at, plane_bytes, PROT_READ, MAP_SHARED | MAP_FIXED, fd,
+                     (off_t)(plane_bytes * (size_t)slot[k])) == MAP_FAILED)
+                break;
+        }
+        if (k == nz) volume = range;
+        else munmap(range, bytes);
+    }
+    if (file != MAP_FAILED) munmap(file, file_bytes);
+    close(fd);
+    return volume;
+}
+#endif
+
+sf_plane_volume sf_plane_volume_of_values(const float *values, long nz, long plane, const char *what)
+{
+    sf_plane_volume v = {NULL, 0};
+    const size_t plane_bytes = (size_t)plane * sizeof(float);
+#if defined(__linux__)
+    const long page = sysconf(_SC_PAGESIZE);
+    if (page > 0 && plane_bytes % (size_t)page == 0 && nz > 1 && nz <= MOST_SHARED_PLANES) {
+        long *slot = sf_malloc((size_t)nz * sizeof(long), what);
+        float *distinct = sf_malloc((size_t)nz * sizeof(float), what);
+        const long count = distinct_values(values, nz, slot, distinct);
+        if (count < nz) v.data = map_shared(slot, distinct, count, nz, plane_bytes);
+        free(slot);
+        free(distinct);
+        if (v.data) {
+            v.mapped_bytes = plane_bytes * (size_t)nz;
+            return v;
+        }
+    }
+#endif
+    v.data = sf_malloc(plane_bytes * (size_t)nz, what);
+    /* Threads over the planes: a 1024^3 model took 8 s on one core, and
+     * each plane's pages land by the core that will step it. */
+    #pragma omp parallel for schedule(static)
+    for (long k = 0; k < nz; ++k)
+        for (long n = 0; n < plane; ++n) v.data[k * plane + n] = values[k];
+    return v;
+}
+
+void sf_plane_volume_free(sf_plane_volume *v)
+{
+#if defined(__linux__)
+    if (v->mapped_bytes) munmap(v->data, v->mapped_bytes);
+    else free(v->data);
+#else
+    free(v->data);
+#endif
+    v->data = NULL;
+    v->mapped_bytes = 0;
+}
