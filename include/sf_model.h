@@ -6,6 +6,7 @@
 
 #include "sf_config.h"
 #include "sf_decomp.h"
+#include "sf_plane_volume.h"
 
 typedef struct {
     /* Owned planes, compact [nz][ny][nx], of each parameter the physics
@@ -25,6 +26,24 @@ typedef struct {
  * run with a message naming the file and the first bad index. */
 void sf_model_build(sf_model *m, const sf_config *c, const sf_slab *slab);
 void sf_model_free(sf_model *m);
+
+/* The points a derivation from the model's values must visit (the wave
+ * speeds, a physics' medium): every point of the slab, or, where the
+ * values are the job's own (homogeneous, layered), which vary with depth
+ * alone, one a plane, each standing for its whole plane. */
+typedef struct {
+    const float *param[SF_MAX_PARAMS];   /* count values of each parameter */
+    long count;
+    long plane;       /* the points each stands for: 1, or a plane's */
+    float *copies;    /* the planes' values, where the points are one a plane */
+} sf_model_points;
+
+sf_model_points sf_model_points_of(const sf_model *m, const sf_config *c, const sf_slab *slab);
+/* The slab's volume of a derived quantity from its count values at the
+ * points (which it takes): values itself, or planes sharing memory
+ * (sf_plane_volume.h). */
+sf_plane_volume sf_model_points_volume(const sf_model_points *points, float *values, const char *what);
+void sf_model_points_free(sf_model_points *points);
 
 /* The fastest wave (sf_model's vmax) of a homogeneous or layered model
  * from the job's values alone, before any slab is built: the physics'

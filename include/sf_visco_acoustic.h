@@ -10,6 +10,7 @@
 
 #include "sf_attenuation.h"
 #include "sf_backend.h"
+#include "sf_plane_volume.h"
 
 /* Its parameters' indices in sf_problem.param. */
 enum { SF_VISCO_ACOUSTIC_VP, SF_VISCO_ACOUSTIC_QP };
@@ -20,6 +21,7 @@ enum { SF_VISCO_ACOUSTIC_VP, SF_VISCO_ACOUSTIC_QP };
 typedef struct {
     float *unrelaxed;
     sf_relaxation_medium relaxation;
+    sf_plane_volume volumes[2];   /* where unrelaxed and relaxation.coordinate live */
 } sf_visco_medium;
 
 /* p (whose medium is an sf_visco_medium) as the acoustic kernels of

@@ -11,6 +11,7 @@
 #include "sf_attenuation.h"
 #include "sf_backend.h"
 #include "sf_elastic_medium.h"
+#include "sf_plane_volume.h"
 
 /* Its parameters' indices: the elastic ones first (sf_elastic_medium.h). */
 enum { SF_VISCO_ELASTIC_QP = SF_ELASTIC_RHO + 1, SF_VISCO_ELASTIC_QS };
@@ -28,13 +29,14 @@ enum { SF_VISCO_ELASTIC_BULK, SF_VISCO_ELASTIC_XX, SF_VISCO_ELASTIC_YY, SF_VISCO
        SF_VISCO_ELASTIC_XZ, SF_VISCO_ELASTIC_YZ, SF_VISCO_ELASTIC_MEMORY };
 
 /* The medium the plug-in builds: the elastic medium of the unrelaxed
- * velocities (which it holds), and the solids, the same times and weight table for the bulk
- * and the shear part, each point's coordinate in it at its bulk Q and at
- * its qs (compact [nz][ny][nx]). The two share one table. */
+ * velocities, and the solids, the same times and weight table for the
+ * bulk and the shear part, each point's coordinate in it at its bulk Q
+ * and at its qs (compact [nz][ny][nx]). The two share one table. */
 typedef struct {
     sf_elastic_medium elastic;
-    float *unrelaxed[2];   /* vp, vs */
     sf_relaxation_medium bulk, shear;
+    sf_plane_volume volumes[4];   /* where the unrelaxed vp and vs and the two
+                                   * coordinates live */
 } sf_visco_elastic_medium;
 
 /* p (whose medium is an sf_visco_elastic_medium) as the elastic kernels

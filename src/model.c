@@ -361,28 +361,51 @@ static void check_points(const sf_model *m, const sf_config *c, const sf_slab *s
     sf_exit_collective();
 }
 
-/* The physics' wave speeds over the slab. The job's own values vary with
- * depth alone, so one point per plane holds every value the slab's
- * points do (a pass over a 1024^3 VTI model's points took 0.2 s on 16
- * cores). */
+sf_model_points sf_model_points_of(const sf_model *m, const sf_config *c, const sf_slab *slab)
+{
+    const int nparams = sf_config_physics(c)->nparams;
+    const long plane = c->n[0] * c->n[1];
+    sf_model_points points = {.count = plane * slab->nz, .plane = 1};
+    if (!values_from_job(&c->model)) {
+        for (int p = 0; p < nparams; ++p) points.param[p] = m->param[p];
+        return points;
+    }
+    points.count = slab->nz;
+    points.plane = plane;
+    points.copies = sf_malloc((size_t)nparams * (size_t)slab->nz * sizeof(float), "the model's plane values");
+    for (int p = 0; p < nparams; ++p) {
+        float *values = points.copies + (size_t)p * (size_t)slab->nz;
+        for (long k = 0; k < slab->nz; ++k) values[k] = m->param[p][k * plane];
+        points.param[p] = values;
+    }
+    return points;
+}
+
+sf_plane_volume sf_model_points_volume(const sf_model_points *points, float *values, const char *what)
+{
+    if (points->plane == 1) return (sf_plane_volume){values, 0};
+    sf_plane_volume v = sf_plane_volume_of_values(values, points->count, points->plane, what);
+    free(values);
+    return v;
+}
+
+void sf_model_points_free(sf_model_points *points)
+{
+    free(points->copies);
+    points->copies = NULL;
+}
+
+/* The physics' wave speeds over the slab's distinct points (a pass over
+ * every point of a 1024^3 VTI model took 0.2 s on 16 cores). */
 static void find_wave_speeds(sf_model *m, const sf_config *c, const sf_slab *slab)
 {
-    const sf_physics_plugin *physics = sf_physics_of(c->physics);
-    const long plane = c->n[0] * c->n[1];
-    if (!values_from_job(&c->model)) {
-        physics->wave_speeds(m, c, plane * slab->nz, slab->comm);
-        return;
-    }
-    const int nparams = sf_config_physics(c)->nparams;
-    sf_model planes = *m;
-    for (int p = 0; p < nparams; ++p) {
-        planes.param[p] = sf_malloc((size_t)slab->nz * sizeof(float), "the model's plane values");
-        for (long k = 0; k < slab->nz; ++k) planes.param[p][k] = m->param[p][k * plane];
-    }
-    physics->wave_speeds(&planes, c, slab->nz, slab->comm);
-    m->vmax = planes.vmax;
-    m->slowest = planes.slowest;
-    for (int p = 0; p < nparams; ++p) free(planes.param[p]);
+    sf_model_points points = sf_model_points_of(m, c, slab);
+    sf_model at = *m;
+    for (int p = 0; p < SF_MAX_PARAMS; ++p) at.param[p] = (float *)points.param[p];
+    sf_physics_of(c->physics)->wave_speeds(&at, c, points.count, slab->comm);
+    m->vmax = at.vmax;
+    m->slowest = at.slowest;
+    sf_model_points_free(&points);
 }
 
 void sf_model_build(sf_model *m, const sf_config *c, const sf_slab *slab)

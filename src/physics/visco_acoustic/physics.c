@@ -26,32 +26,36 @@ static void visco_wave_speeds(sf_model *m, const sf_config *c, long points, MPI_
 static void *visco_build_medium(const sf_physics_context *context, sf_problem *p)
 {
     const sf_visco_attenuation a = sf_visco_attenuation_or_fail(context->cfg);
-    const long count = (long)context->cfg->n[0] * context->cfg->n[1] * context->slab->nz;
-    sf_visco_medium *medium = sf_calloc(1, sizeof *medium, "the visco-acoustic medium");
-    sf_relaxation_medium *r = &medium->relaxation;
-    medium->unrelaxed = sf_malloc((size_t)count * sizeof(float), "the unrelaxed velocities");
-    r->coordinate = sf_malloc((size_t)count * sizeof(float), "the points' Q");
-    const float *vp = context->model->param[VP], *qp = context->model->param[QP];
+    sf_model_points points = sf_model_points_of(context->model, context->cfg, context->slab);
+    const long count = points.count;
+    float *unrelaxed = sf_malloc((size_t)count * sizeof(float), "the unrelaxed velocities");
+    float *coordinate = sf_malloc((size_t)count * sizeof(float), "the points' Q");
+    const float *vp = points.param[VP], *qp = points.param[QP];
     sf_visco_table table;
     sf_visco_table_build(&table, &a, context->model->min[QP], context->model->max[QP]);
     /* Neighbouring points mostly hold the same values: a thread computes
      * a point's anew only where they differ from its last point's. */
     #pragma omp parallel
     {
-        float last_vp = NAN, last_qp = NAN, coordinate = 0.0f, unrelaxed = 0.0f;
+        float last_vp = NAN, last_qp = NAN, at = 0.0f, v = 0.0f;
         #pragma omp for schedule(static)
         for (long n = 0; n < count; ++n) {
             if (vp[n] != last_vp || qp[n] != last_qp) {
                 last_vp = vp[n];
                 last_qp = qp[n];
-                coordinate = sf_visco_table_coordinate(&table, qp[n]);
-                unrelaxed = (float)sf_visco_table_unrelaxed(&table, vp[n], coordinate);
+                at = sf_visco_table_coordinate(&table, qp[n]);
+                v = (float)sf_visco_table_unrelaxed(&table, vp[n], at);
             }
-            r->coordinate[n] = coordinate;
-            medium->unrelaxed[n] = unrelaxed;
+            coordinate[n] = at;
+            unrelaxed[n] = v;
         }
     }
-    *r = sf_visco_relaxation_medium(&a, &table, r->coordinate);
+    sf_visco_medium *medium = sf_calloc(1, sizeof *medium, "the visco-acoustic medium");
+    medium->volumes[0] = sf_model_points_volume(&points, unrelaxed, "the unrelaxed velocities");
+    medium->volumes[1] = sf_model_points_volume(&points, coordinate, "the points' Q");
+    sf_model_points_free(&points);
+    medium->unrelaxed = medium->volumes[0].data;
+    medium->relaxation = sf_visco_relaxation_medium(&a, &table, medium->volumes[1].data);
     free(table.ratio);
     p->medium = medium;
     return medium;
@@ -60,8 +64,7 @@ static void *visco_build_medium(const sf_physics_context *context, sf_problem *p
 static void visco_free_medium(void *built)
 {
     sf_visco_medium *medium = built;
-    free(medium->unrelaxed);
-    free(medium->relaxation.coordinate);
+    for (int v = 0; v < 2; ++v) sf_plane_volume_free(&medium->volumes[v]);
     free(medium->relaxation.weight);
     free(medium);
 }

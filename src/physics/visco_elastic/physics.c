@@ -58,9 +58,8 @@ static int repeats(const float *const *param, long n, float last[4])
 }
 
 /* The extremes of the bulk Q over the whole grid. */
-static void bulk_q_range(const sf_model *m, long points, MPI_Comm comm, double range[2])
+static void bulk_q_range(const float *const *param, long points, MPI_Comm comm, double range[2])
 {
-    const float *const *param = (const float *const *)m->param;
     double lo = Q_HIGHEST, hi = Q_LOWEST;
     #pragma omp parallel reduction(min : lo) reduction(max : hi)
     {
@@ -86,37 +85,36 @@ static void visco_wave_speeds(sf_model *m, const sf_config *c, long points, MPI_
     sf_physics_elastic()->wave_speeds(m, c, points, comm);
     const sf_visco_attenuation a = sf_visco_attenuation_or_fail(c);
     double bulk[2];
-    bulk_q_range(m, points, comm, bulk);
+    bulk_q_range((const float *const *)m->param, points, comm, bulk);
     const double lowest = bulk[0] < m->min[QS] ? bulk[0] : m->min[QS];
     float weight[SF_MAX_MECHANISMS];
     m->vmax = sf_visco_point(&a, m->max[VP], lowest, weight);
     m->slowest *= sf_visco_slowest_ratio(&a, lowest);
 }
 
-/* The parameters with vp and vs unrelaxed, and each point's coordinates. */
-static void unrelax(const sf_model *model, const sf_visco_table *table, long count,
-                    sf_visco_elastic_medium *m, float *vp_u, float *vs_u)
+/* Each point's vp and vs unrelaxed, and its bulk and shear coordinates,
+ * into out[UNRELAXED_VP ...]. */
+enum { UNRELAXED_VP, UNRELAXED_VS, BULK_COORDINATE, SHEAR_COORDINATE, DERIVED };
+
+static void unrelax(const float *const *param, const sf_visco_table *table, long count,
+                    float *const out[DERIVED])
 {
-    const float *const *param = (const float *const *)model->param;
     #pragma omp parallel
     {
-        float last[4] = {NAN, NAN, NAN, NAN}, bulk = 0.0f, shear = 0.0f, vp_out = 0.0f, vs_out = 0.0f;
+        float last[4] = {NAN, NAN, NAN, NAN}, value[DERIVED] = {0};
         #pragma omp for schedule(static)
         for (long n = 0; n < count; ++n) {
             if (!repeats(param, n, last)) {
                 const float vp = param[VP][n], vs = param[VS][n];
-                bulk = sf_visco_table_coordinate(table, bulk_q(param, n));
-                shear = sf_visco_table_coordinate(table, param[QS][n]);
-                const double rk = sf_visco_table_unrelaxed(table, 1.0, bulk);
-                const double rs = sf_visco_table_unrelaxed(table, 1.0, shear);
-                const double shear_part = 4.0 / 3.0 * vs * vs;
-                vs_out = (float)(vs * rs);
-                vp_out = (float)sqrt(((double)vp * vp - shear_part) * rk * rk + shear_part * rs * rs);
+                value[BULK_COORDINATE] = sf_visco_table_coordinate(table, bulk_q(param, n));
+                value[SHEAR_COORDINATE] = sf_visco_table_coordinate(table, param[QS][n]);
+                const double rk = sf_visco_table_unrelaxed(table, 1.0, value[BULK_COORDINATE]);
+                const double rs = sf_visco_table_unrelaxed(table, 1.0, value[SHEAR_COORDINATE]);
+                const double shear = 4.0 / 3.0 * vs * vs;
+                value[UNRELAXED_VS] = (float)(vs * rs);
+                value[UNRELAXED_VP] = (float)sqrt(((double)vp * vp - shear) * rk * rk + shear * rs * rs);
             }
-            m->bulk.coordinate[n] = bulk;
-            m->shear.coordinate[n] = shear;
-            vp_u[n] = vp_out;
-            vs_u[n] = vs_out;
+            for (int d = 0; d < DERIVED; ++d) out[d][n] = value[d];
         }
     }
 }
@@ -125,22 +123,25 @@ static void *visco_build_medium(const sf_physics_context *context, sf_problem *p
 {
     const sf_visco_attenuation a = sf_visco_attenuation_or_fail(context->cfg);
     const sf_model *model = context->model;
-    const long count = (long)context->cfg->n[0] * context->cfg->n[1] * context->slab->nz;
+    sf_model_points points = sf_model_points_of(model, context->cfg, context->slab);
     double bulk[2];
-    bulk_q_range(model, count, context->slab->comm, bulk);
+    bulk_q_range(points.param, points.count, context->slab->comm, bulk);
     sf_visco_table table;
     sf_visco_table_build(&table, &a, fmin(bulk[0], model->min[QS]), fmax(bulk[1], model->max[QS]));
+    static const char *const what[DERIVED] = {"the unrelaxed velocities", "the unrelaxed velocities",
+                                              "the points' bulk Q", "the points' qs"};
+    float *derived[DERIVED];
+    for (int d = 0; d < DERIVED; ++d) derived[d] = sf_malloc((size_t)points.count * sizeof(float), what[d]);
+    unrelax(points.param, &table, points.count, derived);
     sf_visco_elastic_medium *m = sf_calloc(1, sizeof *m, "the visco-elastic medium");
-    m->bulk.coordinate = sf_malloc((size_t)count * sizeof(float), "the points' bulk Q");
-    m->shear.coordinate = sf_malloc((size_t)count * sizeof(float), "the points' qs");
-    for (int v = 0; v < 2; ++v)
-        m->unrelaxed[v] = sf_malloc((size_t)count * sizeof(float), "the unrelaxed velocities");
-    unrelax(model, &table, count, m, m->unrelaxed[0], m->unrelaxed[1]);
-    const float *const param[3] = {m->unrelaxed[0], m->unrelaxed[1], model->param[SF_ELASTIC_RHO]};
+    for (int d = 0; d < DERIVED; ++d) m->volumes[d] = sf_model_points_volume(&points, derived[d], what[d]);
+    sf_model_points_free(&points);
+    const float *const param[3] = {m->volumes[UNRELAXED_VP].data, m->volumes[UNRELAXED_VS].data,
+                                   model->param[SF_ELASTIC_RHO]};
     sf_elastic_medium_build(&m->elastic, param, context->slab, context->cfg);
     /* One table for both parts, freed with the bulk part's. */
-    m->bulk = sf_visco_relaxation_medium(&a, &table, m->bulk.coordinate);
-    m->shear = sf_visco_relaxation_medium(&a, &table, m->shear.coordinate);
+    m->bulk = sf_visco_relaxation_medium(&a, &table, m->volumes[BULK_COORDINATE].data);
+    m->shear = sf_visco_relaxation_medium(&a, &table, m->volumes[SHEAR_COORDINATE].data);
     free(table.ratio);
     p->medium = m;
     return m;
@@ -150,10 +151,7 @@ static void visco_free_medium(void *built)
 {
     sf_visco_elastic_medium *m = built;
     sf_elastic_medium_free(&m->elastic);
-    free(m->unrelaxed[0]);
-    free(m->unrelaxed[1]);
-    free(m->bulk.coordinate);
-    free(m->shear.coordinate);
+    for (int d = 0; d < DERIVED; ++d) sf_plane_volume_free(&m->volumes[d]);
     free(m->bulk.weight);
     free(m);
 }
