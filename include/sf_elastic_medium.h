@@ -12,7 +12,7 @@
 #include "sf_decomp.h"
 
 /* The elastic physics' parameters, by their index in its declaration. */
-enum { SF_ELASTIC_VP, SF_ELASTIC_VS, SF_ELASTIC_RHO };
+enum { SF_ELASTIC_VP, SF_ELASTIC_VS, SF_ELASTIC_RHO, SF_ELASTIC_PARAMS };
 
 typedef enum {
     SF_MEDIUM_BX, SF_MEDIUM_BY, SF_MEDIUM_BZ,   /* 1/kg m^3 at vx, vy, vz */
@@ -30,9 +30,9 @@ typedef enum { SF_NODE_RHO, SF_NODE_MU, SF_NODE_LAMBDA, SF_NODE_ARRAYS } sf_node
  * values it stores (the averages, or the nodes) point by point while it
  * lays them out, so that no volume of them is built on the host first. */
 typedef struct {
-    const float *param[3];   /* vp, vs, rho: compact [nz][ny][nx] owned planes, not owned here */
-    float *next[3];          /* the plane above the last: the next rank's first (the last again
-                              * at the bottom of the grid) */
+    const float *param[SF_ELASTIC_PARAMS];   /* compact [nz][ny][nx] owned planes, not owned here */
+    float *next[SF_ELASTIC_PARAMS];          /* the plane above the last: the next rank's first
+                                              * (the last again at the bottom of the grid) */
     long nx, ny, nz;
     int surface;             /* this slab's plane 0 is the grid's free surface */
 } sf_elastic_medium;
@@ -42,7 +42,8 @@ typedef struct {
  * above. With a free surface on global plane 0, that plane's normal-stress
  * moduli are the ones that keep szz = 0 there: lambda' = 2 lambda mu /
  * (lambda + 2 mu) and lambda' + 2 mu in place of lambda and lambda + 2 mu. */
-void sf_elastic_medium_build(sf_elastic_medium *m, const float *const param[3], const sf_slab *slab,
+void sf_elastic_medium_build(sf_elastic_medium *m, const float *const param[SF_ELASTIC_PARAMS],
+                             const sf_slab *slab,
                              const sf_config *c);
 void sf_elastic_medium_free(sf_elastic_medium *m);
 

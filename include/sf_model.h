@@ -13,8 +13,9 @@ typedef struct {
      * takes, by its index in the physics' declaration (NULL past them),
      * and their global ranges. */
     float *param[SF_MAX_PARAMS];
-    size_t mapped_bytes[SF_MAX_PARAMS];   /* a homogeneous or layered model's planes of equal
-                                           * value share memory (sf_plane_volume.h) */
+    sf_plane_volume volume[SF_MAX_PARAMS];   /* where each param lives: a homogeneous or
+                                              * layered model's planes of equal value share
+                                              * memory (sf_plane_volume.h) */
     double min[SF_MAX_PARAMS], max[SF_MAX_PARAMS];
     /* The fastest wave (the CFL limit's) and the slowest (the dispersion
      * check's) over the whole grid, as the physics' wave_speeds says

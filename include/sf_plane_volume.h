@@ -3,8 +3,8 @@
  * of memory where the system allows it (Linux, planes of whole pages):
  * the volume then costs its distinct planes alone, in memory and in the
  * first touch of fresh pages, which was most of building such a model
- * (about 0.05 s a GiB on a 16-core GPU node). Shared volumes are
- * read-only: a write to one is a fault, not a change to its layer. */
+ * (about 0.05 s a GiB on a 16-core GPU node). Nothing may write a shared
+ * volume: a write would change every plane of that value. */
 #ifndef SF_PLANE_VOLUME_H
 #define SF_PLANE_VOLUME_H
 
@@ -13,6 +13,7 @@
 typedef struct {
     float *data;           /* nz planes of `plane` floats */
     size_t mapped_bytes;   /* of the shared mapping; 0: an ordinary allocation */
+    long mapped_planes;
 } sf_plane_volume;
 
 /* Plane k holds values[k] at each of its plane points. */

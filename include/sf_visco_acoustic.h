@@ -18,10 +18,11 @@ enum { SF_VISCO_ACOUSTIC_VP, SF_VISCO_ACOUSTIC_QP };
 /* The medium the plug-in builds over the owned planes, compact
  * [nz][ny][nx]: the unrelaxed velocity, and the solids with the table's
  * weights and each point's coordinate in it. */
+enum { SF_VISCO_UNRELAXED, SF_VISCO_COORDINATE, SF_VISCO_VOLUMES };
 typedef struct {
     float *unrelaxed;
     sf_relaxation_medium relaxation;
-    sf_plane_volume volumes[2];   /* where unrelaxed and relaxation.coordinate live */
+    sf_plane_volume volumes[SF_VISCO_VOLUMES];   /* where unrelaxed and relaxation.coordinate live */
 } sf_visco_medium;
 
 /* p (whose medium is an sf_visco_medium) as the acoustic kernels of

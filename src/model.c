@@ -292,7 +292,7 @@ static sf_plane_volume values_of_planes(const sf_config *c, int p, const sf_slab
 static sf_plane_volume build_parameter(const sf_config *c, int p, const sf_slab *slab, double *min,
                                        double *max)
 {
-    sf_plane_volume out = {NULL, 0};
+    sf_plane_volume out = {NULL, 0, 0};
     value_range range;
     if (values_from_job(&c->model)) {
         out = values_of_planes(c, p, slab, &range);
@@ -383,7 +383,7 @@ sf_model_points sf_model_points_of(const sf_model *m, const sf_config *c, const 
 
 sf_plane_volume sf_model_points_volume(const sf_model_points *points, float *values, const char *what)
 {
-    if (points->plane == 1) return (sf_plane_volume){values, 0};
+    if (points->plane == 1) return (sf_plane_volume){values, 0, 0};
     sf_plane_volume v = sf_plane_volume_of_values(values, points->count, points->plane, what);
     free(values);
     return v;
@@ -413,9 +413,8 @@ void sf_model_build(sf_model *m, const sf_config *c, const sf_slab *slab)
     memset(m, 0, sizeof *m);
     const sf_physics_declaration *d = sf_config_physics(c);
     for (int p = 0; p < d->nparams; ++p) {
-        const sf_plane_volume v = build_parameter(c, p, slab, &m->min[p], &m->max[p]);
-        m->param[p] = v.data;
-        m->mapped_bytes[p] = v.mapped_bytes;
+        m->volume[p] = build_parameter(c, p, slab, &m->min[p], &m->max[p]);
+        m->param[p] = m->volume[p].data;
     }
     if (!values_from_job(&c->model)) check_points(m, c, slab);
     find_wave_speeds(m, c, slab);
@@ -430,7 +429,7 @@ double sf_model_fastest_wave_of_values(const sf_config *c)
     sf_model m;
     memset(&m, 0, sizeof m);
     for (int p = 0; p < d->nparams; ++p) {
-        m.param[p] = sf_malloc((size_t)count * sizeof(float), "the model's values");
+        m.volume[p].data = m.param[p] = sf_malloc((size_t)count * sizeof(float), "the model's values");
         m.min[p] = INFINITY;
         m.max[p] = -INFINITY;
         for (long n = 0; n < count; ++n) {
@@ -448,9 +447,6 @@ double sf_model_fastest_wave_of_values(const sf_config *c)
 
 void sf_model_free(sf_model *m)
 {
-    for (int p = 0; p < SF_MAX_PARAMS; ++p) {
-        sf_plane_volume v = {m->param[p], m->mapped_bytes[p]};
-        sf_plane_volume_free(&v);
-    }
+    for (int p = 0; p < SF_MAX_PARAMS; ++p) sf_plane_volume_free(&m->volume[p]);
     memset(m, 0, sizeof *m);
 }

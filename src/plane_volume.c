@@ -4,6 +4,7 @@
 #include "sf_plane_volume.h"
 #include "sf_error.h"
 
+#include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -11,9 +12,13 @@
 #include <sys/mman.h>
 #endif
 
-/* A slab has far fewer planes than the kernel's default limit of 65530
- * mappings a process; past this many the volume is an ordinary one. */
-enum { MOST_SHARED_PLANES = 16384 };
+#if defined(__linux__)
+/* A plane is a mapping of its own (planes of one value cannot merge), and
+ * the kernel allows a process 65530 by default: the shared volumes of a
+ * process together take at most half of that, leaving the rest to the
+ * allocator, CUDA and MPI; past it a volume is an ordinary one. */
+enum { MOST_SHARED_PLANES = 32768 };
+static long shared_planes = 0;
 
 /* The index of each plane's value among the distinct ones, which go to
  * distinct[]; returns how many there are. */
@@ -29,9 +34,16 @@ static long distinct_values(const float *values, long nz, long *slot, float *dis
     return count;
 }
 
-#if defined(__linux__)
+static void unmap(void *at, size_t bytes)
+{
+    if (munmap(at, bytes) != 0)
+        sf_fatal("releasing %zu bytes of shared model planes: munmap: %s", bytes, strerror(errno));
+}
+
 /* Maps plane k of a reserved range onto plane slot[k] of a memory file
- * holding the distinct planes; returns NULL where the system refuses. */
+ * holding the distinct planes; returns NULL where the system refuses. The
+ * mappings are writable, as memory handed to MPI or HDF5 may have to be
+ * for a network card to register it, though nothing writes them. */
 static float *map_shared(const long *slot, const float *distinct, long count, long nz,
                          size_t plane_bytes)
 {
@@ -51,39 +63,50 @@ static float *map_shared(const long *slot, const float *distinct, long count, lo
         long k = 0;
         for (; k < nz; ++k) {
             char *at = (char *)range + plane_bytes * (size_t)k;
-            if (mmap(at, plane_bytes, PROT_READ, MAP_SHARED | MAP_FIXED, fd,
+            if (mmap(at, plane_bytes, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_FIXED, fd,
                      (off_t)(plane_bytes * (size_t)slot[k])) == MAP_FAILED)
                 break;
         }
         if (k == nz) volume = range;
-        else munmap(range, bytes);
+        else unmap(range, bytes);
     }
-    if (file != MAP_FAILED) munmap(file, file_bytes);
+    if (file != MAP_FAILED) unmap(file, file_bytes);
     close(fd);
     return volume;
+}
+
+/* The shared volume of these values, or one with data NULL. */
+static sf_plane_volume shared_volume(const float *values, long nz, long plane, const char *what)
+{
+    sf_plane_volume v = {NULL, 0, 0};
+    const long page = sysconf(_SC_PAGESIZE);
+    const size_t plane_bytes = (size_t)plane * sizeof(float);
+    if (page <= 0 || plane_bytes % (size_t)page != 0 || nz < 2 || shared_planes + nz > MOST_SHARED_PLANES)
+        return v;
+    long *slot = sf_malloc((size_t)nz * sizeof(long), what);
+    float *distinct = sf_malloc((size_t)nz * sizeof(float), what);
+    const long count = distinct_values(values, nz, slot, distinct);
+    if (count < nz) v.data = map_shared(slot, distinct, count, nz, plane_bytes);
+    free(slot);
+    free(distinct);
+    if (v.data) {
+        v.mapped_bytes = plane_bytes * (size_t)nz;
+        v.mapped_planes = nz;
+        shared_planes += nz;
+    }
+    return v;
 }
 #endif
 
 sf_plane_volume sf_plane_volume_of_values(const float *values, long nz, long plane, const char *what)
 {
-    sf_plane_volume v = {NULL, 0};
-    const size_t plane_bytes = (size_t)plane * sizeof(float);
 #if defined(__linux__)
-    const long page = sysconf(_SC_PAGESIZE);
-    if (page > 0 && plane_bytes % (size_t)page == 0 && nz > 1 && nz <= MOST_SHARED_PLANES) {
-        long *slot = sf_malloc((size_t)nz * sizeof(long), what);
-        float *distinct = sf_malloc((size_t)nz * sizeof(float), what);
-        const long count = distinct_values(values, nz, slot, distinct);
-        if (count < nz) v.data = map_shared(slot, distinct, count, nz, plane_bytes);
-        free(slot);
-        free(distinct);
-        if (v.data) {
-            v.mapped_bytes = plane_bytes * (size_t)nz;
-            return v;
-        }
-    }
+    sf_plane_volume v = shared_volume(values, nz, plane, what);
+    if (v.data) return v;
+#else
+    sf_plane_volume v = {NULL, 0, 0};
 #endif
-    v.data = sf_malloc(plane_bytes * (size_t)nz, what);
+    v.data = sf_malloc((size_t)plane * (size_t)nz * sizeof(float), what);
     /* Threads over the planes: a 1024^3 model took 8 s on one core, and
      * each plane's pages land by the core that will step it. */
     #pragma omp parallel for schedule(static)
@@ -95,11 +118,14 @@ sf_plane_volume sf_plane_volume_of_values(const float *values, long nz, long pla
 void sf_plane_volume_free(sf_plane_volume *v)
 {
 #if defined(__linux__)
-    if (v->mapped_bytes) munmap(v->data, v->mapped_bytes);
-    else free(v->data);
+    if (v->mapped_bytes) {
+        unmap(v->data, v->mapped_bytes);
+        shared_planes -= v->mapped_planes;
+    } else {
+        free(v->data);
+    }
 #else
     free(v->data);
 #endif
-    v->data = NULL;
-    v->mapped_bytes = 0;
+    *v = (sf_plane_volume){NULL, 0, 0};
 }

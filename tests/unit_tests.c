@@ -1,5 +1,6 @@
 /* Unit tests of the numerical building blocks. Each case prints
  * "PASS name" or "FAIL name: why"; tests/run_tests.py counts them. */
+#define _GNU_SOURCE   /* memfd_create, for the shared planes' probe */
 #include "sf_block16.h"
 #include "sf_cpml.h"
 #include "../src/backends/cpu/cpu_common.h"
@@ -25,15 +26,15 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#if defined(__linux__)
+#include <sys/mman.h>
+#include <unistd.h>
+#endif
 
 #ifndef SF_HAVE_CUDA
 #define SF_HAVE_CUDA 0
 #endif
-#if defined(__linux__)
-#define SF_IS_LINUX 1
-#else
-#define SF_IS_LINUX 0
-#endif
+
 
 static int failures = 0;
 static char why[512];
@@ -1281,6 +1282,20 @@ static int shared_plane_mappings(void)
     return count;
 }
 
+/* A page of floats, where this process may make memory files (Linux,
+ * outside a sandbox that forbids them); else 0. */
+static long memory_file_page(void)
+{
+#if defined(__linux__)
+    const int fd = memfd_create("seisfd-unit-probe", MFD_CLOEXEC);
+    if (fd < 0) return 0;
+    close(fd);
+    return sysconf(_SC_PAGESIZE) / (long)sizeof(float);
+#else
+    return 0;
+#endif
+}
+
 /* A volume of planes of one value each (sf_plane_volume.h) holds those
  * values; on Linux, planes of whole pages with repeated values share
  * memory (mappings of one memory file), and free unmaps them; otherwise,
@@ -1288,11 +1303,14 @@ static int shared_plane_mappings(void)
 static int plane_volume_of_values(void)
 {
     const float values[6] = {1.0f, 1.0f, 2.0f, 2.0f, 2.0f, 1.0f}, distinct[3] = {3.0f, 4.0f, 5.0f};
+    const long page = memory_file_page();   /* floats; 0 where the system has no memory files */
     struct {
         const float *values;
         long nz, plane;
         int shared;
-    } cases[] = {{values, 6, 1024, SF_IS_LINUX}, {values, 6, 1000, 0}, {distinct, 3, 1024, 0}};
+    } cases[] = {{values, 6, page ? page : 1024, page != 0},
+                 {values, 6, (page ? page : 1024) - 24, 0},
+                 {distinct, 3, page ? page : 1024, 0}};
     for (size_t c = 0; c < sizeof cases / sizeof cases[0]; ++c) {
         const int before = shared_plane_mappings();
         sf_plane_volume v = sf_plane_volume_of_values(cases[c].values, cases[c].nz, cases[c].plane, "test");
@@ -1306,6 +1324,29 @@ static int plane_volume_of_values(void)
         sf_plane_volume_free(&v);
         CHECK(v.data == NULL && shared_plane_mappings() == before, "case %zu: not freed", c);
     }
+    return 1;
+}
+
+/* The shared volumes of a process take at most 32768 planes (half the
+ * kernel's default count of mappings): past that a volume is ordinary,
+ * and freeing a shared one gives its planes back. */
+static int plane_volume_budget(void)
+{
+    const long page = memory_file_page();
+    if (!page) return 1;   /* nothing is shared here */
+    enum { NZ = 16384 };
+    float *values = calloc(NZ, sizeof(float));
+    CHECK(values, "no memory for the values");
+    sf_plane_volume v[3];
+    for (int n = 0; n < 3; ++n) v[n] = sf_plane_volume_of_values(values, NZ, page, "test");
+    const int shared[3] = {v[0].mapped_bytes != 0, v[1].mapped_bytes != 0, v[2].mapped_bytes != 0};
+    sf_plane_volume_free(&v[0]);
+    v[0] = sf_plane_volume_of_values(values, NZ, page, "test");
+    const int again = v[0].mapped_bytes != 0;
+    for (int n = 0; n < 3; ++n) sf_plane_volume_free(&v[n]);
+    free(values);
+    CHECK(shared[0] && shared[1] && !shared[2], "shared: %d %d %d", shared[0], shared[1], shared[2]);
+    CHECK(again, "a freed volume's planes were not given back");
     return 1;
 }
 
@@ -1391,6 +1432,7 @@ int main(int argc, char **argv)
     report("unit.cpml_profiles", cpml_profiles());
     report("unit.block16_rounding", block16_rounding());
     report("unit.plane_volume_of_values", plane_volume_of_values());
+    report("unit.plane_volume_budget", plane_volume_budget());
     report("unit.decomposition_splits", decomposition_splits());
     report("unit.model_axis_sampling", model_axis_sampling());
     report("unit.resample_exact_copy", resample_exact_copy());

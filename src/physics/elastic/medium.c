@@ -20,8 +20,8 @@ static float *next_plane(const float *planes, const sf_slab *slab, long plane, c
     return next;
 }
 
-void sf_elastic_medium_build(sf_elastic_medium *m, const float *const param[3], const sf_slab *slab,
-                             const sf_config *c)
+void sf_elastic_medium_build(sf_elastic_medium *m, const float *const param[SF_ELASTIC_PARAMS],
+                             const sf_slab *slab, const sf_config *c)
 {
     const long plane = c->n[0] * c->n[1];
     memset(m, 0, sizeof *m);
@@ -29,7 +29,7 @@ void sf_elastic_medium_build(sf_elastic_medium *m, const float *const param[3], 
     m->ny = c->n[1];
     m->nz = slab->nz;
     m->surface = c->free_surface && slab->z0 == 0;
-    for (int a = 0; a < 3; ++a) {
+    for (int a = 0; a < SF_ELASTIC_PARAMS; ++a) {
         m->param[a] = param[a];
         m->next[a] = next_plane(param[a], slab, plane, "the elastic model's next plane");
     }
@@ -37,7 +37,7 @@ void sf_elastic_medium_build(sf_elastic_medium *m, const float *const param[3], 
 
 void sf_elastic_medium_free(sf_elastic_medium *m)
 {
-    for (int a = 0; a < 3; ++a) {
+    for (int a = 0; a < SF_ELASTIC_PARAMS; ++a) {
         free(m->next[a]);
         m->next[a] = NULL;
     }
@@ -52,8 +52,8 @@ static double value_at(const sf_elastic_medium *m, int a, long i, long j, long k
 
 static double mu_at(const sf_elastic_medium *m, long i, long j, long k)
 {
-    const double vs = value_at(m, 1, i, j, k);
-    return value_at(m, 2, i, j, k) * vs * vs;
+    const double vs = value_at(m, SF_ELASTIC_VS, i, j, k);
+    return value_at(m, SF_ELASTIC_RHO, i, j, k) * vs * vs;
 }
 
 /* 0 when any is 0: a fluid next to a shear point carries no shear. */
@@ -78,11 +78,11 @@ void sf_elastic_medium_point(const sf_elastic_medium *m, long i, long j, long k,
                              double out[SF_MEDIUM_ARRAYS])
 {
     const long i1 = i + 1 < m->nx ? i + 1 : i, j1 = j + 1 < m->ny ? j + 1 : j;
-    const double rho = value_at(m, 2, i, j, k), vp = value_at(m, 0, i, j, k);
+    const double rho = value_at(m, SF_ELASTIC_RHO, i, j, k), vp = value_at(m, SF_ELASTIC_VP, i, j, k);
     const double mu = mu_at(m, i, j, k);
-    out[SF_MEDIUM_BX] = 2.0 / (rho + value_at(m, 2, i1, j, k));
-    out[SF_MEDIUM_BY] = 2.0 / (rho + value_at(m, 2, i, j1, k));
-    out[SF_MEDIUM_BZ] = 2.0 / (rho + value_at(m, 2, i, j, k + 1));
+    out[SF_MEDIUM_BX] = 2.0 / (rho + value_at(m, SF_ELASTIC_RHO, i1, j, k));
+    out[SF_MEDIUM_BY] = 2.0 / (rho + value_at(m, SF_ELASTIC_RHO, i, j1, k));
+    out[SF_MEDIUM_BZ] = 2.0 / (rho + value_at(m, SF_ELASTIC_RHO, i, j, k + 1));
     out[SF_MEDIUM_L2M] = rho * vp * vp;
     out[SF_MEDIUM_LAMBDA] = rho * vp * vp - 2.0 * mu;
     out[SF_MEDIUM_MUXY] = harmonic4(mu, mu_at(m, i1, j, k), mu_at(m, i, j1, k), mu_at(m, i1, j1, k));
@@ -103,7 +103,8 @@ static const float *row_of(const sf_elastic_medium *m, int a, long j, long k)
 void sf_elastic_medium_node_row(const sf_elastic_medium *m, sf_node_array a, long j, long k,
                                 float *out)
 {
-    const float *vp = row_of(m, 0, j, k), *vs = row_of(m, 1, j, k), *rho = row_of(m, 2, j, k);
+    const float *vp = row_of(m, SF_ELASTIC_VP, j, k), *vs = row_of(m, SF_ELASTIC_VS, j, k);
+    const float *rho = row_of(m, SF_ELASTIC_RHO, j, k);
     const int surface = m->surface && k == 0;
     for (long i = 0; i < m->nx; ++i) {
         const double r = rho[i], mu = r * vs[i] * vs[i];

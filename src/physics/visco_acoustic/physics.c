@@ -51,11 +51,12 @@ static void *visco_build_medium(const sf_physics_context *context, sf_problem *p
         }
     }
     sf_visco_medium *medium = sf_calloc(1, sizeof *medium, "the visco-acoustic medium");
-    medium->volumes[0] = sf_model_points_volume(&points, unrelaxed, "the unrelaxed velocities");
-    medium->volumes[1] = sf_model_points_volume(&points, coordinate, "the points' Q");
+    sf_plane_volume *volumes = medium->volumes;
+    volumes[SF_VISCO_UNRELAXED] = sf_model_points_volume(&points, unrelaxed, "the unrelaxed velocities");
+    volumes[SF_VISCO_COORDINATE] = sf_model_points_volume(&points, coordinate, "the points' Q");
     sf_model_points_free(&points);
-    medium->unrelaxed = medium->volumes[0].data;
-    medium->relaxation = sf_visco_relaxation_medium(&a, &table, medium->volumes[1].data);
+    medium->unrelaxed = volumes[SF_VISCO_UNRELAXED].data;
+    medium->relaxation = sf_visco_relaxation_medium(&a, &table, volumes[SF_VISCO_COORDINATE].data);
     free(table.ratio);
     p->medium = medium;
     return medium;
@@ -64,7 +65,7 @@ static void *visco_build_medium(const sf_physics_context *context, sf_problem *p
 static void visco_free_medium(void *built)
 {
     sf_visco_medium *medium = built;
-    for (int v = 0; v < 2; ++v) sf_plane_volume_free(&medium->volumes[v]);
+    for (int v = 0; v < SF_VISCO_VOLUMES; ++v) sf_plane_volume_free(&medium->volumes[v]);
     free(medium->relaxation.weight);
     free(medium);
 }

@@ -92,10 +92,10 @@ static void visco_wave_speeds(sf_model *m, const sf_config *c, long points, MPI_
     m->slowest *= sf_visco_slowest_ratio(&a, lowest);
 }
 
-/* Each point's vp and vs unrelaxed, and its bulk and shear coordinates,
- * into out[UNRELAXED_VP ...]. */
 enum { UNRELAXED_VP, UNRELAXED_VS, BULK_COORDINATE, SHEAR_COORDINATE, DERIVED };
 
+/* Each point's vp and vs unrelaxed, and its bulk and shear coordinates,
+ * into out[UNRELAXED_VP ...]. */
 static void unrelax(const float *const *param, const sf_visco_table *table, long count,
                     float *const out[DERIVED])
 {
@@ -112,7 +112,8 @@ static void unrelax(const float *const *param, const sf_visco_table *table, long
                 const double rs = sf_visco_table_unrelaxed(table, 1.0, value[SHEAR_COORDINATE]);
                 const double shear = 4.0 / 3.0 * vs * vs;
                 value[UNRELAXED_VS] = (float)(vs * rs);
-                value[UNRELAXED_VP] = (float)sqrt(((double)vp * vp - shear) * rk * rk + shear * rs * rs);
+                const double squared = ((double)vp * vp - shear) * rk * rk + shear * rs * rs;
+                value[UNRELAXED_VP] = (float)sqrt(squared);
             }
             for (int d = 0; d < DERIVED; ++d) out[d][n] = value[d];
         }
@@ -128,16 +129,20 @@ static void *visco_build_medium(const sf_physics_context *context, sf_problem *p
     bulk_q_range(points.param, points.count, context->slab->comm, bulk);
     sf_visco_table table;
     sf_visco_table_build(&table, &a, fmin(bulk[0], model->min[QS]), fmax(bulk[1], model->max[QS]));
-    static const char *const what[DERIVED] = {"the unrelaxed velocities", "the unrelaxed velocities",
-                                              "the points' bulk Q", "the points' qs"};
+    static const char *const what[DERIVED] = {"the unrelaxed velocities",
+                                              "the unrelaxed velocities", "the points' bulk Q",
+                                              "the points' qs"};
     float *derived[DERIVED];
-    for (int d = 0; d < DERIVED; ++d) derived[d] = sf_malloc((size_t)points.count * sizeof(float), what[d]);
+    for (int d = 0; d < DERIVED; ++d)
+        derived[d] = sf_malloc((size_t)points.count * sizeof(float), what[d]);
     unrelax(points.param, &table, points.count, derived);
     sf_visco_elastic_medium *m = sf_calloc(1, sizeof *m, "the visco-elastic medium");
-    for (int d = 0; d < DERIVED; ++d) m->volumes[d] = sf_model_points_volume(&points, derived[d], what[d]);
+    for (int d = 0; d < DERIVED; ++d)
+        m->volumes[d] = sf_model_points_volume(&points, derived[d], what[d]);
     sf_model_points_free(&points);
-    const float *const param[3] = {m->volumes[UNRELAXED_VP].data, m->volumes[UNRELAXED_VS].data,
-                                   model->param[SF_ELASTIC_RHO]};
+    const float *const param[SF_ELASTIC_PARAMS] = {m->volumes[UNRELAXED_VP].data,
+                                                   m->volumes[UNRELAXED_VS].data,
+                                                   model->param[SF_ELASTIC_RHO]};
     sf_elastic_medium_build(&m->elastic, param, context->slab, context->cfg);
     /* One table for both parts, freed with the bulk part's. */
     m->bulk = sf_visco_relaxation_medium(&a, &table, m->volumes[BULK_COORDINATE].data);
