@@ -47,9 +47,11 @@ void sf_elastic_medium_build(sf_elastic_medium *m, const float *const param[SF_E
                              const sf_config *c);
 void sf_elastic_medium_free(sf_elastic_medium *m);
 
-/* The eight averages at owned point (i, j, k), in double (sf_medium_array order). */
-void sf_elastic_medium_point(const sf_elastic_medium *m, long i, long j, long k,
-                             double out[SF_MEDIUM_ARRAYS]);
+/* The eight averages at owned point (i, j, k) (sf_medium_array order)
+ * times dt as the backends store them: each rounded to float, then
+ * scaled, as the GPU's float nodes are. */
+void sf_elastic_medium_scaled_point(const sf_elastic_medium *m, double dt, long i, long j, long k,
+                                    float out[SF_MEDIUM_ARRAYS]);
 /* Node array a along row j of plane k, 0 <= k <= nz (plane nz: the next
  * plane): out[0 .. nx). */
 void sf_elastic_medium_node_row(const sf_elastic_medium *m, sf_node_array a, long j, long k,

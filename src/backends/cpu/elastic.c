@@ -115,11 +115,10 @@ static void setup_medium(elastic *b, const sf_problem *p)
     for (long k = 0; k < L->nz; ++k)
         for (long j = 0; j < L->ny; ++j)
             for (long i = 0; i < L->nx; ++i) {
-                double values[SF_MEDIUM_ARRAYS];
-                sf_elastic_medium_point(medium, i, j, k, values);
+                float values[SF_MEDIUM_ARRAYS];
+                sf_elastic_medium_scaled_point(medium, p->dt, i, j, k, values);
                 const size_t q = sf_plane_index(L, i, j, k);
-                /* Rounded to float before the dt scaling, as the GPU's nodes are. */
-                for (int a = 0; a < SF_MEDIUM_ARRAYS; ++a) b->m[a][q] = (float)(p->dt * (float)values[a]);
+                for (int a = 0; a < SF_MEDIUM_ARRAYS; ++a) b->m[a][q] = values[a];
             }
     for (int a = 0; a < SF_MEDIUM_ARRAYS; ++a) {
         if (a != SF_MEDIUM_L2M && a != SF_MEDIUM_LAMBDA)

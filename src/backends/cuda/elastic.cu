@@ -118,10 +118,8 @@ static void energy_weights(const elastic_state *b, const sf_elastic_medium *medi
     for (long k = 0; k < L->nz; ++k)
         for (long j = 0; j < L->ny; ++j)
             for (long i = 0; i < L->nx; ++i) {
-                double values[SF_MEDIUM_ARRAYS];
-                sf_elastic_medium_point(medium, i, j, k, values);
                 float m[SF_MEDIUM_ARRAYS];
-                for (int a = 0; a < SF_MEDIUM_ARRAYS; ++a) m[a] = (float)(dt * (float)values[a]);
+                sf_elastic_medium_scaled_point(medium, dt, i, j, k, m);
                 const size_t q = sf_plane_index(L, i, j, k);
                 for (int v = 0; v < 3; ++v) w[v][q] = (float)(0.5 * dt * inverse_or_zero(m[SF_MEDIUM_BX + v]));
                 double lambda = m[SF_MEDIUM_LAMBDA] / dt, l2m = m[SF_MEDIUM_L2M] / dt;

@@ -73,9 +73,10 @@ static void free_surface_moduli(double out[SF_MEDIUM_ARRAYS])
     out[SF_MEDIUM_L2M] = surface + two_mu;
 }
 
-/* Past the last column and row the last ones serve again. */
-void sf_elastic_medium_point(const sf_elastic_medium *m, long i, long j, long k,
-                             double out[SF_MEDIUM_ARRAYS])
+/* The eight averages at owned point (i, j, k), in double; past the last
+ * column and row the last ones serve again. */
+static void point_medium(const sf_elastic_medium *m, long i, long j, long k,
+                         double out[SF_MEDIUM_ARRAYS])
 {
     const long i1 = i + 1 < m->nx ? i + 1 : i, j1 = j + 1 < m->ny ? j + 1 : j;
     const double rho = value_at(m, SF_ELASTIC_RHO, i, j, k), vp = value_at(m, SF_ELASTIC_VP, i, j, k);
@@ -91,6 +92,14 @@ void sf_elastic_medium_point(const sf_elastic_medium *m, long i, long j, long k,
     out[SF_MEDIUM_MUYZ] =
         harmonic4(mu, mu_at(m, i, j1, k), mu_at(m, i, j, k + 1), mu_at(m, i, j1, k + 1));
     if (m->surface && k == 0) free_surface_moduli(out);
+}
+
+void sf_elastic_medium_scaled_point(const sf_elastic_medium *m, double dt, long i, long j, long k,
+                                    float out[SF_MEDIUM_ARRAYS])
+{
+    double values[SF_MEDIUM_ARRAYS];
+    point_medium(m, i, j, k, values);
+    for (int a = 0; a < SF_MEDIUM_ARRAYS; ++a) out[a] = (float)(dt * (float)values[a]);
 }
 
 /* Parameter a's row j of plane k, 0 <= k <= nz. */
