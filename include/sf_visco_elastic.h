@@ -32,11 +32,14 @@ enum { SF_VISCO_ELASTIC_BULK, SF_VISCO_ELASTIC_XX, SF_VISCO_ELASTIC_YY, SF_VISCO
  * velocities, and the solids, the same times and weight table for the
  * bulk and the shear part, each point's coordinate in it at its bulk Q
  * and at its qs (compact [nz][ny][nx]). The two share one table. */
+enum { SF_VISCO_ELASTIC_UNRELAXED_VP, SF_VISCO_ELASTIC_UNRELAXED_VS,
+       SF_VISCO_ELASTIC_BULK_COORDINATE, SF_VISCO_ELASTIC_SHEAR_COORDINATE,
+       SF_VISCO_ELASTIC_VOLUMES };
 typedef struct {
     sf_elastic_medium elastic;
     sf_relaxation_medium bulk, shear;
-    sf_plane_volume volumes[4];   /* where the unrelaxed vp and vs and the two
-                                   * coordinates live */
+    sf_plane_volume volumes[SF_VISCO_ELASTIC_VOLUMES];   /* where the unrelaxed velocities
+                                                          * and the coordinates live */
 } sf_visco_elastic_medium;
 
 /* p (whose medium is an sf_visco_elastic_medium) as the elastic kernels

@@ -43,11 +43,17 @@ void sf_elastic_medium_free(sf_elastic_medium *m)
     }
 }
 
-/* Parameter a at (i, j, k), 0 <= k <= nz. */
+/* Parameter a's row j of plane k, 0 <= k <= nz. */
+static const float *row_of(const sf_elastic_medium *m, int a, long j, long k)
+{
+    const size_t in_plane = (size_t)(j * m->nx);
+    if (k == m->nz) return m->next[a] + in_plane;
+    return m->param[a] + (size_t)k * (size_t)(m->nx * m->ny) + in_plane;
+}
+
 static double value_at(const sf_elastic_medium *m, int a, long i, long j, long k)
 {
-    const size_t in_plane = (size_t)(j * m->nx + i);
-    return k < m->nz ? m->param[a][(size_t)k * (size_t)(m->nx * m->ny) + in_plane] : m->next[a][in_plane];
+    return row_of(m, a, j, k)[i];
 }
 
 static double mu_at(const sf_elastic_medium *m, long i, long j, long k)
@@ -100,13 +106,6 @@ void sf_elastic_medium_scaled_point(const sf_elastic_medium *m, double dt, long 
     double values[SF_MEDIUM_ARRAYS];
     point_medium(m, i, j, k, values);
     for (int a = 0; a < SF_MEDIUM_ARRAYS; ++a) out[a] = (float)(dt * (float)values[a]);
-}
-
-/* Parameter a's row j of plane k, 0 <= k <= nz. */
-static const float *row_of(const sf_elastic_medium *m, int a, long j, long k)
-{
-    const size_t in_plane = (size_t)(j * m->nx);
-    return k < m->nz ? m->param[a] + (size_t)k * (size_t)(m->nx * m->ny) + in_plane : m->next[a] + in_plane;
 }
 
 void sf_elastic_medium_node_row(const sf_elastic_medium *m, sf_node_array a, long j, long k,

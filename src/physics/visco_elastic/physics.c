@@ -12,6 +12,9 @@
 
 enum { VP = SF_ELASTIC_VP, VS = SF_ELASTIC_VS, RHO = SF_ELASTIC_RHO, QP = SF_VISCO_ELASTIC_QP,
        QS = SF_VISCO_ELASTIC_QS };
+enum { UNRELAXED_VP = SF_VISCO_ELASTIC_UNRELAXED_VP, UNRELAXED_VS = SF_VISCO_ELASTIC_UNRELAXED_VS,
+       BULK_COORDINATE = SF_VISCO_ELASTIC_BULK_COORDINATE,
+       SHEAR_COORDINATE = SF_VISCO_ELASTIC_SHEAR_COORDINATE, DERIVED = SF_VISCO_ELASTIC_VOLUMES };
 
 /* The table's range of Q: qp's limits (qs has them too). */
 #define Q_LOWEST (SF_VISCO_QP.limits[0])
@@ -91,8 +94,6 @@ static void visco_wave_speeds(sf_model *m, const sf_config *c, long points, MPI_
     m->vmax = sf_visco_point(&a, m->max[VP], lowest, weight);
     m->slowest *= sf_visco_slowest_ratio(&a, lowest);
 }
-
-enum { UNRELAXED_VP, UNRELAXED_VS, BULK_COORDINATE, SHEAR_COORDINATE, DERIVED };
 
 /* Each point's vp and vs unrelaxed, and its bulk and shear coordinates,
  * into out[UNRELAXED_VP ...]. */
