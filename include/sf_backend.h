@@ -46,6 +46,11 @@ typedef struct {
     const float *const *param;
     int nparams;
     const void *medium;
+    /* NULL, or for each owned plane the first owned plane whose model
+     * values all equal its own (sf_model's first_equal_plane): anything
+     * formed point by point from the model repeats with them, so a
+     * backend may send such a plane once. */
+    const long *first_equal_plane;
     const sf_cpml_axis *cpml; /* three global axes: x, y, z */
     int free_surface;         /* global plane 0 is a pressure- or traction-free surface */
     /* Source points owned by this rank, each on one field; weights already

@@ -17,6 +17,11 @@ typedef struct {
                                               * layered model's planes of equal value share
                                               * memory (sf_plane_volume.h) */
     double min[SF_MAX_PARAMS], max[SF_MAX_PARAMS];
+    /* Where the values are the job's own (homogeneous, layered): for each
+     * owned plane, the first owned plane of the same values in every
+     * parameter, so that what is formed point by point from them repeats
+     * too; NULL for a model read from files. */
+    long *first_equal_plane;
     /* The fastest wave (the CFL limit's) and the slowest (the dispersion
      * check's) over the whole grid, as the physics' wave_speeds says
      * (sf_physics_plugin). */
@@ -45,6 +50,11 @@ sf_model_points sf_model_points_of(const sf_model *m, const sf_config *c, const 
  * (sf_plane_volume.h). */
 sf_plane_volume sf_model_points_volume(const sf_model_points *points, float *values, const char *what);
 void sf_model_points_free(sf_model_points *points);
+
+/* For each of nz planes, the first plane whose values equal its own (bit
+ * for bit) in each of nparams parameters, plane k's value of parameter p
+ * being param[p][k * stride]. */
+long *sf_first_equal_planes(const float *const *param, int nparams, long nz, long stride);
 
 /* The fastest wave (sf_model's vmax) of a homogeneous or layered model
  * from the job's values alone, before any slab is built: the physics'

@@ -408,6 +408,28 @@ static void find_wave_speeds(sf_model *m, const sf_config *c, const sf_slab *sla
     sf_model_points_free(&points);
 }
 
+static int same_plane_values(const float *const *param, int nparams, long stride, long a, long b)
+{
+    for (int p = 0; p < nparams; ++p)
+        if (memcmp(&param[p][a * stride], &param[p][b * stride], sizeof(float))) return 0;
+    return 1;
+}
+
+long *sf_first_equal_planes(const float *const *param, int nparams, long nz, long stride)
+{
+    long *first = sf_malloc((size_t)nz * sizeof(long), "the model's repeated planes");
+    long *distinct = sf_malloc((size_t)nz * sizeof(long), "the model's distinct planes");
+    long count = 0;
+    for (long k = 0; k < nz; ++k) {
+        long d = 0;
+        while (d < count && !same_plane_values(param, nparams, stride, distinct[d], k)) ++d;
+        if (d == count) distinct[count++] = k;
+        first[k] = distinct[d];
+    }
+    free(distinct);
+    return first;
+}
+
 void sf_model_build(sf_model *m, const sf_config *c, const sf_slab *slab)
 {
     memset(m, 0, sizeof *m);
@@ -417,6 +439,8 @@ void sf_model_build(sf_model *m, const sf_config *c, const sf_slab *slab)
         m->param[p] = m->volume[p].data;
     }
     if (!values_from_job(&c->model)) check_points(m, c, slab);
+    else m->first_equal_plane = sf_first_equal_planes((const float *const *)m->param, d->nparams,
+                                                      slab->nz, c->n[0] * c->n[1]);
     find_wave_speeds(m, c, slab);
 }
 
@@ -448,5 +472,6 @@ double sf_model_fastest_wave_of_values(const sf_config *c)
 void sf_model_free(sf_model *m)
 {
     for (int p = 0; p < SF_MAX_PARAMS; ++p) sf_plane_volume_free(&m->volume[p]);
+    free(m->first_equal_plane);
     memset(m, 0, sizeof *m);
 }

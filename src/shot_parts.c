@@ -48,6 +48,7 @@ void sim_describe_problem(const sf_simulation *s, sf_problem *problem)
     p.dt = s->dt;
     p.param = (const float *const *)s->model.param;
     p.nparams = s->physics->declared->nparams;
+    p.first_equal_plane = s->model.first_equal_plane;
     p.cpml = s->cpml;
     p.free_surface = c->free_surface;
     p.source = a->source;

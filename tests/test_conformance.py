@@ -23,8 +23,8 @@ import numpy as np
 from test_gpu import compare_survey, gather_of, growth_stop, layered_job, paths_note, \
     require_gpus, snapshots_of
 from test_guard import GROWTH, digest, report_of, small_job
-from testlib import base_job, check, declared_physics, leftovers, medium, read_gather, run, \
-    run_job, tolerance, write_cost_table, write_job
+from testlib import LAYER_VALUES, base_job, check, declared_physics, leftovers, medium, \
+    physics_parameters, read_gather, run, run_job, tolerance, write_cost_table, write_job
 
 RANKS = (1, 2, 3)
 GPU_RANKS = (1, 2, 4)
@@ -420,6 +420,23 @@ def test_gpu_every_physics_interior_kernel_matches_cpu(tmp):
         worst[physics] = max(thin, bare)
     return ("largest differences " + ", ".join(f"{p} {v:.2g}" for p, v in worst.items()) +
             f" of the peak; {paths_note(tmp)}")
+
+
+def test_gpu_every_physics_matches_cpu_with_layers_that_come_back(tmp):
+    """Layers whose values return lower down, the first under a free
+    surface: the GPU sends each distinct plane of such a model once and
+    copies it on the device to the planes that repeat it (the surface's
+    plane standing alone for the elastic kinds); 1 and 2 ranks."""
+    worst = {}
+    for physics in gpu_physics():
+        job = physics_job(physics, (40, 36, 44), cpml=8, duration=0.15)
+        h, nz = job["grid"]["dz"], 44
+        names = physics_parameters(physics)
+        job["model"] = {"type": "layered", "layers": [
+            {"top": h * nz * top, **{n: LAYER_VALUES[n][index] for n in names}}
+            for top, index in ((0.0, 1), (0.3, 2), (0.45, 1), (0.8, 2))]}
+        worst[physics], _ = gpu_against_cpu(tmp, job, f"{physics}-returning", (1, 2))
+    return "largest differences " + ", ".join(f"{p} {v:.2g}" for p, v in worst.items())
 
 
 def test_gpu_every_physics_orders_two_and_four_match_cpu(tmp):

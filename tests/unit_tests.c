@@ -12,6 +12,7 @@
 #include "sf_growth_guard.h"
 #include "sf_hicks.h"
 #include "sf_model_sampling.h"
+#include "sf_model.h"
 #include "sf_plane_volume.h"
 #include "sf_receiver_offset.h"
 #include "sf_relaxation_fit.h"
@@ -1327,6 +1328,34 @@ static int plane_volume_of_values(void)
     return 1;
 }
 
+/* A plane repeats the first plane equal to it in every parameter, bit for
+ * bit: equal values of one parameter alone, or -0 against 0, do not make
+ * two planes alike. Values sit every stride floats. */
+static int first_equal_planes(void)
+{
+    enum { NZ = 8, STRIDE = 3 };
+    const float vp[NZ] = {1.0f, 1.0f, 2.0f, 2.0f, 1.0f, 1.0f, 3.0f, 3.0f};
+    const float rho[NZ] = {5.0f, 5.0f, 6.0f, 6.0f, 5.0f, 7.0f, 0.0f, -0.0f};
+    float volumes[2][NZ * STRIDE];
+    for (long k = 0; k < NZ; ++k)
+        for (long n = 0; n < STRIDE; ++n) {
+            volumes[0][k * STRIDE + n] = vp[k];
+            volumes[1][k * STRIDE + n] = rho[k];
+        }
+    const float *param[2] = {volumes[0], volumes[1]};
+    const long both[NZ] = {0, 0, 2, 2, 0, 5, 6, 7}, vp_alone[NZ] = {0, 0, 2, 2, 0, 0, 6, 6};
+    long *first = sf_first_equal_planes(param, 2, NZ, STRIDE);
+    long *first_vp = sf_first_equal_planes(param, 1, NZ, STRIDE);
+    for (long k = 0; k < NZ; ++k) {
+        CHECK(first[k] == both[k], "plane %ld repeats plane %ld, not %ld", k, first[k], both[k]);
+        CHECK(first_vp[k] == vp_alone[k], "vp alone: plane %ld repeats plane %ld, not %ld", k,
+              first_vp[k], vp_alone[k]);
+    }
+    free(first);
+    free(first_vp);
+    return 1;
+}
+
 /* The shared volumes of a process take at most 32768 planes (half the
  * kernel's default count of mappings): past that a volume is ordinary,
  * and freeing a shared one gives its planes back. */
@@ -1433,6 +1462,7 @@ int main(int argc, char **argv)
     report("unit.block16_rounding", block16_rounding());
     report("unit.plane_volume_of_values", plane_volume_of_values());
     report("unit.plane_volume_budget", plane_volume_budget());
+    report("unit.first_equal_planes", first_equal_planes());
     report("unit.decomposition_splits", decomposition_splits());
     report("unit.model_axis_sampling", model_axis_sampling());
     report("unit.resample_exact_copy", resample_exact_copy());

@@ -118,7 +118,8 @@ static void upload_relaxation(acoustic_state *b, const sf_problem *p)
     sf_cuda_upload(b->weights, r->weight, (size_t)((r->intervals + 1) * r->mechanisms) * sizeof(float),
                    "uploading the relaxation weights");
     law->weight = b->weights;
-    sf_cuda_upload_planes(&b->levels.c->L, b->coordinate, r->coordinate, "uploading the points' Q");
+    sf_cuda_upload_planes(&b->levels.c->L, b->coordinate, r->coordinate, p->first_equal_plane,
+                          "uploading the points' Q");
     b->step.relax.coordinate = b->coordinate;
 }
 
@@ -202,7 +203,8 @@ static void *acoustic_create(sf_cuda_common *c, const sf_problem *p)
 static void acoustic_upload(void *state, const sf_problem *p)
 {
     acoustic_state *b = (acoustic_state *)state;
-    sf_cuda_upload_planes(&b->levels.c->L, b->vdt2, p->param[SF_ACOUSTIC_PARAM_VP], "uploading the model");
+    sf_cuda_upload_planes(&b->levels.c->L, b->vdt2, p->param[SF_ACOUSTIC_PARAM_VP],
+                          p->first_equal_plane, "uploading the model");
     sf_cuda_square_times(b->vdt2, b->levels.c->L.plane_size, p->dt, "the velocity term v^2 dt^2");
     if (b->relaxing) upload_relaxation(b, p);
     b->relaxing = NULL;   /* the medium's, which may go once uploaded */

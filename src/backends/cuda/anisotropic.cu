@@ -137,7 +137,9 @@ static void plan_arrays(anisotropic_state *b)
 static void upload_medium(anisotropic_state *b, const sf_problem *p)
 {
     for (int m = 0; m < p->nparams && m < MEDIUM_ARRAYS; ++m)
-        if (b->medium[m]) sf_cuda_upload_planes(&b->levels.c->L, b->medium[m], p->param[m], "uploading the medium");
+        if (b->medium[m])
+            sf_cuda_upload_planes(&b->levels.c->L, b->medium[m], p->param[m], p->first_equal_plane,
+                                  "uploading the medium");
 }
 
 /* The slot tables, and per axis the index of each zeta slot: the x and y

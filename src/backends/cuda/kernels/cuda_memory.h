@@ -43,16 +43,20 @@ void sf_cuda_upload(void *to, const void *from, size_t bytes, const char *what);
 /* A compact [nz][ny][nx] host array onto the owned planes of a device
  * array in the field layout L (its padding zeros), through two
  * pinned buffers: a batch of planes is laid out on every core while the
- * batch before it travels. */
-void sf_cuda_upload_planes(const sf_layout *L, float *device, const float *compact, const char *what);
+ * batch before it travels. first_equal (sf_problem's first_equal_plane,
+ * or NULL) names the planes that repeat an earlier one: they are copied
+ * on the device instead of sent. */
+void sf_cuda_upload_planes(const sf_layout *L, float *device, const float *compact,
+                           const long *first_equal, const char *what);
 /* Writes planes [k0, k0 + count) into planes (count x sp floats), on
  * every core; it fills the same points of every plane, the others being
  * zeros. */
 typedef void (*sf_cuda_plane_writer)(const void *context, long k0, long count, float *planes);
 /* The same for the planes [0, planes) of device (sp floats each) that
- * write lays out. */
+ * write lays out; first_equal, if not NULL, has an entry a plane. */
 void sf_cuda_upload_written_planes(const sf_layout *L, float *device, long planes,
-                                   sf_cuda_plane_writer write, const void *context, const char *what);
+                                   const long *first_equal, sf_cuda_plane_writer write,
+                                   const void *context, const char *what);
 /* Each of count values v becomes v v factor factor, in double in that
  * order as the CPU backend computes v^2 dt^2, on the default stream. */
 void sf_cuda_square_times(float *values, size_t count, double factor, const char *what);

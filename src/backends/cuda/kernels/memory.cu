@@ -75,24 +75,79 @@ void sf_cuda_square_times(float *values, size_t count, double factor, const char
     SF_CUDA_CHECK(cudaDeviceSynchronize(), what);
 }
 
-/* Planes a staging buffer holds: about 16 MiB. Laying out a batch on
- * every core and copying the one before still overlap, and page-locking
- * costs about 0.5 ms a MiB: two buffers of 64 MiB, for each parameter,
- * took longer than their copies (an H200 node, 1024^3 acoustic: the
- * backend part 0.22-0.28 s with 64 MiB, 0.18-0.21 with 16, 0.25-0.28
- * with 8). */
-static long planes_per_batch(const sf_layout *L, long planes)
+static int sent_from_host(const long *first_equal, long k)
+{
+    return !first_equal || first_equal[k] == k;
+}
+
+/* The most consecutive planes sent from the host. */
+static long longest_sent_run(long planes, const long *first_equal)
+{
+    long longest = 0;
+    for (long k = 0, run = 0; k < planes; ++k) {
+        run = sent_from_host(first_equal, k) ? run + 1 : 0;
+        if (run > longest) longest = run;
+    }
+    return longest;
+}
+
+/* Planes a staging buffer holds: about 16 MiB, or the longest run of
+ * planes sent, if shorter. Laying out a batch on every core and copying
+ * the one before still overlap, and page-locking costs about 0.5 ms a
+ * MiB: two buffers of 64 MiB, for each parameter, took longer than
+ * their copies (an H200 node, 1024^3 acoustic: the backend part
+ * 0.22-0.28 s with 64 MiB, 0.18-0.21 with 16, 0.25-0.28 with 8). */
+static long planes_per_batch(const sf_layout *L, long planes, const long *first_equal)
 {
     const long bytes = 16L << 20, plane = L->sp * (long)sizeof(float);
-    const long batch = bytes / plane;
-    return batch < 1 ? 1 : batch > planes ? planes : batch;
+    const long batch = bytes / plane, run = longest_sent_run(planes, first_equal);
+    return batch < 1 ? 1 : batch > run ? run : batch;
+}
+
+/* Planes [k, end) of device all hold plane from's values: one copy of
+ * it, then copies of what is already there, doubling each time, so a
+ * layer of n planes takes about log2(n) copies. */
+static void copy_plane_onto(float *device, size_t plane, long from, long k, long end,
+                            cudaStream_t stream, const char *what)
+{
+    long filled_from = from;
+    if (from != k - 1) {
+        SF_CUDA_CHECK(cudaMemcpyAsync(device + (size_t)k * plane, device + (size_t)from * plane,
+                                      plane * sizeof(float), cudaMemcpyDeviceToDevice, stream),
+                      what);
+        filled_from = k++;
+    }
+    while (k < end) {
+        const long n = k - filled_from < end - k ? k - filled_from : end - k;
+        SF_CUDA_CHECK(cudaMemcpyAsync(device + (size_t)k * plane, device + (size_t)filled_from * plane,
+                                      (size_t)n * plane * sizeof(float), cudaMemcpyDeviceToDevice,
+                                      stream),
+                      what);
+        k += n;
+    }
+}
+
+static void copy_repeated_planes(float *device, size_t plane, long planes, const long *first_equal,
+                                 cudaStream_t stream, const char *what)
+{
+    for (long k = 0; k < planes;) {
+        if (first_equal[k] == k) {
+            ++k;
+            continue;
+        }
+        long end = k + 1;
+        while (end < planes && first_equal[end] == first_equal[k]) ++end;
+        copy_plane_onto(device, plane, first_equal[k], k, end, stream, what);
+        k = end;
+    }
 }
 
 void sf_cuda_upload_written_planes(const sf_layout *L, float *device, long planes,
-                                   sf_cuda_plane_writer write, const void *context, const char *what)
+                                   const long *first_equal, sf_cuda_plane_writer write,
+                                   const void *context, const char *what)
 {
     if (planes == 0) return;
-    const long batch = planes_per_batch(L, planes);
+    const long batch = planes_per_batch(L, planes, first_equal);
     const size_t batch_bytes = (size_t)batch * (size_t)L->sp * sizeof(float);
     float *staging[2];
     cudaEvent_t sent[2];
@@ -106,9 +161,15 @@ void sf_cuda_upload_written_planes(const sf_layout *L, float *device, long plane
         memset(staging[b], 0, batch_bytes);
         SF_CUDA_CHECK(cudaEventCreateWithFlags(&sent[b], cudaEventDisableTiming), what);
     }
-    for (long k0 = 0, n = 0; k0 < planes; k0 += batch, ++n) {
-        const int b = (int)(n % 2);
-        const long count = planes - k0 < batch ? planes - k0 : batch;
+    for (long k0 = 0, n = 0; k0 < planes;) {
+        if (!sent_from_host(first_equal, k0)) {
+            ++k0;
+            continue;
+        }
+        long count = 1;
+        while (count < batch && k0 + count < planes && sent_from_host(first_equal, k0 + count))
+            ++count;
+        const int b = (int)(n++ % 2);
         SF_CUDA_CHECK(cudaEventSynchronize(sent[b]), what);   /* the copy that last read it */
         write(context, k0, count, staging[b]);
         SF_CUDA_CHECK(cudaMemcpyAsync(device + k0 * L->sp, staging[b],
@@ -116,7 +177,9 @@ void sf_cuda_upload_written_planes(const sf_layout *L, float *device, long plane
                                       cudaMemcpyHostToDevice, stream),
                       what);
         SF_CUDA_CHECK(cudaEventRecord(sent[b], stream), what);
+        k0 += count;
     }
+    if (first_equal) copy_repeated_planes(device, (size_t)L->sp, planes, first_equal, stream, what);
     SF_CUDA_CHECK(cudaStreamSynchronize(stream), what);
     for (int b = 0; b < 2; ++b) {
         SF_CUDA_CHECK(cudaEventDestroy(sent[b]), what);
@@ -136,10 +199,11 @@ static void write_compact_planes(const void *context, long k0, long count, float
     sf_layout_planes_from_compact(c->L, c->compact, k0, count, planes);
 }
 
-void sf_cuda_upload_planes(const sf_layout *L, float *device, const float *compact, const char *what)
+void sf_cuda_upload_planes(const sf_layout *L, float *device, const float *compact,
+                           const long *first_equal, const char *what)
 {
     const compact_planes context = {L, compact};
-    sf_cuda_upload_written_planes(L, device, L->nz, write_compact_planes, &context, what);
+    sf_cuda_upload_written_planes(L, device, L->nz, first_equal, write_compact_planes, &context, what);
 }
 
 static void check_fits(size_t needed, long nx, long ny, long nz)
