@@ -65,17 +65,20 @@ void sf_halo_swap(const sf_slab *slab, const int peer[2], int tag, size_t count,
     sf_timer_start(t);
     char what[128];
     /* Both directions at once, receives posted first: a message down is
-     * tagged tag, one up tag + 1; MPI_PROC_NULL sides complete at once. */
+     * tagged tag, one up tag + 1. A side without a rank posts nothing (a
+     * backend keeps no buffers there). */
     const int arriving[2] = {tag + 1, tag}, leaving[2] = {tag, tag + 1};
-    MPI_Request request[4];
+    MPI_Request request[4] = {MPI_REQUEST_NULL, MPI_REQUEST_NULL, MPI_REQUEST_NULL, MPI_REQUEST_NULL};
     for (int s = 0; s < 2; ++s)
-        SF_MPI_CHECK(MPI_Irecv(recv[s], (int)count, MPI_FLOAT, peer[s], arriving[s], slab->comm,
-                               &request[s]),
-                     swap_what(what, sizeof what, tag, peer));
+        if (peer[s] != MPI_PROC_NULL)
+            SF_MPI_CHECK(MPI_Irecv(recv[s], (int)count, MPI_FLOAT, peer[s], arriving[s], slab->comm,
+                                   &request[s]),
+                         swap_what(what, sizeof what, tag, peer));
     for (int s = 0; s < 2; ++s)
-        SF_MPI_CHECK(MPI_Isend(send[s], (int)count, MPI_FLOAT, peer[s], leaving[s], slab->comm,
-                               &request[2 + s]),
-                     swap_what(what, sizeof what, tag, peer));
+        if (peer[s] != MPI_PROC_NULL)
+            SF_MPI_CHECK(MPI_Isend(send[s], (int)count, MPI_FLOAT, peer[s], leaving[s], slab->comm,
+                                   &request[2 + s]),
+                         swap_what(what, sizeof what, tag, peer));
     SF_MPI_CHECK(MPI_Waitall(4, request, MPI_STATUSES_IGNORE), swap_what(what, sizeof what, tag, peer));
     sf_timer_stop(t, SF_PHASE_HALO_MPI);
 }

@@ -53,6 +53,9 @@ typedef struct {
     const long *first_equal_plane;
     const sf_cpml_axis *cpml; /* three global axes: x, y, z */
     int free_surface;         /* global plane 0 is a pressure- or traction-free surface */
+    /* A rank below (SF_SIDE_LOWER) and above the slab: the sides halo
+     * planes cross, and the only ones that need buffers. */
+    int neighbour[2];
     /* Source points owned by this rank, each on one field; weights already
      * divided by the cell volume (the discrete delta function), with the
      * physics' own factors (an elastic force's direction, a moment). */

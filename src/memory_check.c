@@ -72,8 +72,9 @@ void sf_memory_estimate(const sf_config *c, long z0, long nz, int host_fields, d
         sf_layout_init(&L, c->n[0], c->n[1], nz, ROW_ALIGN);
         double fields = need->field_volumes * (double)L.field_size +
                         need->medium_volumes * (need->medium_compact ? volume : (double)L.plane_size);
-        /* 2 groups, a send and a receive buffer per side */
-        fields += 2.0 * 4.0 * need->halo_fields * SF_HALO * plane;
+        /* 2 groups, a send and a receive buffer a side with a neighbour */
+        const int sides = (z0 > 0) + (z0 + nz < c->n[2]);
+        fields += 2.0 * 2.0 * sides * need->halo_fields * SF_HALO * plane;
         if (c->energy_path) fields += need->energy_volumes * (double)L.plane_size;
         fields += memory_variables * need->mechanism_volumes * (double)L.plane_size;
         bytes[SF_MEMORY_FIELDS] = f * fields;

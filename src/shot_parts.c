@@ -51,6 +51,8 @@ void sim_describe_problem(const sf_simulation *s, sf_problem *problem)
     p.first_equal_plane = s->model.first_equal_plane;
     p.cpml = s->cpml;
     p.free_surface = c->free_surface;
+    p.neighbour[SF_SIDE_LOWER] = s->slab.lower != MPI_PROC_NULL;
+    p.neighbour[SF_SIDE_UPPER] = s->slab.upper != MPI_PROC_NULL;
     p.source = a->source;
     p.source_count = a->source_count;
     p.channel_component = a->channel_component;

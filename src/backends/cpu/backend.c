@@ -97,7 +97,8 @@ static void free_acquisition(sf_backend *b)
     sf_cpu_channels_free(&b->channels, &b->arena);
 }
 
-static void setup_halos(sf_backend *b)
+/* Buffers on the sides with a neighbour only. */
+static void setup_halos(sf_backend *b, const int neighbour[2])
 {
     const sf_layout *L = &b->shared.L;
     for (int g = 0; g < b->physics->halo_groups; ++g) {
@@ -107,6 +108,7 @@ static void setup_halos(sf_backend *b)
                      b->physics->name);
         b->halo_count[g] = (size_t)arrays * SF_HALO * (size_t)(L->nx * L->ny);
         for (int s = 0; s < 2; ++s) {
+            if (!neighbour[s]) continue;
             b->send[g][s] = sf_cpu_take(&b->arena, b->halo_count[g], sizeof(float), "halo buffers");
             b->recv[g][s] = sf_cpu_take(&b->arena, b->halo_count[g], sizeof(float), "halo buffers");
         }
@@ -130,7 +132,7 @@ sf_backend *sf_cpu_backend_create(const sf_cpu_physics *physics, const sf_proble
     b->state = physics->create(&b->shared, p);
     sf_cpu_round_medium(&b->arena);
     setup_acquisition(b, p);
-    setup_halos(b);
+    setup_halos(b, p->neighbour);
     return b;
 }
 

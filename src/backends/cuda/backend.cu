@@ -42,13 +42,13 @@ static void check_kernels(const sf_cuda_physics *k)
 }
 
 /* Each group's buffers hold its arrays' SF_HALO planes a side. */
-static void plan_halos(sf_backend *b)
+static void plan_halos(sf_backend *b, const int neighbour[2])
 {
     const sf_cuda_physics *k = b->c.physics;
     size_t counts[SF_MAX_HALO_GROUPS] = {0};
     for (int g = 0; g < k->halo_groups; ++g)
         counts[g] = (size_t)k->halo_arrays(b->state, g) * SF_HALO * (size_t)(b->c.L.nx * b->c.L.ny);
-    sf_cuda_common_plan(&b->c, counts);
+    sf_cuda_common_plan(&b->c, counts, neighbour);
 }
 
 sf_backend *sf_cuda_backend_create(const sf_cuda_physics *physics, const sf_problem *p)
@@ -57,7 +57,7 @@ sf_backend *sf_cuda_backend_create(const sf_cuda_physics *physics, const sf_prob
     sf_backend *b = (sf_backend *)sf_calloc(1, sizeof *b, "the CUDA backend");
     sf_cuda_common_init(&b->c, p, physics);
     b->state = physics->create(&b->c, p);
-    plan_halos(b);
+    plan_halos(b, p->neighbour);
     sf_cuda_common_allocate(&b->c);
     sf_cuda_common_upload_cpml(&b->c, p);
     physics->upload(b->state, p);

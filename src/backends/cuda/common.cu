@@ -31,13 +31,14 @@ void sf_cuda_common_init(sf_cuda_common *c, const sf_problem *p, const sf_cuda_p
     }
 }
 
-void sf_cuda_common_plan(sf_cuda_common *c, const size_t halo_count[SF_MAX_HALO_GROUPS])
+void sf_cuda_common_plan(sf_cuda_common *c, const size_t halo_count[SF_MAX_HALO_GROUPS],
+                         const int neighbour[2])
 {
     sf_cuda_want(&c->arrays, &c->guard, 1, sizeof(unsigned long long), "the instability guard");
     sf_cuda_want(&c->arrays, &c->norm_partial,
                  (size_t)SF_CUDA_NORM_BLOCKS * SF_GUARD_MAX_FIELDS * SF_REGIONS,
                  sizeof(double), "the instability guard");
-    sf_cuda_halo_plan(&c->xfer, &c->arrays, halo_count);
+    sf_cuda_halo_plan(&c->xfer, &c->arrays, halo_count, neighbour);
 }
 
 void sf_cuda_common_allocate(sf_cuda_common *c)

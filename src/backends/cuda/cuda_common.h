@@ -81,7 +81,8 @@ typedef struct {
 void sf_cuda_common_init(sf_cuda_common *c, const sf_problem *p, const sf_cuda_physics *physics);
 /* Requests the halo buffers, halo_count[g] floats a side of group g, and
  * the guard's word; the backend requests its own arrays around this. */
-void sf_cuda_common_plan(sf_cuda_common *c, const size_t halo_count[SF_MAX_HALO_GROUPS]);
+void sf_cuda_common_plan(sf_cuda_common *c, const size_t halo_count[SF_MAX_HALO_GROUPS],
+                         const int neighbour[2]);
 /* Allocates every requested array of the run. */
 void sf_cuda_common_allocate(sf_cuda_common *c);
 /* Uploads shot p's CPML coefficients (reset: another dominant frequency

@@ -22,15 +22,17 @@ typedef struct {
     cudaStream_t compute, halo;
     cudaEvent_t edges_done, packed, unpacked;
     int device_buffers;                  /* MPI takes the device buffers */
+    int neighbour[2];                    /* the sides with buffers (sf_problem) */
     size_t count[SF_MAX_HALO_GROUPS];    /* floats per side; 0: a group the physics lacks */
     float *send[SF_MAX_HALO_GROUPS][2], *recv[SF_MAX_HALO_GROUPS][2];            /* device */
     float *send_host[SF_MAX_HALO_GROUPS][2], *recv_host[SF_MAX_HALO_GROUPS][2];  /* pinned */
 } sf_cuda_halo;
 
 /* Requests the device buffers: count[g] floats per side of group g (0
- * for none: groups past the physics' stages). */
+ * for none: groups past the physics' stages), on the sides with a
+ * neighbour. */
 void sf_cuda_halo_plan(sf_cuda_halo *h, sf_cuda_arrays *arrays,
-                       const size_t count[SF_MAX_HALO_GROUPS]);
+                       const size_t count[SF_MAX_HALO_GROUPS], const int neighbour[2]);
 /* After the arrays are allocated: the streams, events and, for host
  * staging, the pinned buffers. */
 void sf_cuda_halo_start(sf_cuda_halo *h, sf_halo_transport transport);
