@@ -228,11 +228,17 @@ def run_batch(tests, counts, at_once):
         report(counts, full, collect(pid, path, status), time.time() - t0)
 
 
+def heavy_first(tests):
+    """(full name, module, function name) tests, those marked testlib.heavy
+    first, each kind in its order."""
+    return sorted(tests, key=lambda t: not getattr(getattr(t[1], t[2]), "heavy", False))
+
+
 def run_tests(tests, counts, workers):
-    """The tests, `workers` at a time; then those that run alone, one at a
-    time with the machine."""
+    """The tests, `workers` at a time, the heavy ones first; then those that
+    run alone, one at a time with the machine."""
     alone = [t for t in tests if runs_alone(t[1], t[2])]
-    run_batch([t for t in tests if t not in alone], counts, workers)
+    run_batch(heavy_first([t for t in tests if t not in alone]), counts, workers)
     run_batch(alone, counts, 1)
 
 

@@ -9,7 +9,7 @@ import re
 
 import numpy as np
 
-from testlib import base_job, check, read_gather, run, run_job, write_job
+from testlib import base_job, check, heavy, read_gather, run, run_job, write_job
 
 SIGMA = 0.75   # vsz^2 = vp^2 (epsilon - delta) / sigma (README, "Anisotropic media")
 
@@ -119,6 +119,7 @@ def test_vti_first_arrivals_follow_thomsen_group_velocity(tmp):
     return f"worst {100 * np.abs(errors).max():.2f}% over 0..90 degrees (limit 0.5%)"
 
 
+@heavy
 def test_mixed_precision_first_arrivals_follow_thomsen_group_velocity(tmp):
     """run.precision: mixed, VTI and TTI (tilted 45 degrees): the peak
     times keep within 0.5% of Thomsen's group velocity and within 0.05% of
@@ -192,6 +193,7 @@ def layered_tti_job(n=(36, 30, 44), duration=0.3, dt=0.001, cpml=10):
     return job
 
 
+@heavy
 def test_tti_stays_bounded_for_20000_steps(tmp):
     """20 000 steps of a tilted, layered medium with a free surface: the
     energy leaves through the absorbing layers and nothing grows (the

@@ -8,7 +8,7 @@ import re
 
 import numpy as np
 
-from testlib import base_job, check, read_gather, run, run_job
+from testlib import base_job, check, heavy, read_gather, run, run_job
 
 # The line: the source at x = 150 m, receivers at 300 and 800 m, 10-point
 # layers well away from both.
@@ -40,6 +40,7 @@ def spectra(tmp, job, name):
     return np.fft.rfft(traces, n=n, axis=-1), np.fft.rfftfreq(n, g["dt"])
 
 
+@heavy
 def test_visco_acoustic_q_and_velocity_between_two_receivers(tmp):
     """Q = 30, 50 and 100 over a 4-40 Hz band at 15 Hz: between the receivers
     500 m apart, against the lossless run, the amplitude ratio is
@@ -183,6 +184,7 @@ def visco_elastic_q_and_c(tmp, cases):
     return "; ".join(notes)
 
 
+@heavy
 def test_visco_elastic_p_q_between_two_receivers(tmp):
     """visco_elastic_q_and_c for the P wave at Q 30, where the loss and the
     dispersion are largest. (The S wave, and both at Q 100:
@@ -440,6 +442,7 @@ def complex_velocity(band, reference, q, v):
     return at
 
 
+@heavy
 def test_visco_elastic_point_force_matches_stokes_solution(tmp):
     """An oblique point force in a solid with qp 30 and qs 15 (bulk Q 151
     by the rule 1/Q_kappa = (1/qp - L/qs)/(1 - L)) over a 2-30 Hz band at

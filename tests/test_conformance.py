@@ -23,7 +23,7 @@ import numpy as np
 from test_gpu import compare_survey, gather_of, growth_stop, layered_job, paths_note, \
     require_gpus, snapshots_of
 from test_guard import GROWTH, digest, report_of, small_job
-from testlib import LAYER_VALUES, base_job, check, declared_physics, leftovers, medium, \
+from testlib import LAYER_VALUES, base_job, check, declared_physics, heavy, leftovers, medium, \
     physics_parameters, read_gather, run, run_job, tolerance, write_cost_table, write_job
 
 RANKS = (1, 2, 3)
@@ -125,6 +125,7 @@ def same_on_every_rank_count(tmp, physics, precision="float32"):
     return reference, sorted({key.split("/")[0] for key in snaps[1]})
 
 
+@heavy
 def test_every_physics_gives_the_same_gather_and_snapshots_on_1_2_and_3_ranks(tmp):
     """On the CPU, bit for bit (tolerance "ranks"): the gather and every
     field's snapshots of a layered medium with a free surface."""
@@ -141,6 +142,7 @@ def test_every_physics_gives_the_same_gather_and_snapshots_on_1_2_and_3_ranks(tm
 MIXED_APART = (1e-6, 4e-3)
 
 
+@heavy
 def test_every_physics_in_mixed_precision_is_the_same_on_1_2_and_3_ranks(tmp):
     """run.precision: mixed, on the CPU: the slab job's gather and snapshots
     bit for bit alike on 1, 2 and 3 ranks (the 16-bit blocks lie along rows,
@@ -172,6 +174,7 @@ def one_rank_gather(tmp, physics, precision="float32"):
 VECTOR_SETS = ("portable", "avx2", "avx512")
 
 
+@heavy
 def test_every_physics_gives_the_same_gather_on_every_vector_set(tmp):
     """The CPU's row sweeps built for each vector set (SEISFD_CPU_VECTORS)
     record the same gather bit for bit: no set fuses a multiply and an add.
@@ -199,6 +202,7 @@ def test_every_physics_gives_the_same_gather_on_every_vector_set(tmp):
             ", ".join(f"{v} ({ran[v]})" for v in VECTOR_SETS))
 
 
+@heavy
 def test_every_physics_resets_between_survey_shots(tmp):
     """Shot 2 of a survey on one group of 2 ranks, after a shot of another
     position, frequency and amplitude, records what the slab job records
@@ -253,6 +257,7 @@ def growth_stops(tmp, physics, gather, ranks, precision="float32"):
     return m
 
 
+@heavy
 def test_every_physics_made_to_grow_is_stopped_by_the_guard(tmp):
     """Made to grow by 3% a step, each physics stops with the guard's
     message (growth_stops), on 3 ranks as on 1, and on 1 rank in mixed

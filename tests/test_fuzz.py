@@ -24,7 +24,7 @@ import numpy as np
 import segyio
 
 import testlib
-from testlib import check
+from testlib import check, heavy
 
 SEED = int(os.environ.get("SEISFD_FUZZ_SEED", "20261123"))
 DRIVER = os.environ.get("SEISFD_FUZZ_DRIVER", os.path.join(testlib.BIN_DIR, "fuzz_driver"))
@@ -332,6 +332,7 @@ def raw_cases(rng, v):
     return cases
 
 
+@heavy
 def test_model_files(tmp):
     """Broken HDF5, SEG-Y and raw models through seisfd check: truncated
     files, flipped header fields, wrong sizes, wrong sample formats and

@@ -13,7 +13,7 @@ import re
 
 import numpy as np
 
-from testlib import check, medium, read_gather, run, run_job
+from testlib import check, heavy, medium, read_gather, run, run_job
 
 
 def small_job(physics, gather="out/shot.h5", duration=1.2, cpml=6):
@@ -109,6 +109,7 @@ def guard_summary(out, envelope=False):
     return found + (float(m.group(4)),) if envelope else found
 
 
+@heavy
 def test_long_stable_jobs_do_not_stop(tmp):
     """Jobs that run many times as long as the guard's start, on every
     physics: closed boxes (no layers, a free surface) where the waves

@@ -132,6 +132,19 @@ def test_side_by_side_tests_report_as_one_at_a_time(tmp):
     return "3 tests, 1 and 2 workers alike; a failure reported by both"
 
 
+def test_heavy_tests_start_first(tmp):
+    """The tests marked heavy start before the others, each kind in the
+    suite's order."""
+    import types
+    from run_tests import heavy_first
+    from testlib import heavy
+    module = types.SimpleNamespace(a=lambda: None, b=heavy(lambda: None), c=lambda: None,
+                                   d=heavy(lambda: None))
+    order = [t[0] for t in heavy_first([(n, module, n) for n in "abcd"])]
+    check(order == ["b", "d", "a", "c"], f"started in the order {order}")
+    return "b, d, a, c"
+
+
 def test_cpu_tests_run_with_the_devices_hidden(tmp):
     """On a machine with GPUs `auto` would run a test's jobs there, while
     its checks are the CPU backend's: the runner hides the GPUs

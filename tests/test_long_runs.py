@@ -18,7 +18,7 @@ import os
 import h5py
 import numpy as np
 
-from testlib import check, declared_physics, medium, run_job
+from testlib import check, declared_physics, heavy, medium, run_job
 
 # How far above its level at t0 the norm may rise later: a wave that has
 # crossed the grid may still focus or turn (layered media), never double.
@@ -103,6 +103,7 @@ def bounded_case(tmp, name, physics, n, h, vp, frequency, cpml, duration, model=
     return f"{name}: t0 {t0:.2f} s, E(t0) {level:.1e} of its peak, later at most {rise:.2f} x that"
 
 
+@heavy
 def test_acoustic_low_frequency_long_record(tmp):
     """The 25^3 job at 4500 m/s and 3 Hz with 6-point layers, 12 s (it grew
     to 3.9e5 from a peak of 2.6e-3), and the 41^3 one with 10-point layers
@@ -135,6 +136,7 @@ def every_physics_long_record(tmp, precision="float32"):
     return "; ".join(notes)
 
 
+@heavy
 def test_every_physics_long_record(tmp):
     """Each physics seisfd declares, in its homogeneous medium (testlib's
     medium: vp 3000 m/s; TTI tilted 30 degrees, where its mixed
@@ -143,6 +145,7 @@ def test_every_physics_long_record(tmp):
     return every_physics_long_record(tmp)
 
 
+@heavy
 def test_every_physics_long_record_in_mixed_precision(tmp):
     """The same with run.precision: mixed, whose 16-bit blocks round the
     memory variables of the layers too."""

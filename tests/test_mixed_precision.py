@@ -10,7 +10,7 @@ import os
 import numpy as np
 
 from test_physics import BOX_RECEIVERS, misfit, reflection_job, reflection_levels
-from testlib import LAYER_VALUES, check, declared_physics, medium, physics_parameters, \
+from testlib import LAYER_VALUES, check, declared_physics, heavy, medium, physics_parameters, \
     read_gather, run_job
 
 # The difference from float32 after LONG_STEPS, as a fraction of float32's
@@ -40,6 +40,7 @@ def trapped_job(physics, precision, n=24, h=10.0):
             "run": {"precision": precision, "check_every": 0}}
 
 
+@heavy
 def test_every_physics_within_one_percent_of_float32_after_5000_steps(tmp):
     """LONG_STEPS steps in the trapped box: mixed records within LONG_LIMIT
     of float32 (L2 over the gather), and not bit for bit the same."""
@@ -59,6 +60,7 @@ def test_every_physics_within_one_percent_of_float32_after_5000_steps(tmp):
     return f"after {LONG_STEPS} steps: " + ", ".join(notes) + f" (limit {100 * LONG_LIMIT:g}%)"
 
 
+@heavy
 def test_water_beside_rock_along_x(tmp):
     """Every physics with shear waves (a vs), its first layer's medium
     (testlib's LAYER_VALUES: a fluid, vs 0) beside its third (a solid)
@@ -113,6 +115,7 @@ def test_water_beside_rock_along_x(tmp):
 THIN_CPML = 5
 
 
+@heavy
 def test_cpml_reflects_as_in_float32(tmp):
     """test_physics's reflection study (the small box against itself
     embedded 52 points deeper) with THIN_CPML-point layers, on 1 rank, in

@@ -6,7 +6,7 @@ import os
 
 import numpy as np
 
-from testlib import base_job, check, direct_wave, read_gather, run_job
+from testlib import base_job, check, direct_wave, heavy, read_gather, run_job
 
 V = 2000.0
 
@@ -192,6 +192,7 @@ def levels_summary(measured, receivers):
         ", ".join(f"{r[2]:.1f}" for r in receivers) + ")"
 
 
+@heavy
 def test_cpml_reflection_levels_normal_edge_corner(tmp):
     """A 20-point CPML against the same box embedded 52 points deeper, where
     no reflection arrives: at normal incidence, towards an edge and at a
@@ -204,6 +205,7 @@ def test_cpml_reflection_levels_normal_edge_corner(tmp):
     return levels_summary(levels[1], BOX_RECEIVERS)
 
 
+@heavy
 def test_cpml_reflection_levels_grazing(tmp):
     """The same at grazing incidence, against the box extended 57 points on
     -x: each level within 1 dB of today's, and below a continuous PML's

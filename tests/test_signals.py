@@ -10,8 +10,8 @@ import signal
 import subprocess
 import time
 
-from testlib import MPIRUN, MPIRUN_FLAGS, Skipped, base_job, check, leftovers, rank_pids, run, \
-    run_job, session_processes, start, time_limit, wait_for_line
+from testlib import MPIRUN, MPIRUN_FLAGS, Skipped, base_job, check, heavy, leftovers, rank_pids, \
+    run, run_job, session_processes, start, time_limit, wait_for_line
 
 # Open MPI's launcher, told to end, sends the ranks SIGCONT, then SIGTERM
 # after this many seconds, then SIGKILL after as many again: the ranks'
@@ -260,10 +260,12 @@ def test_survey_sigint_to_launcher(tmp):
     return interrupt_survey(tmp, signal.SIGINT, rerun=False)
 
 
+@heavy
 def test_survey_sigterm_to_launcher(tmp):
     return interrupt_survey(tmp, signal.SIGTERM)
 
 
+@heavy
 def test_survey_sigusr1_to_launcher(tmp):
     return interrupt_survey(tmp, signal.SIGUSR1)
 

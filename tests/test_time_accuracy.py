@@ -8,7 +8,7 @@ import re
 
 import numpy as np
 
-from testlib import ROOT, check, direct_wave, read_gather, run_job, time_limit
+from testlib import ROOT, check, direct_wave, heavy, read_gather, run_job, time_limit
 
 V = 2000.0
 REFERENCES = os.path.join(ROOT, "tests", "data", "time_dispersion")
@@ -77,6 +77,7 @@ def order_8_direct_wave(tmp, f0):
     return max(misfits)
 
 
+@heavy
 def test_order_8_within_one_percent_to_2_km(tmp):
     """order_8_direct_wave at 15 Hz, 5.3 points per minimum wavelength
     (12 Hz, 6.7 points: tests/test_time_accuracy_long.py, make test-long)."""
@@ -212,6 +213,7 @@ def explosion_misfits(tmp, job, limit=0.01):
     return worst
 
 
+@heavy
 def test_elastic_explosion_p_wave_within_one_percent(tmp):
     """An explosion in a homogeneous solid: at 12 Hz with dt: auto the P
     wave keeps within 1% from 200 to 800 m (order 8), obliquely too, and
@@ -222,6 +224,7 @@ def test_elastic_explosion_p_wave_within_one_percent(tmp):
     return f"worst pressure misfit {100 * worst:.2f}% over 200..800 m (limit 1%)"
 
 
+@heavy
 def test_elastic_explosion_in_mixed_precision_within_two_percent(tmp):
     """The explosion with run.precision: mixed, from 200 to 500 m and
     obliquely, on a grid of under half the points of the 800 m one, for

@@ -9,7 +9,7 @@ import re
 import h5py
 import numpy as np
 
-from testlib import base_job, check, read_gather, run_job
+from testlib import base_job, check, heavy, read_gather, run_job
 
 try:
     import segyio
@@ -205,6 +205,7 @@ def relative(a, b):
     return float(np.abs(a - b).max() / np.abs(b).max())
 
 
+@heavy
 def test_ricker_files_give_the_ricker_gather(tmp):
     """A Ricker written to HDF5, SEG-Y and text at the run's dt and read
     back (delay 0: the samples hold it) gives the gather of wavelet: ricker

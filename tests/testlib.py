@@ -108,6 +108,15 @@ def alone(test):
     return test
 
 
+def heavy(test):
+    """Marks a test that takes 20 s or more on CI's two cores: the runner
+    starts these first (run_tests.py), so that none of them starts last and
+    holds the suite's end while the other workers idle (about 25 s of
+    `make test` there)."""
+    test.heavy = True
+    return test
+
+
 # The cores a test's runs share among their ranks (threads_per_rank).
 CORES_VARIABLE = "SEISFD_TEST_CORES"
 
