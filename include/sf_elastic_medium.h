@@ -52,6 +52,13 @@ void sf_elastic_medium_free(sf_elastic_medium *m);
  * scaled, as the GPU's float nodes are. */
 void sf_elastic_medium_scaled_point(const sf_elastic_medium *m, double dt, long i, long j, long k,
                                     float out[SF_MEDIUM_ARRAYS]);
+/* For each of the planes 0 .. nz (nz: the next plane), the first plane
+ * whose values repeat its own, given which model planes repeat
+ * (sf_problem's first_equal_plane; NULL where none is known: each plane
+ * its own). A plane's node values come from its model plane, its eight
+ * averages (reach 1) from that and the plane below; the next plane, and a
+ * free surface's plane with its lambda', stand alone. */
+long *sf_elastic_medium_repeats(const sf_elastic_medium *m, const long *first_equal, int reach);
 /* Node array a along row j of plane k, 0 <= k <= nz (plane nz: the next
  * plane): out[0 .. nx). */
 void sf_elastic_medium_node_row(const sf_elastic_medium *m, sf_node_array a, long j, long k,

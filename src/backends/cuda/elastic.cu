@@ -159,31 +159,14 @@ static void write_node_planes(const void *context, long k0, long count, float *p
         }
 }
 
-/* The model's repeated planes (sf_problem) over the node planes: the next
- * rank's plane after them, and a free surface's first plane, whose lambda
- * differs, stand alone. NULL where the model's planes are not known. */
-static long *first_equal_node_planes(const sf_problem *p, const sf_elastic_medium *m)
-{
-    if (!p->first_equal_plane) return NULL;
-    long *first = (long *)sf_malloc((size_t)(p->nz + 1) * sizeof(long), "the medium's repeated planes");
-    long like_surface = -1;   /* the first plane past a free surface of the surface's values */
-    for (long k = 0; k < p->nz; ++k) {
-        first[k] = p->first_equal_plane[k];
-        if (!m->surface || k == 0 || first[k] != 0) continue;
-        if (like_surface < 0) like_surface = k;
-        first[k] = like_surface;
-    }
-    first[p->nz] = p->nz;
-    return first;
-}
-
 /* The node arrays in the field layout, mu and lambda times dt; plane nz
  * is the medium's next plane. */
 static void upload_nodes(elastic_state *b, const sf_problem *p)
 {
     const sf_layout *L = &b->c->L;
     const sf_elastic_medium *medium = (const sf_elastic_medium *)p->medium;
-    long *first_equal = first_equal_node_planes(p, medium);
+    long *first_equal = p->first_equal_plane ? sf_elastic_medium_repeats(medium, p->first_equal_plane, 0)
+                                             : NULL;
     for (int a = 0; a < SF_NODE_ARRAYS; ++a) {
         b->step.node[a] = b->medium + L->field_size * (size_t)a;
         const node_planes context = {L, medium, (sf_node_array)a, a == SF_NODE_RHO ? 1.0 : p->dt};

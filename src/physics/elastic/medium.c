@@ -108,6 +108,29 @@ void sf_elastic_medium_scaled_point(const sf_elastic_medium *m, double dt, long 
     for (int a = 0; a < SF_MEDIUM_ARRAYS; ++a) out[a] = (float)(dt * (float)values[a]);
 }
 
+static int repeats_plane(const long *first_equal, int reach, long earlier, long k)
+{
+    for (int d = 0; d <= reach; ++d)
+        if (first_equal[earlier + d] != first_equal[k + d]) return 0;
+    return 1;
+}
+
+long *sf_elastic_medium_repeats(const sf_elastic_medium *m, const long *first_equal, int reach)
+{
+    long *first = sf_malloc((size_t)(m->nz + 1) * sizeof(long), "the medium's repeated planes");
+    /* The earliest match is itself its own: any earlier match of it would match k. */
+    for (long k = 0; k <= m->nz; ++k) {
+        first[k] = k;
+        if (!first_equal || k + reach >= m->nz) continue;
+        for (long earlier = m->surface ? 1 : 0; earlier < k; ++earlier)
+            if (repeats_plane(first_equal, reach, earlier, k)) {
+                first[k] = earlier;
+                break;
+            }
+    }
+    return first;
+}
+
 void sf_elastic_medium_node_row(const sf_elastic_medium *m, sf_node_array a, long j, long k,
                                 float *out)
 {
