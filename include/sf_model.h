@@ -51,11 +51,6 @@ sf_model_points sf_model_points_of(const sf_model *m, const sf_config *c, const 
 sf_plane_volume sf_model_points_volume(const sf_model_points *points, float *values, const char *what);
 void sf_model_points_free(sf_model_points *points);
 
-/* For each of nz planes, the first plane whose values equal its own (bit
- * for bit) in each of nparams parameters, plane k's value of parameter p
- * being param[p][k * stride]. */
-long *sf_first_equal_planes(const float *const *param, int nparams, long nz, long stride);
-
 /* The fastest wave (sf_model's vmax) of a homogeneous or layered model
  * from the job's values alone, before any slab is built: the physics'
  * wave_speeds over one point per layer (a layer below the grid counts,

@@ -16,6 +16,11 @@ typedef struct {
     long mapped_planes;
 } sf_plane_volume;
 
+/* For each of nz planes, the first plane whose values equal its own (bit
+ * for bit) in each of nparams parameters, plane k's value of parameter p
+ * being param[p][k * stride]. */
+long *sf_first_equal_planes(const float *const *param, int nparams, long nz, long stride);
+
 /* Plane k holds values[k] at each of its plane points. */
 sf_plane_volume sf_plane_volume_of_values(const float *values, long nz, long plane, const char *what);
 void sf_plane_volume_free(sf_plane_volume *v);

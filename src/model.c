@@ -408,28 +408,6 @@ static void find_wave_speeds(sf_model *m, const sf_config *c, const sf_slab *sla
     sf_model_points_free(&points);
 }
 
-static int same_plane_values(const float *const *param, int nparams, long stride, long a, long b)
-{
-    for (int p = 0; p < nparams; ++p)
-        if (memcmp(&param[p][a * stride], &param[p][b * stride], sizeof(float))) return 0;
-    return 1;
-}
-
-long *sf_first_equal_planes(const float *const *param, int nparams, long nz, long stride)
-{
-    long *first = sf_malloc((size_t)nz * sizeof(long), "the model's repeated planes");
-    long *distinct = sf_malloc((size_t)nz * sizeof(long), "the model's distinct planes");
-    long count = 0;
-    for (long k = 0; k < nz; ++k) {
-        long d = 0;
-        while (d < count && !same_plane_values(param, nparams, stride, distinct[d], k)) ++d;
-        if (d == count) distinct[count++] = k;
-        first[k] = distinct[d];
-    }
-    free(distinct);
-    return first;
-}
-
 void sf_model_build(sf_model *m, const sf_config *c, const sf_slab *slab)
 {
     memset(m, 0, sizeof *m);

@@ -12,6 +12,28 @@
 #include <sys/mman.h>
 #endif
 
+static int same_plane_values(const float *const *param, int nparams, long stride, long a, long b)
+{
+    for (int p = 0; p < nparams; ++p)
+        if (memcmp(&param[p][a * stride], &param[p][b * stride], sizeof(float))) return 0;
+    return 1;
+}
+
+long *sf_first_equal_planes(const float *const *param, int nparams, long nz, long stride)
+{
+    long *first = sf_malloc((size_t)nz * sizeof(long), "the model's repeated planes");
+    long *distinct = sf_malloc((size_t)nz * sizeof(long), "the model's distinct planes");
+    long count = 0;
+    for (long k = 0; k < nz; ++k) {
+        long d = 0;
+        while (d < count && !same_plane_values(param, nparams, stride, distinct[d], k)) ++d;
+        if (d == count) distinct[count++] = k;
+        first[k] = distinct[d];
+    }
+    free(distinct);
+    return first;
+}
+
 #if defined(__linux__)
 /* A plane is a mapping of its own (planes of one value cannot merge), and
  * the kernel allows a process 65530 by default: the shared volumes of a
@@ -24,13 +46,13 @@ static long shared_planes = 0;
  * distinct[]; returns how many there are. */
 static long distinct_values(const float *values, long nz, long *slot, float *distinct)
 {
+    long *first = sf_first_equal_planes(&values, 1, nz, 1);
     long count = 0;
     for (long k = 0; k < nz; ++k) {
-        long s = 0;
-        while (s < count && memcmp(&distinct[s], &values[k], sizeof(float)) != 0) ++s;
-        if (s == count) distinct[count++] = values[k];
-        slot[k] = s;
+        if (first[k] == k) distinct[count++] = values[k];
+        slot[k] = first[k] == k ? count - 1 : slot[first[k]];
     }
+    free(first);
     return count;
 }
 

@@ -12,7 +12,6 @@
 #include "sf_growth_guard.h"
 #include "sf_hicks.h"
 #include "sf_model_sampling.h"
-#include "sf_model.h"
 #include "sf_plane_volume.h"
 #include "sf_receiver_offset.h"
 #include "sf_relaxation_fit.h"
