@@ -8,10 +8,11 @@ extern "C" {
 void sf_cuda_halo_plan(sf_cuda_halo *h, sf_cuda_arrays *arrays,
                        const size_t count[SF_MAX_HALO_GROUPS], const int neighbour[2])
 {
+    h->neighbour[SF_SIDE_LOWER] = neighbour[SF_SIDE_LOWER];
+    h->neighbour[SF_SIDE_UPPER] = neighbour[SF_SIDE_UPPER];
     for (int g = 0; g < SF_MAX_HALO_GROUPS; ++g) {
         h->count[g] = count[g];
         for (int s = 0; s < 2; ++s) {
-            h->neighbour[s] = neighbour[s];
             if (!neighbour[s]) continue;
             sf_cuda_want(arrays, &h->send[g][s], count[g], sizeof(float), "halo buffers");
             sf_cuda_want(arrays, &h->recv[g][s], count[g], sizeof(float), "halo buffers");

@@ -131,7 +131,7 @@ static void copy_repeated_planes(float *device, size_t plane, long planes, const
                                  cudaStream_t stream, const char *what)
 {
     for (long k = 0; k < planes;) {
-        if (first_equal[k] == k) {
+        if (sent_from_host(first_equal, k)) {
             ++k;
             continue;
         }
